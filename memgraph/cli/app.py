@@ -1,0 +1,72 @@
+"""Root typer app; each command group lives in its own module with ``register(app)``."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from memgraph.errors import MemgraphError
+
+
+class MemgraphGroup(TyperGroup):
+    """Maps ``MemgraphError`` to one line and an exit code (traceback with --debug)."""
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except MemgraphError as exc:
+            if ctx.params.get("debug"):
+                raise
+            # one line, whatever the message holds
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            typer.echo(f"Error: {message}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+app = typer.Typer(
+    name="memgraph",
+    cls=MemgraphGroup,
+    help="Typed memory graph for AI coding agents: what you said, why, and what it led to.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# One module per command group. A module registers its commands on ``app``.
+COMMAND_MODULES = (
+    "store",
+    "voice",
+    "hook",
+    "session",
+    "windows",
+    "classify",
+    "context",
+    "mcp",
+    "probe",
+    "demo",
+)
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+) -> None:
+    """memgraph: keep what you SAID and WHY, linked to what it led to."""
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"memgraph.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"memgraph.cli.{name}":
+                continue  # group not built yet
+            raise
+        module.register(app)
+
+
+_register_all()

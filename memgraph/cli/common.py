@@ -1,0 +1,30 @@
+"""Helpers shared by command modules: settings, store opening, output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memgraph.config import Settings, load_settings
+from memgraph.store import Store, open_store
+
+
+def settings(**overrides: Any) -> Settings:
+    return load_settings(**overrides)
+
+
+def store_from(home: Path | None = None, store: Path | None = None) -> Store:
+    """Open the store named by ``--store``, else ``<home>/memgraph.db``."""
+    if store is not None:
+        return open_store(store)
+    return open_store(load_settings(home=home).store_path)
+
+
+def print_json_line(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()

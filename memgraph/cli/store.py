@@ -1,0 +1,100 @@
+"""Store-level commands: validate, snapshot export/import, stats."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from memgraph.cli.common import print_json_line, settings, store_from
+
+snapshot_app = typer.Typer(help="Export or import the whole graph as JSON.", no_args_is_help=True)
+
+HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+
+
+def validate(
+    path: Path | None = typer.Argument(None, help="A store (.db) or snapshot (.json) file."),
+    home: Path | None = HomeOpt,
+) -> None:
+    """Validate a store or snapshot; print `path: error` lines, exit 1 if invalid."""
+    from memgraph.snapshot import validate_path
+
+    target = path or settings(home=home).store_path
+    problems = validate_path(target)
+    for line in problems:
+        print(line)
+    if problems:
+        raise typer.Exit(1)
+    print(f"{target}: ok", file=sys.stderr)
+
+
+@snapshot_app.command("export")
+def snapshot_export(
+    out: Path | None = typer.Option(None, "--out", "-o", help="File to write (default stdout)."),
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """Write the whole graph as a JSON snapshot."""
+    from memgraph.snapshot import render_snapshot, write_snapshot_file
+
+    s = store_from(home, store)
+    try:
+        snap = s.export_snapshot()
+    finally:
+        s.close()
+    if out is None:
+        sys.stdout.write(render_snapshot(snap))
+    else:
+        write_snapshot_file(snap, out)
+        print(
+            f"exported {len(snap.nodes)} nodes, {len(snap.edges)} edges to {out}", file=sys.stderr
+        )
+
+
+@snapshot_app.command("import")
+def snapshot_import(
+    file: Path = typer.Argument(..., help="Snapshot JSON written by `snapshot export`."),
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """Load a snapshot into an empty store (validated first; nothing written if invalid)."""
+    from memgraph.errors import SnapshotError
+    from memgraph.snapshot import read_snapshot_file
+    from memgraph.validation import validate_snapshot
+
+    snap = read_snapshot_file(file)
+    problems = validate_snapshot(snap)
+    if problems:
+        raise SnapshotError(f"{file}: {problems[0]} ({len(problems)} problem(s); see validate)")
+    s = store_from(home, store)
+    try:
+        s.import_snapshot(snap)
+    finally:
+        s.close()
+    print(f"imported {len(snap.nodes)} nodes, {len(snap.edges)} edges", file=sys.stderr)
+
+
+def stats(
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """Counts of nodes, edges, summaries, receipts, patches in the store."""
+    s = store_from(home, store)
+    try:
+        counts = s.counts()
+    finally:
+        s.close()
+    if as_json:
+        print_json_line({"store": s.location, **counts})
+    else:
+        print(" ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate")(validate)
+    app.command("stats")(stats)
+    app.add_typer(snapshot_app, name="snapshot")

@@ -1,0 +1,45 @@
+"""Context queries and the token-budgeted packets they produce."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from memgraph.documents.base import Temporal, UtcDatetime
+from memgraph.documents.graph import MemoryAnchor, MemoryEdge, MemoryNode
+from memgraph.documents.lifecycle import MemoryLifecycleReceipt
+from memgraph.documents.summary import MemorySummary
+
+
+class CutName(StrEnum):
+    repo = "repo"
+    role = "role"
+    persona = "persona"
+    coordinator = "coordinator"
+
+
+class MemoryContextQuery(Temporal):
+    text: str
+    cut: CutName = CutName.repo
+    budget_tokens: int = Field(default=2000, gt=0)
+    domain_id: str | None = None
+    as_of: UtcDatetime | None = None
+    summary_confidence_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    limit: int = Field(default=50, gt=0)
+
+
+class MemoryContextPacket(Temporal):
+    query: MemoryContextQuery
+    nodes: list[MemoryNode] = Field(default_factory=list)
+    edges: list[MemoryEdge] = Field(default_factory=list)
+    summaries: list[MemorySummary] = Field(default_factory=list)
+    anchors: list[MemoryAnchor] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    contradiction_guards: list[str] = Field(default_factory=list)
+    verification_seams: list[str] = Field(default_factory=list)
+    receipts: list[MemoryLifecycleReceipt] = Field(default_factory=list)
+    obligations: list[str] = Field(default_factory=list)
+    omitted: list[str] = Field(default_factory=list)
+    tokens_used: int = 0
+    notices: list[str] = Field(default_factory=list)

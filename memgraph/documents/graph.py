@@ -1,0 +1,79 @@
+"""Nodes, edges, anchors, domains."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from memgraph.documents.base import (
+    Confidence,
+    JsonValue,
+    ProfileName,
+    Temporal,
+    UtcDatetime,
+)
+
+
+class AnchorKind(StrEnum):
+    """Evidence pointer kinds. An anchor points at evidence; it is never a claim."""
+
+    transcript = "transcript"  # path + line + record uuid
+    commit = "commit"  # repo + sha
+    file = "file"  # path + content hash
+    url = "url"
+    page = "page"  # vault page path
+    entity = "entity"  # a named entity (session, project, repo, branch, path)
+
+
+class MemoryAnchor(Temporal):
+    id: str
+    kind: AnchorKind
+    ref: str = Field(description="path, repo, URL or entity key the anchor points at")
+    line: int | None = None
+    record_uuid: str | None = None
+    sha: str | None = None
+    content_hash: str | None = None
+    label: str | None = None
+
+
+class MemoryDomain(Temporal):
+    id: str
+    name: str
+    profiles: list[ProfileName] = Field(default_factory=list)
+    description: str = ""
+
+
+class MemoryNode(Temporal):
+    id: str
+    domain_id: str
+    profile: ProfileName
+    kind: str
+    title: str = ""
+    claim: str = ""
+    question: str = ""
+    tension: str = ""
+    action_implication: str = ""
+    anchors: list[MemoryAnchor] = Field(default_factory=list)
+    source_hashes: list[str] = Field(default_factory=list)
+    lifecycle: str
+    salience: Confidence = 0.5
+    confidence: Confidence = 0.5
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    # Profile-specific structured facts (session_id, project, classification...).
+    attributes: dict[str, JsonValue] = Field(default_factory=dict)
+    superseded_by: str | None = None
+
+
+class MemoryEdge(Temporal):
+    id: str
+    source_id: str
+    target_id: str
+    kind: str
+    profile: ProfileName
+    claim: str = ""
+    anchors: list[MemoryAnchor] = Field(default_factory=list)
+    lifecycle: str
+    confidence: Confidence = 0.5
+    attributes: dict[str, JsonValue] = Field(default_factory=dict)

@@ -1,0 +1,28 @@
+"""The whole graph as one document: the export/import format."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from memgraph.documents.base import Temporal, UtcDatetime
+from memgraph.documents.graph import MemoryDomain, MemoryEdge, MemoryNode
+from memgraph.documents.lifecycle import MemoryEmbeddingManifest, MemoryLifecycleReceipt
+from memgraph.documents.patch import MemoryPatchCandidate
+from memgraph.documents.summary import MemorySummary
+
+SNAPSHOT_FORMAT = "memgraph.snapshot/1"
+
+
+class MemoryGraphSnapshot(Temporal):
+    format: str = SNAPSHOT_FORMAT
+    exported_at: UtcDatetime | None = None
+    schema_version: int = 1
+    domains: list[MemoryDomain] = Field(default_factory=list)
+    nodes: list[MemoryNode] = Field(default_factory=list)
+    edges: list[MemoryEdge] = Field(default_factory=list)
+    summaries: list[MemorySummary] = Field(default_factory=list)
+    receipts: list[MemoryLifecycleReceipt] = Field(default_factory=list)
+    embeddings: list[MemoryEmbeddingManifest] = Field(default_factory=list)
+    patches: list[MemoryPatchCandidate] = Field(default_factory=list)
+    # earlier versions of revised nodes, oldest first: nothing is ever lost
+    node_history: list[MemoryNode] = Field(default_factory=list)

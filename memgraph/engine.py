@@ -1,0 +1,195 @@
+"""Validate a MemoryPatchCandidate as a whole, then apply it atomically.
+
+Every op is checked against a working view (the store plus the effects of the
+patch's earlier ops): generic invariants first, then profile law. If any op
+fails, nothing is written and ``PatchRejected`` lists every problem. Otherwise
+all effects and one receipt per effect are written in ONE store transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memgraph.documents import (
+    GraphOp,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+    PatchStatus,
+    utcnow,
+)
+from memgraph.errors import PatchRejected
+from memgraph.ids import stable_id
+from memgraph.store.protocol import GraphReader, Store, StoreTxn
+from memgraph.working import Working, referenced_ids
+
+# Applied patches keep their ops in the store only when small; a bulk ingest's
+# receipts already record every effect, and a 400k-op JSON blob helps nobody.
+MAX_STORED_OPS = 1000
+
+
+@dataclass
+class ApplyResult:
+    patch_id: str
+    receipts: list[MemoryLifecycleReceipt] = field(default_factory=list)
+    nodes_written: int = 0
+    edges_written: int = 0
+    summaries_written: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.receipts)
+
+
+def plan(reader: GraphReader, patch: MemoryPatchCandidate, now: datetime) -> Working:
+    """Validate every op of ``patch`` against ``reader``; return the working set.
+
+    Raises ``PatchRejected`` with every problem found.
+    """
+    from memgraph.ops_apply import apply_op  # op handlers, one per op kind
+
+    problems: list[str] = []
+    status = reader.patch_status(patch.id)
+    if status is not None:
+        raise PatchRejected([f"{patch.id}: patch was already {status}"])
+    work = Working(reader, patch, now)
+    work.prefetch(*referenced_ids(patch.ops))
+    for index, op in enumerate(patch.ops):
+        errors = apply_op(work, index, op)
+        problems.extend(f"ops[{index}] {op.op}: {e}" for e in errors)
+    if not problems:
+        problems.extend(work.propagate_staleness())
+    if problems:
+        raise PatchRejected(problems)
+    return work
+
+
+def _write(txn: StoreTxn, work: Working, patch: MemoryPatchCandidate) -> ApplyResult:
+    nodes = list(work.pending_nodes.values())
+    previous = [work.previous_nodes[n.id] for n in nodes if n.id in work.previous_nodes]
+    txn.put_nodes(nodes, previous)
+    txn.put_edges(list(work.pending_edges.values()))
+    txn.put_summaries(list(work.pending_summaries.values()))
+    txn.put_manifests(list(work.pending_manifests.values()))
+    if work.receipts:
+        txn.append_receipts(work.receipts)
+        stored = patch.model_copy(
+            update={
+                "status": PatchStatus.applied,
+                "ops": patch.ops if len(patch.ops) <= MAX_STORED_OPS else [],
+            }
+        )
+        txn.put_patch(stored)
+    return ApplyResult(
+        patch_id=patch.id,
+        receipts=work.receipts,
+        nodes_written=len(nodes),
+        edges_written=len(work.pending_edges),
+        summaries_written=len(work.pending_summaries),
+    )
+
+
+def apply_patch(
+    store: Store, patch: MemoryPatchCandidate, now: datetime | None = None
+) -> ApplyResult:
+    """Validate and apply ``patch`` all-or-nothing; one receipt per effect.
+
+    A patch whose ops change nothing (a re-ingest) writes nothing at all.
+    """
+    now = now or utcnow()
+    with store.transaction() as txn:
+        work = plan(txn, patch, now)
+        return _write(txn, work, patch)
+
+
+def check_patch(store: Store, patch: MemoryPatchCandidate) -> list[str]:
+    """Dry run: the problems ``apply_patch`` would reject ``patch`` for."""
+    with store.reader() as reader:
+        try:
+            plan(reader, patch, utcnow())
+        except PatchRejected as exc:
+            return exc.problems
+    return []
+
+
+def reject_patch(
+    store: Store, patch: MemoryPatchCandidate, reasons: Iterable[str], now: datetime | None = None
+) -> MemoryLifecycleReceipt:
+    """Record that ``patch`` was rejected: a patch row and one receipt, no graph change."""
+    now = now or utcnow()
+    reasons = list(reasons)
+    receipt = MemoryLifecycleReceipt(
+        id=stable_id("r", patch.id, "reject"),
+        patch_id=patch.id,
+        op="reject_patch",
+        target_id=patch.id,
+        target_type="patch",
+        actor=patch.proposer,
+        at=now,
+        ingested_at=now,
+        before=PatchStatus.proposed.value,
+        after=PatchStatus.rejected.value,
+        reason="; ".join(reasons)[:4000],
+        details={"problems": reasons[:50], "op_count": len(patch.ops)},
+    )
+    with store.transaction() as txn:
+        if txn.patch_status(patch.id) is not None:
+            raise PatchRejected([f"{patch.id}: patch was already {txn.patch_status(patch.id)}"])
+        stored = patch.model_copy(
+            update={
+                "status": PatchStatus.rejected,
+                "ops": patch.ops if len(patch.ops) <= MAX_STORED_OPS else [],
+            }
+        )
+        txn.put_patch(stored)
+        txn.append_receipts([receipt])
+    return receipt
+
+
+def apply_or_reject(
+    store: Store, patch: MemoryPatchCandidate, now: datetime | None = None
+) -> ApplyResult:
+    """Apply ``patch``; when validation fails, record the rejection and re-raise."""
+    try:
+        return apply_patch(store, patch, now)
+    except PatchRejected as exc:
+        if "already" not in (exc.problems[0] if exc.problems else ""):
+            reject_patch(store, patch, exc.problems, now)
+        raise
+
+
+def new_patch(
+    ops: list[GraphOp], proposer: str = "memgraph", reason: str = "", patch_id: str | None = None
+) -> MemoryPatchCandidate:
+    """A fresh patch with a unique id (or the given one)."""
+    import uuid
+
+    now = utcnow()
+    return MemoryPatchCandidate(
+        id=patch_id or f"p-{uuid.uuid4().hex}",
+        proposer=proposer,
+        reason=reason,
+        ops=ops,
+        created_at=now,
+        ingested_at=now,
+    )
+
+
+__all__ = [
+    "ApplyResult",
+    "MemoryEdge",
+    "MemoryEmbeddingManifest",
+    "MemoryNode",
+    "MemorySummary",
+    "apply_or_reject",
+    "apply_patch",
+    "check_patch",
+    "new_patch",
+    "plan",
+    "reject_patch",
+]

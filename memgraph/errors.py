@@ -1,0 +1,91 @@
+"""One exception root for everything memgraph raises on purpose.
+
+The CLI maps ``MemgraphError`` to ``Error: <message>`` on stderr and exit 1
+(``UsageError`` to exit 2). Anything else is a bug and shows a traceback only
+with ``--debug``.
+"""
+
+from __future__ import annotations
+
+
+class MemgraphError(Exception):
+    """Root of every error memgraph raises deliberately."""
+
+    exit_code = 1
+
+
+class UsageError(MemgraphError):
+    """The caller asked for something malformed (bad flag value, bad id)."""
+
+    exit_code = 2
+
+
+class ConfigError(MemgraphError):
+    """Configuration is missing or invalid."""
+
+
+class InvalidId(UsageError):
+    """A session id, persona or project name is unsafe or malformed."""
+
+
+class ValidationFailed(MemgraphError):
+    """A document or patch broke a generic invariant or a profile law.
+
+    ``problems`` holds one line per violation, ``path: message``.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        first = problems[0] if problems else "invalid"
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{first}{more}")
+
+
+class IllegalTransition(ValidationFailed):
+    """A lifecycle transition the profile's table does not allow."""
+
+    def __init__(self, profile: str, current: str | None, target: str) -> None:
+        self.profile = profile
+        self.current = current
+        self.target = target
+        super().__init__(
+            [f"profile {profile}: illegal lifecycle transition {current or '(new)'} -> {target}"]
+        )
+
+
+class PatchRejected(ValidationFailed):
+    """A MemoryPatchCandidate failed validation; nothing was applied."""
+
+
+class NotFound(MemgraphError):
+    """A referenced node, edge, summary, session or file does not exist."""
+
+
+class StoreError(MemgraphError):
+    """The canonical store cannot be opened, read or written."""
+
+
+class StoreBusy(StoreError):
+    """The store stayed locked by other writers past the retry deadline."""
+
+
+class SnapshotError(MemgraphError):
+    """A snapshot file is unreadable, malformed or inconsistent."""
+
+
+class ReaderError(MemgraphError):
+    """An input file (transcript, page, YAML) cannot be read at all."""
+
+
+class MissingExtra(MemgraphError):
+    """An optional dependency is not installed; the message has the install line."""
+
+    def __init__(self, extra: str, package: str) -> None:
+        super().__init__(
+            f"the optional extra '{extra}' is not installed ({package} missing); "
+            f"install it with: pip install 'memgraph[{extra}]'"
+        )
+
+
+class BackendUnavailable(MemgraphError):
+    """An optional helper (Qdrant, Ollama) cannot be reached."""

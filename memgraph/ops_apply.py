@@ -1,0 +1,359 @@
+"""One handler per graph operation: validate against the working view, then
+record the effect and its receipt there. Handlers return problems; they never
+raise for bad input, so a patch reports every problem at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from memgraph.documents import (
+    AttachAnchor,
+    ForcedSleep,
+    FreshnessState,
+    GraphOp,
+    MarkStale,
+    MemoryFreshness,
+    MemoryNode,
+    MergeNodes,
+    RefreshEmbedding,
+    RetireNode,
+    ReviewNode,
+    ReviseNode,
+    SummarizeCluster,
+    TransitionNode,
+    UpsertEdge,
+    UpsertNode,
+)
+from memgraph.hashing import node_hash, same_node_content
+from memgraph.validation import edge_problems, node_problems, summary_problems
+from memgraph.working import Working
+from profiles import get_profile
+from profiles.agent import SHORT_TERM_OPEN_STATES
+
+Problems = list[str]
+
+
+def _node_change(work: Working, before: MemoryNode | None, after: MemoryNode) -> Problems:
+    """Generic node invariants, then lifecycle law, then the profile's rules."""
+    problems = node_problems(after)
+    if problems:
+        return problems
+    profile = get_profile(after.profile)
+    if before is not None and before.profile != after.profile:
+        return [f"{after.id}: profile cannot change ({before.profile} -> {after.profile})"]
+    current = before.lifecycle if before is not None else None
+    if after.lifecycle not in profile.states or not profile.can_transition(
+        current, after.lifecycle
+    ):
+        return [
+            f"{after.id}: profile {profile.name.value}: illegal lifecycle transition "
+            f"{current or '(new)'} -> {after.lifecycle}"
+        ]
+    for rule in profile.node_rules:
+        problems.extend(rule(before, after, work))
+    return problems
+
+
+def _commit_node(
+    work: Working, op: str, before: MemoryNode | None, after: MemoryNode, reason: str, **extra: Any
+) -> Problems:
+    problems = _node_change(work, before, after)
+    if problems:
+        return problems
+    work.set_node(after)
+    details = {"hash": node_hash(after), **extra}
+    work.receipt(
+        op,
+        after.id,
+        "node",
+        profile=after.profile.value,
+        before=before.lifecycle if before else None,
+        after=after.lifecycle,
+        reason=reason,
+        details=details,
+    )
+    return []
+
+
+def _existing(work: Working, node_id: str) -> tuple[MemoryNode | None, Problems]:
+    node = work.node(node_id)
+    if node is None:
+        return None, [f"{node_id}: no such node"]
+    return node, []
+
+
+def upsert_node(work: Working, op: UpsertNode) -> Problems:
+    node = op.node
+    before = work.node(node.id)
+    if before is not None and same_node_content(before, node):
+        return []  # re-ingest: nothing changes, no receipt
+    update: dict[str, Any] = {"updated_at": work.now}
+    if node.ingested_at is None:
+        update["ingested_at"] = work.now
+    if before is not None:
+        update["created_at"] = before.created_at
+    return _commit_node(work, "upsert_node", before, node.model_copy(update=update), "")
+
+
+def upsert_edge(work: Working, op: UpsertEdge) -> Problems:
+    edge = op.edge
+    problems = edge_problems(edge, work.node(edge.source_id), work.node(edge.target_id))
+    if problems:
+        return problems
+    profile = get_profile(edge.profile)
+    if edge.kind not in profile.edge_kinds:
+        return [f"{edge.id}: edge kind {edge.kind!r} is not part of profile {profile.name.value}"]
+    if edge.lifecycle not in profile.allowed_edge_states:
+        return [f"{edge.id}: edge state {edge.lifecycle!r} unknown to {profile.name.value}"]
+    for rule in profile.edge_rules:
+        problems.extend(rule(edge, work))
+    if problems:
+        return problems
+    before = work.edge(edge.id)
+    if before is not None and before.model_dump(exclude={"ingested_at"}) == edge.model_dump(
+        exclude={"ingested_at"}
+    ):
+        return []
+    if edge.ingested_at is None:
+        edge = edge.model_copy(update={"ingested_at": work.now})
+    if before is not None:
+        work.changed_ids.add(edge.id)
+    work.set_edge(edge)
+    work.receipt(
+        "upsert_edge",
+        edge.id,
+        "edge",
+        profile=edge.profile.value,
+        before=before.lifecycle if before else None,
+        after=edge.lifecycle,
+    )
+    return []
+
+
+def retire_node(work: Working, op: RetireNode) -> Problems:
+    before, problems = _existing(work, op.node_id)
+    if before is None:
+        return problems
+    profile = get_profile(before.profile)
+    after = before.model_copy(
+        update={
+            "lifecycle": profile.retired_state,
+            "valid_to": before.valid_to or work.now,
+            "updated_at": work.now,
+        }
+    )
+    return _commit_node(work, "retire_node", before, after, op.reason)
+
+
+def revise_node(work: Working, op: ReviseNode) -> Problems:
+    before, problems = _existing(work, op.node_id)
+    if before is None:
+        return problems
+    changes = op.changes.model_dump(exclude_none=True)
+    if not changes:
+        return [f"{op.node_id}: revision changes nothing"]
+    profile = get_profile(before.profile)
+    update: dict[str, Any] = {**changes, "updated_at": work.now}
+    if profile.revised_state is not None and profile.can_transition(
+        before.lifecycle, profile.revised_state
+    ):
+        update["lifecycle"] = profile.revised_state
+    after = before.model_copy(update=update)
+    return _commit_node(work, "revise_node", before, after, op.reason, fields=sorted(changes))
+
+
+def transition_node(work: Working, op: TransitionNode) -> Problems:
+    before, problems = _existing(work, op.node_id)
+    if before is None:
+        return problems
+    after = before.model_copy(update={"lifecycle": op.to_state, "updated_at": work.now})
+    return _commit_node(work, "transition_node", before, after, op.reason)
+
+
+def review_node(work: Working, op: ReviewNode) -> Problems:
+    node, problems = _existing(work, op.node_id)
+    if node is None:
+        return problems
+    if op.verdict == "approve":
+        work.approved.add(node.id)
+    work.receipt(
+        "review_node",
+        node.id,
+        "node",
+        profile=node.profile.value,
+        before=node.lifecycle,
+        after=node.lifecycle,
+        reason=op.reason,
+        details={"verdict": op.verdict, "reviewer": op.reviewer},
+    )
+    return []
+
+
+def merge_nodes(work: Working, op: MergeNodes) -> Problems:
+    target, problems = _existing(work, op.target_id)
+    if target is None:
+        return problems
+    if op.target_id in op.source_ids:
+        return [f"{op.target_id}: cannot merge a node into itself"]
+    sources: list[MemoryNode] = []
+    for sid in op.source_ids:
+        src, errs = _existing(work, sid)
+        if src is None:
+            problems.extend(errs)
+        elif src.profile != target.profile:
+            problems.append(
+                f"{sid}: cannot merge across profiles ({src.profile} -> {target.profile})"
+            )
+        else:
+            sources.append(src)
+    if problems:
+        return problems
+    profile = get_profile(target.profile)
+    anchors = {a.id: a for a in target.anchors}
+    hashes = list(target.source_hashes)
+    for src in sources:
+        for a in src.anchors:
+            anchors.setdefault(a.id, a)
+        hashes.extend(h for h in src.source_hashes if h not in hashes)
+        retired = src.model_copy(
+            update={
+                "lifecycle": profile.retired_state,
+                "superseded_by": target.id,
+                "updated_at": work.now,
+            }
+        )
+        problems.extend(
+            _commit_node(work, "merge_nodes", src, retired, op.reason, merged_into=target.id)
+        )
+    merged = target.model_copy(
+        update={"anchors": list(anchors.values()), "source_hashes": hashes, "updated_at": work.now}
+    )
+    problems.extend(
+        _commit_node(work, "merge_nodes", target, merged, op.reason, merged_from=op.source_ids)
+    )
+    return problems
+
+
+def attach_anchor(work: Working, op: AttachAnchor) -> Problems:
+    before, problems = _existing(work, op.node_id)
+    if before is None:
+        return problems
+    if any(a.id == op.anchor.id for a in before.anchors):
+        return []
+    after = before.model_copy(
+        update={"anchors": [*before.anchors, op.anchor], "updated_at": work.now}
+    )
+    return _commit_node(work, "attach_anchor", before, after, "", anchor_id=op.anchor.id)
+
+
+def summarize_cluster(work: Working, op: SummarizeCluster) -> Problems:
+    summary = op.summary
+    missing = [i for i in summary.covers_node_ids if work.node(i) is None]
+    missing += [i for i in summary.covers_edge_ids if work.edge(i) is None]
+    missing += [i for i in summary.covers_summary_ids if work.summary(i) is None]
+    problems = summary_problems(summary, missing)
+    if problems:
+        return problems
+    hashes = {cid: work.current_hash(cid) or "" for cid in summary.covered_ids()}
+    if summary.source_hashes and summary.source_hashes != hashes:
+        return [f"{summary.id}: source_hashes do not match the covered documents"]
+    anchors = sum(len(n.anchors) for i in summary.covers_node_ids if (n := work.node(i)))
+    before = work.summary(summary.id)
+    after = summary.model_copy(
+        update={
+            "source_hashes": hashes,
+            "anchor_count": summary.anchor_count or anchors,
+            "freshness": MemoryFreshness(state=FreshnessState.fresh, checked_at=work.now),
+            "ingested_at": summary.ingested_at or work.now,
+        }
+    )
+    work.set_summary(after)
+    if before is not None:
+        work.changed_ids.add(summary.id)
+    work.receipt(
+        "summarize_cluster",
+        summary.id,
+        "summary",
+        before=before.freshness.state.value if before else None,
+        after=FreshnessState.fresh.value,
+        details={"covers": len(hashes)},
+    )
+    return []
+
+
+def mark_stale(work: Working, op: MarkStale) -> Problems:
+    summary = work.summary(op.target_id)
+    if summary is not None:
+        work.mark_summary_stale(summary, [], op.reason or "marked stale")
+        work.changed_ids.add(summary.id)
+        return []
+    before, _problems = _existing(work, op.target_id)
+    if before is None:
+        return [f"{op.target_id}: no such node or summary"]
+    if op.source_hashes is None:
+        return [f"{op.target_id}: marking a node stale needs its new source_hashes"]
+    after = before.model_copy(update={"source_hashes": op.source_hashes, "updated_at": work.now})
+    return _commit_node(work, "mark_stale", before, after, op.reason)
+
+
+def refresh_embedding(work: Working, op: RefreshEmbedding) -> Problems:
+    node, problems = _existing(work, op.manifest.node_id)
+    if node is None:
+        return problems
+    work.pending_manifests[node.id] = op.manifest
+    work.receipt(
+        "refresh_embedding",
+        node.id,
+        "embedding",
+        profile=node.profile.value,
+        details={"model": op.manifest.model, "dimension": op.manifest.dimension},
+    )
+    return []
+
+
+def forced_sleep(work: Working, op: ForcedSleep) -> Problems:
+    """Every open short_term node of the domain must be distilled, incubated or
+    pruned; each disposition is a transition with its own receipt."""
+    open_nodes = work.nodes_in_domain(op.domain_id, "short_term", SHORT_TERM_OPEN_STATES)
+    open_ids = {n.id for n in open_nodes}
+    unaccounted = sorted(open_ids - op.dispositions.keys())
+    problems: Problems = []
+    if unaccounted:
+        problems.append(
+            f"forced sleep leaves {len(unaccounted)} short_term node(s) unaccounted: "
+            + ", ".join(unaccounted[:10])
+        )
+    extra = sorted(op.dispositions.keys() - open_ids)
+    if extra:
+        problems.append(
+            "dispositions name nodes that are not open short_term nodes of "
+            f"{op.domain_id}: " + ", ".join(extra[:10])
+        )
+    if problems:
+        return problems
+    for node in sorted(open_nodes, key=lambda n: n.id):
+        state = op.dispositions[node.id].value
+        after = node.model_copy(update={"lifecycle": state, "updated_at": work.now})
+        problems.extend(_commit_node(work, "forced_sleep", node, after, op.reason))
+    return problems
+
+
+_HANDLERS: dict[str, Callable[[Working, Any], Problems]] = {
+    "upsert_node": upsert_node,
+    "upsert_edge": upsert_edge,
+    "retire_node": retire_node,
+    "revise_node": revise_node,
+    "transition_node": transition_node,
+    "review_node": review_node,
+    "merge_nodes": merge_nodes,
+    "attach_anchor": attach_anchor,
+    "summarize_cluster": summarize_cluster,
+    "mark_stale": mark_stale,
+    "refresh_embedding": refresh_embedding,
+    "forced_sleep": forced_sleep,
+}
+
+
+def apply_op(work: Working, index: int, op: GraphOp) -> Problems:
+    return _HANDLERS[op.op](work, op)

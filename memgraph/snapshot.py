@@ -1,0 +1,79 @@
+"""Snapshot files (JSON) and whole-store validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from memgraph.documents import SNAPSHOT_FORMAT, MemoryGraphSnapshot
+from memgraph.errors import SnapshotError, StoreError
+from memgraph.fileio import atomic_write_text
+from memgraph.validation import validate_snapshot
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def render_snapshot(snapshot: MemoryGraphSnapshot) -> str:
+    return snapshot.model_dump_json(indent=1) + "\n"
+
+
+def parse_snapshot(text: str | bytes, source: str = "snapshot") -> MemoryGraphSnapshot:
+    try:
+        snapshot = MemoryGraphSnapshot.model_validate_json(text)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        raise SnapshotError(
+            f"{source}: not a valid memgraph snapshot at {where}: {err.get('msg')} "
+            f"({exc.error_count()} error(s))"
+        ) from None
+    if snapshot.format != SNAPSHOT_FORMAT:
+        raise SnapshotError(f"{source}: unknown snapshot format {snapshot.format!r}")
+    return snapshot
+
+
+def read_snapshot_file(path: Path) -> MemoryGraphSnapshot:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_snapshot(data, str(path))
+
+
+def write_snapshot_file(snapshot: MemoryGraphSnapshot, path: Path) -> None:
+    atomic_write_text(path, render_snapshot(snapshot))
+
+
+def is_sqlite_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def validate_path(path: Path) -> list[str]:
+    """Problems of a store file or a snapshot file, each as ``path: message``."""
+    if not path.exists():
+        return [f"{path}: no such file"]
+    try:
+        if is_sqlite_file(path):
+            from memgraph.store.sqlite import SQLiteStore
+
+            store = SQLiteStore(path, readonly=True)
+            try:
+                row = store.conn.execute("PRAGMA quick_check").fetchone()
+                if row and row[0] != "ok":
+                    return [f"{path}: sqlite integrity: {row[0]}"]
+                snapshot = store.export_snapshot()
+            finally:
+                store.close()
+        else:
+            snapshot = read_snapshot_file(path)
+    except (SnapshotError, StoreError) as exc:
+        msg = str(exc)
+        return [msg if msg.startswith(str(path)) else f"{path}: {msg}"]
+    except ValidationError as exc:
+        return [f"{path}: stored document is malformed: {exc.errors()[0].get('msg')}"]
+    return [f"{path}: {problem}" for problem in validate_snapshot(snapshot)]

@@ -1,0 +1,231 @@
+"""An in-memory store: the second backend the contract tests run against.
+
+Transactions copy the (immutable-by-convention) document maps and swap them in
+on commit, which gives all-or-nothing semantics without any I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryGraphSnapshot,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+    utcnow,
+)
+from memgraph.errors import SnapshotError
+from memgraph.store.protocol import Neighbourhood, SearchHit
+
+
+@dataclass
+class _State:
+    domains: dict[str, MemoryDomain] = field(default_factory=dict)
+    nodes: dict[str, MemoryNode] = field(default_factory=dict)
+    history: list[MemoryNode] = field(default_factory=list)
+    edges: dict[str, MemoryEdge] = field(default_factory=dict)
+    summaries: dict[str, MemorySummary] = field(default_factory=dict)
+    receipts: list[MemoryLifecycleReceipt] = field(default_factory=list)
+    patches: dict[str, MemoryPatchCandidate] = field(default_factory=dict)
+    manifests: dict[str, MemoryEmbeddingManifest] = field(default_factory=dict)
+
+    def copy(self) -> _State:
+        return _State(
+            dict(self.domains),
+            dict(self.nodes),
+            list(self.history),
+            dict(self.edges),
+            dict(self.summaries),
+            list(self.receipts),
+            dict(self.patches),
+            dict(self.manifests),
+        )
+
+
+class MemoryTxn:
+    def __init__(self, state: _State) -> None:
+        self.s = state
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
+        return {i: self.s.nodes[i] for i in ids if i in self.s.nodes}
+
+    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
+        return {i: self.s.edges[i] for i in ids if i in self.s.edges}
+
+    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
+        return {i: self.s.summaries[i] for i in ids if i in self.s.summaries}
+
+    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
+        wanted = set(ids)
+        return [s for s in self.s.summaries.values() if wanted & set(s.covered_ids())]
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
+    ) -> list[MemoryNode]:
+        wanted = set(states) if states is not None else None
+        return [
+            n
+            for n in self.s.nodes.values()
+            if n.domain_id == domain_id
+            and (profile is None or n.profile.value == profile)
+            and (wanted is None or n.lifecycle in wanted)
+        ]
+
+    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
+        return [
+            r for r in self.s.receipts if r.target_id == target_id and (op is None or r.op == op)
+        ]
+
+    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
+        return {i: self.s.manifests[i] for i in node_ids if i in self.s.manifests}
+
+    def patch_status(self, patch_id: str) -> str | None:
+        p = self.s.patches.get(patch_id)
+        return None if p is None else p.status.value
+
+    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
+        self.s.history.extend(previous)
+        self.s.nodes.update((n.id, n) for n in nodes)
+
+    def put_edges(self, edges: Sequence[MemoryEdge]) -> None:
+        self.s.edges.update((e.id, e) for e in edges)
+
+    def put_summaries(self, summaries: Sequence[MemorySummary]) -> None:
+        self.s.summaries.update((s.id, s) for s in summaries)
+
+    def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
+        self.s.manifests.update((m.node_id, m) for m in manifests)
+
+    def put_domains(self, domains: Sequence[MemoryDomain]) -> None:
+        self.s.domains.update((d.id, d) for d in domains)
+
+    def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
+        known = {r.id for r in self.s.receipts}
+        for r in receipts:
+            if r.id in known:
+                raise ValueError(f"receipt {r.id} already exists (receipts are append-only)")
+        self.s.receipts.extend(receipts)
+
+    def put_patch(self, patch: MemoryPatchCandidate) -> None:
+        self.s.patches[patch.id] = patch
+
+
+class MemoryStore:
+    location = ":memory:"
+
+    def __init__(self) -> None:
+        self._state = _State()
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[MemoryTxn]:
+        with self._lock:
+            work = self._state.copy()
+            yield MemoryTxn(work)
+            self._state = work
+
+    @contextmanager
+    def reader(self) -> Iterator[MemoryTxn]:
+        with self._lock:
+            yield MemoryTxn(self._state)
+
+    def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
+        s = self._state
+        result = Neighbourhood(seed=node_id)
+        if node_id not in s.nodes:
+            return result
+        result.distance[node_id] = 0
+        frontier = {node_id}
+        for hop in range(1, hops + 1):
+            found: set[str] = set()
+            for e in s.edges.values():
+                for a, b in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
+                    if a in frontier:
+                        result.edges[e.id] = e
+                        if b not in result.distance:
+                            result.distance[b] = hop
+                            found.add(b)
+            frontier = found
+        result.nodes = {i: s.nodes[i] for i in result.distance if i in s.nodes}
+        return result
+
+    def receipts(
+        self, target_id: str | None = None, patch_id: str | None = None
+    ) -> list[MemoryLifecycleReceipt]:
+        return [
+            r
+            for r in self._state.receipts
+            if (target_id is None or r.target_id == target_id)
+            and (patch_id is None or r.patch_id == patch_id)
+        ]
+
+    def iter_nodes(
+        self, profile: str | None = None, kind: str | None = None
+    ) -> Iterator[MemoryNode]:
+        for nid in sorted(self._state.nodes):
+            n = self._state.nodes[nid]
+            if (profile is None or n.profile.value == profile) and (kind is None or n.kind == kind):
+                yield n
+
+    def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
+        words = [w.lower() for w in re.findall(r"\w+", query)]
+        hits: list[SearchHit] = []
+        for n in self.iter_nodes(profile=profile):
+            text = " ".join((n.title, n.claim, n.question, n.tension, n.action_implication)).lower()
+            tokens = re.findall(r"\w+", text)
+            if words and all(any(t.startswith(w) for t in tokens) for w in words):
+                hits.append(SearchHit(n.id, -float(sum(text.count(w) for w in words))))
+        return sorted(hits, key=lambda h: (h.score, h.node_id))[:limit]
+
+    def counts(self) -> dict[str, int]:
+        s = self._state
+        return {
+            "nodes": len(s.nodes),
+            "edges": len(s.edges),
+            "summaries": len(s.summaries),
+            "receipts": len(s.receipts),
+            "patches": len(s.patches),
+            "embeddings": len(s.manifests),
+            "domains": len(s.domains),
+        }
+
+    def export_snapshot(self) -> MemoryGraphSnapshot:
+        s = self._state
+        return MemoryGraphSnapshot(
+            exported_at=utcnow(),
+            domains=[s.domains[k] for k in sorted(s.domains)],
+            nodes=[s.nodes[k] for k in sorted(s.nodes)],
+            edges=[s.edges[k] for k in sorted(s.edges)],
+            summaries=[s.summaries[k] for k in sorted(s.summaries)],
+            receipts=list(s.receipts),
+            embeddings=[s.manifests[k] for k in sorted(s.manifests)],
+            patches=sorted(s.patches.values(), key=lambda p: (p.created_at, p.id)),
+            node_history=list(s.history),
+        )
+
+    def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
+        with self._lock:
+            if self._state.nodes or self._state.receipts:
+                raise SnapshotError("store is not empty; import a snapshot into a new store")
+            self._state = _State(
+                {d.id: d for d in snapshot.domains},
+                {n.id: n for n in snapshot.nodes},
+                list(snapshot.node_history),
+                {e.id: e for e in snapshot.edges},
+                {s.id: s for s in snapshot.summaries},
+                list(snapshot.receipts),
+                {p.id: p for p in snapshot.patches},
+                {m.node_id: m for m in snapshot.embeddings},
+            )
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,113 @@
+"""The small protocols every store backend implements.
+
+The graph engine (``memgraph.graph``) only talks to these, so profile law and
+validation never depend on which backend holds the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryGraphSnapshot,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+)
+
+
+class GraphReader(Protocol):
+    """Read access used by validation and profile rules."""
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]: ...
+
+    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]: ...
+
+    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]: ...
+
+    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]: ...
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
+    ) -> list[MemoryNode]: ...
+
+    def receipts_for(
+        self, target_id: str, op: str | None = None
+    ) -> list[MemoryLifecycleReceipt]: ...
+
+    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]: ...
+
+    def patch_status(self, patch_id: str) -> str | None: ...
+
+
+class StoreTxn(GraphReader, Protocol):
+    """A write transaction: everything put here commits together or not at all."""
+
+    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None: ...
+
+    def put_edges(self, edges: Sequence[MemoryEdge]) -> None: ...
+
+    def put_summaries(self, summaries: Sequence[MemorySummary]) -> None: ...
+
+    def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None: ...
+
+    def put_domains(self, domains: Sequence[MemoryDomain]) -> None: ...
+
+    def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None: ...
+
+    def put_patch(self, patch: MemoryPatchCandidate) -> None: ...
+
+
+@dataclass
+class Neighbourhood:
+    """Nodes within ``hops`` of a seed, with the edges that connect them."""
+
+    seed: str
+    nodes: dict[str, MemoryNode] = field(default_factory=dict)
+    edges: dict[str, MemoryEdge] = field(default_factory=dict)
+    distance: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    node_id: str
+    score: float  # bm25: lower is better, as SQLite reports it
+
+
+class Store(Protocol):
+    """A canonical store backend (SQLite by default, in-memory for tests)."""
+
+    location: str
+
+    def transaction(self) -> AbstractContextManager[StoreTxn]: ...
+
+    def reader(self) -> AbstractContextManager[GraphReader]: ...
+
+    def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood: ...
+
+    def receipts(
+        self, target_id: str | None = None, patch_id: str | None = None
+    ) -> list[MemoryLifecycleReceipt]: ...
+
+    def iter_nodes(
+        self, profile: str | None = None, kind: str | None = None
+    ) -> Iterator[MemoryNode]: ...
+
+    def search(
+        self, query: str, limit: int = 20, profile: str | None = None
+    ) -> list[SearchHit]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def export_snapshot(self) -> MemoryGraphSnapshot: ...
+
+    def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None: ...
+
+    def close(self) -> None: ...

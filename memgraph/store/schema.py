@@ -1,0 +1,156 @@
+"""SQLite schema as an ordered list of recorded migrations.
+
+Each migration runs once, inside the transaction that records it in
+``schema_migrations``; later issues append migrations, never edit old ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    sql: str
+
+
+MIGRATIONS: list[Migration] = [
+    Migration(
+        1,
+        "graph tables, append-only receipts, FTS5 over node text",
+        """
+        CREATE TABLE domains (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+
+        CREATE TABLE nodes (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            profile TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            domain_id TEXT NOT NULL,
+            lifecycle TEXT NOT NULL,
+            valid_from TEXT,
+            valid_to TEXT,
+            ingested_at TEXT,
+            updated_at TEXT NOT NULL,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE INDEX nodes_profile_kind ON nodes(profile, kind, valid_from);
+        CREATE INDEX nodes_domain ON nodes(domain_id, profile, lifecycle);
+
+        CREATE TABLE node_history (
+            seq INTEGER PRIMARY KEY,
+            node_id TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE INDEX node_history_node ON node_history(node_id);
+
+        CREATE TABLE edges (
+            id TEXT PRIMARY KEY,
+            source_id TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            profile TEXT NOT NULL,
+            lifecycle TEXT NOT NULL,
+            doc TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_source ON edges(source_id, target_id);
+        CREATE INDEX edges_target ON edges(target_id, source_id);
+
+        CREATE TABLE summaries (
+            id TEXT PRIMARY KEY,
+            domain_id TEXT NOT NULL,
+            freshness TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE TABLE summary_covers (
+            covered_id TEXT NOT NULL,
+            summary_id TEXT NOT NULL,
+            PRIMARY KEY (covered_id, summary_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE receipts (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            patch_id TEXT NOT NULL,
+            op TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE INDEX receipts_target ON receipts(target_id, op);
+        CREATE INDEX receipts_patch ON receipts(patch_id);
+        CREATE TRIGGER receipts_no_update BEFORE UPDATE ON receipts
+            BEGIN SELECT RAISE(ABORT, 'receipts are append-only'); END;
+        CREATE TRIGGER receipts_no_delete BEFORE DELETE ON receipts
+            BEGIN SELECT RAISE(ABORT, 'receipts are append-only'); END;
+
+        CREATE TABLE patches (
+            id TEXT PRIMARY KEY,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+
+        CREATE TABLE embeddings (
+            node_id TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            dimension INTEGER NOT NULL,
+            source_hash TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+
+        CREATE VIRTUAL TABLE node_fts USING fts5(
+            title, body, content='nodes', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER nodes_fts_ai AFTER INSERT ON nodes BEGIN
+            INSERT INTO node_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END;
+        CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes BEGIN
+            INSERT INTO node_fts(node_fts, rowid, title, body)
+                VALUES ('delete', old.rowid, old.title, old.body);
+        END;
+        CREATE TRIGGER nodes_fts_au AFTER UPDATE OF title, body ON nodes BEGIN
+            INSERT INTO node_fts(node_fts, rowid, title, body)
+                VALUES ('delete', old.rowid, old.title, old.body);
+            INSERT INTO node_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END;
+        """,
+    ),
+]
+
+# Profiles that keep their own index tables in the canonical store (for fast
+# read paths) ship them as migrations in ``<module>.MIGRATIONS``. Version
+# numbers are reserved per module so they never collide:
+#   2-9 voice, 10-19 session, 20-29 activity/artifact, 30-39 classify, 40-49 context_cut
+EXTENSION_MODULES = (
+    "profiles.voice.schema",
+    "profiles.session.schema",
+    "profiles.activity.schema",
+    "profiles.artifact.schema",
+    "profiles.voice.classify_schema",
+    "context_cut.schema",
+)
+
+
+def all_migrations() -> list[Migration]:
+    """Core migrations plus every extension module's, ordered by version."""
+    import importlib
+
+    found = list(MIGRATIONS)
+    for name in EXTENSION_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        found.extend(module.MIGRATIONS)
+    versions = [m.version for m in found]
+    if len(versions) != len(set(versions)):
+        raise RuntimeError(f"duplicate schema migration versions: {sorted(versions)}")
+    return sorted(found, key=lambda m: m.version)

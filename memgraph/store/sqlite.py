@@ -1,0 +1,502 @@
+"""The canonical store: SQLite (stdlib), WAL, one transaction per apply.
+
+Several agent harnesses write at once, so every write transaction starts with
+``BEGIN IMMEDIATE`` (the write lock is taken up front, never upgraded from a
+read lock, which is what deadlocks into SQLITE_BUSY) and lock waits are retried
+with jittered backoff until a deadline; only then does ``StoreBusy`` surface.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryGraphSnapshot,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+    utcnow,
+)
+from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.store.protocol import Neighbourhood, SearchHit
+from memgraph.store.schema import all_migrations
+
+T = TypeVar("T")
+_CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
+
+
+def iso(dt: datetime | None) -> str | None:
+    """Fixed-width UTC text, so SQL string comparison is time order."""
+    if dt is None:
+        return None
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(ids), _CHUNK):
+        yield ids[i : i + _CHUNK]
+
+
+def node_row(n: MemoryNode) -> tuple[object, ...]:
+    body = "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
+    return (
+        n.id,
+        n.profile.value,
+        n.kind,
+        n.domain_id,
+        n.lifecycle,
+        iso(n.valid_from),
+        iso(n.valid_to),
+        iso(n.ingested_at),
+        iso(n.updated_at),
+        n.title,
+        body,
+        n.model_dump_json(),
+    )
+
+
+class SQLiteTxn:
+    """Reads and writes inside one SQLite transaction (implements StoreTxn)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def _fetch(self, sql: str, ids: Iterable[str]) -> list[str]:
+        unique = list(dict.fromkeys(ids))
+        out: list[str] = []
+        for chunk in _chunks(unique):
+            marks = ",".join("?" * len(chunk))
+            out.extend(r[0] for r in self.conn.execute(sql.format(marks), chunk))
+        return out
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
+        docs = self._fetch("SELECT doc FROM nodes WHERE id IN ({})", ids)
+        nodes = (MemoryNode.model_validate_json(d) for d in docs)
+        return {n.id: n for n in nodes}
+
+    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
+        docs = self._fetch("SELECT doc FROM edges WHERE id IN ({})", ids)
+        edges = (MemoryEdge.model_validate_json(d) for d in docs)
+        return {e.id: e for e in edges}
+
+    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
+        docs = self._fetch("SELECT doc FROM summaries WHERE id IN ({})", ids)
+        summaries = (MemorySummary.model_validate_json(d) for d in docs)
+        return {s.id: s for s in summaries}
+
+    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
+        sids = self._fetch(
+            "SELECT DISTINCT summary_id FROM summary_covers WHERE covered_id IN ({})", ids
+        )
+        return list(self.get_summaries(sids).values())
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
+    ) -> list[MemoryNode]:
+        sql = "SELECT doc FROM nodes WHERE domain_id = ?"
+        args: list[str] = [domain_id]
+        if profile is not None:
+            sql += " AND profile = ?"
+            args.append(profile)
+        if states is not None:
+            wanted = list(states)
+            sql += f" AND lifecycle IN ({','.join('?' * len(wanted))})"
+            args.extend(wanted)
+        return [MemoryNode.model_validate_json(r[0]) for r in self.conn.execute(sql, args)]
+
+    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
+        sql = "SELECT doc FROM receipts WHERE target_id = ?"
+        args = [target_id]
+        if op is not None:
+            sql += " AND op = ?"
+            args.append(op)
+        rows = self.conn.execute(sql + " ORDER BY seq", args)
+        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
+
+    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
+        docs = self._fetch("SELECT doc FROM embeddings WHERE node_id IN ({})", node_ids)
+        manifests = (MemoryEmbeddingManifest.model_validate_json(d) for d in docs)
+        return {m.node_id: m for m in manifests}
+
+    def patch_status(self, patch_id: str) -> str | None:
+        row = self.conn.execute("SELECT status FROM patches WHERE id = ?", (patch_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- writes ------------------------------------------------------------
+    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
+        self.conn.executemany(
+            "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
+            [(p.id, p.model_dump_json()) for p in previous],
+        )
+        self.conn.executemany(
+            """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
+                   ingested_at, updated_at, title, body, doc)
+               VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+               ON CONFLICT(id) DO UPDATE SET profile=excluded.profile, kind=excluded.kind,
+                   domain_id=excluded.domain_id, lifecycle=excluded.lifecycle,
+                   valid_from=excluded.valid_from, valid_to=excluded.valid_to,
+                   ingested_at=excluded.ingested_at, updated_at=excluded.updated_at,
+                   title=excluded.title, body=excluded.body, doc=excluded.doc""",
+            [node_row(n) for n in nodes],
+        )
+
+    def put_edges(self, edges: Sequence[MemoryEdge]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [
+                (
+                    e.id,
+                    e.source_id,
+                    e.target_id,
+                    e.kind,
+                    e.profile.value,
+                    e.lifecycle,
+                    e.model_dump_json(),
+                )
+                for e in edges
+            ],
+        )
+
+    def put_summaries(self, summaries: Sequence[MemorySummary]) -> None:
+        for s in summaries:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO summaries(id, domain_id, freshness, doc) VALUES (?,?,?,?)",
+                (s.id, s.domain_id, s.freshness.state.value, s.model_dump_json()),
+            )
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO summary_covers(covered_id, summary_id) VALUES (?, ?)",
+                [(cid, s.id) for cid in s.covered_ids()],
+            )
+
+    def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO embeddings(node_id, model, dimension, source_hash, doc)"
+            " VALUES (?,?,?,?,?)",
+            [
+                (m.node_id, m.model, m.dimension, m.source_hash, m.model_dump_json())
+                for m in manifests
+            ],
+        )
+
+    def put_domains(self, domains: Sequence[MemoryDomain]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO domains(id, doc) VALUES (?, ?)",
+            [(d.id, d.model_dump_json()) for d in domains],
+        )
+
+    def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
+        self.conn.executemany(
+            "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
+            [
+                (r.id, r.patch_id, r.op, r.target_id, iso(r.at), r.model_dump_json(warnings=False))
+                for r in receipts
+            ],
+        )
+
+    def put_patch(self, patch: MemoryPatchCandidate) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
+            (patch.id, patch.status.value, iso(patch.created_at), patch.model_dump_json()),
+        )
+
+
+class SQLiteStore:
+    """Implements ``memgraph.store.protocol.Store`` on one SQLite file."""
+
+    def __init__(
+        self, path: str | Path, *, busy_deadline: float = 120.0, readonly: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.busy_deadline = busy_deadline
+        self._lock = threading.RLock()
+        try:
+            if readonly:
+                if not self.path.is_file():
+                    raise StoreError(f"no store at {self.path}")
+                self.conn = sqlite3.connect(
+                    f"file:{self.path.resolve()}?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=5.0,
+                )
+                self.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=5.0
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from None
+        try:
+            self._retry(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchone())
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA temp_store=MEMORY")
+            self.conn.execute("PRAGMA cache_size=-65536")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
+
+    # -- plumbing ----------------------------------------------------------
+    def _retry(self, fn: Callable[[], T]) -> T:
+        deadline = time.monotonic() + self.busy_deadline
+        delay = 0.002
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise StoreError(f"store {self.path}: {exc}") from None
+                if time.monotonic() > deadline:
+                    raise StoreBusy(
+                        f"store {self.path} stayed locked for {self.busy_deadline:.0f}s; "
+                        "another writer holds it, retry later"
+                    ) from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.1)
+
+    def _migrate(self) -> None:
+        def run() -> None:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+                    " description TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                done = {r[0] for r in self.conn.execute("SELECT version FROM schema_migrations")}
+                for m in all_migrations():
+                    if m.version in done:
+                        continue
+                    for statement in _split_sql(m.sql):
+                        self.conn.execute(statement)
+                    self.conn.execute(
+                        "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                        (m.version, m.description, iso(utcnow())),
+                    )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+        self._retry(run)
+
+    @contextmanager
+    def transaction(self) -> Iterator[SQLiteTxn]:
+        with self._lock:
+            self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            try:
+                yield SQLiteTxn(self.conn)
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            try:
+                self._retry(lambda: self.conn.execute("COMMIT"))
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def reader(self) -> Iterator[SQLiteTxn]:
+        """A consistent read snapshot (WAL readers never block writers)."""
+        with self._lock:
+            self.conn.execute("BEGIN")
+            try:
+                yield SQLiteTxn(self.conn)
+            finally:
+                self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reads -------------------------------------------------------------
+    def schema_versions(self) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
+
+    def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
+        """Nodes within ``hops`` edges (either direction) and the edges walked."""
+        result = Neighbourhood(seed=node_id)
+        with self.reader() as txn:
+            seed = txn.get_nodes([node_id])
+            if not seed:
+                return result
+            result.distance[node_id] = 0
+            frontier = [node_id]
+            edge_ids: set[str] = set()
+            for hop in range(1, hops + 1):
+                found: list[str] = []
+                for chunk in _chunks(frontier):
+                    marks = ",".join("?" * len(chunk))
+                    rows = self.conn.execute(
+                        f"SELECT id, target_id FROM edges WHERE source_id IN ({marks}) "
+                        f"UNION ALL SELECT id, source_id FROM edges WHERE target_id IN ({marks})",
+                        [*chunk, *chunk],
+                    )
+                    for eid, other in rows:
+                        edge_ids.add(eid)
+                        if other not in result.distance:
+                            result.distance[other] = hop
+                            found.append(other)
+                frontier = found
+            result.nodes = txn.get_nodes(list(result.distance))
+            result.edges = txn.get_edges(sorted(edge_ids))
+        return result
+
+    def receipts(
+        self, target_id: str | None = None, patch_id: str | None = None
+    ) -> list[MemoryLifecycleReceipt]:
+        sql, args = "SELECT doc FROM receipts", list[str]()
+        if target_id is not None:
+            sql, args = sql + " WHERE target_id = ?", [target_id]
+        if patch_id is not None:
+            sql += " AND patch_id = ?" if args else " WHERE patch_id = ?"
+            args.append(patch_id)
+        with self._lock:
+            rows = self.conn.execute(sql + " ORDER BY seq", args).fetchall()
+        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
+
+    def iter_nodes(
+        self, profile: str | None = None, kind: str | None = None
+    ) -> Iterator[MemoryNode]:
+        sql, args = "SELECT doc FROM nodes WHERE 1=1", list[str]()
+        if profile is not None:
+            sql, args = sql + " AND profile = ?", [*args, profile]
+        if kind is not None:
+            sql, args = sql + " AND kind = ?", [*args, kind]
+        with self._lock:
+            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        for (doc,) in rows:
+            yield MemoryNode.model_validate_json(doc)
+
+    def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
+        from memgraph.fts import to_fts5_query
+
+        match = to_fts5_query(query)
+        if not match:
+            return []
+        sql = (
+            "SELECT n.id, bm25(node_fts) AS score FROM node_fts JOIN nodes n "
+            "ON n.rowid = node_fts.rowid WHERE node_fts MATCH ?"
+        )
+        args: list[object] = [match]
+        if profile is not None:
+            sql += " AND n.profile = ?"
+            args.append(profile)
+        args.append(limit)
+        with self._lock:
+            rows = self.conn.execute(sql + " ORDER BY score LIMIT ?", args).fetchall()
+        return [SearchHit(node_id=r[0], score=float(r[1])) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        tables = ("nodes", "edges", "summaries", "receipts", "patches", "embeddings", "domains")
+        with self._lock:
+            return {
+                t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables
+            }
+
+    # -- snapshots ---------------------------------------------------------
+    def export_snapshot(self) -> MemoryGraphSnapshot:
+        def docs(sql: str) -> list[str]:
+            return [r[0] for r in self.conn.execute(sql)]
+
+        with self.reader():
+            return MemoryGraphSnapshot(
+                exported_at=utcnow(),
+                schema_version=max(self.schema_versions()),
+                domains=[
+                    MemoryDomain.model_validate_json(d)
+                    for d in docs("SELECT doc FROM domains ORDER BY id")
+                ],
+                nodes=[
+                    MemoryNode.model_validate_json(d)
+                    for d in docs("SELECT doc FROM nodes ORDER BY id")
+                ],
+                edges=[
+                    MemoryEdge.model_validate_json(d)
+                    for d in docs("SELECT doc FROM edges ORDER BY id")
+                ],
+                summaries=[
+                    MemorySummary.model_validate_json(d)
+                    for d in docs("SELECT doc FROM summaries ORDER BY id")
+                ],
+                receipts=[
+                    MemoryLifecycleReceipt.model_validate_json(d)
+                    for d in docs("SELECT doc FROM receipts ORDER BY seq")
+                ],
+                embeddings=[
+                    MemoryEmbeddingManifest.model_validate_json(d)
+                    for d in docs("SELECT doc FROM embeddings ORDER BY node_id")
+                ],
+                patches=[
+                    MemoryPatchCandidate.model_validate_json(d)
+                    for d in docs("SELECT doc FROM patches ORDER BY created_at, id")
+                ],
+                node_history=[
+                    MemoryNode.model_validate_json(d)
+                    for d in docs("SELECT doc FROM node_history ORDER BY seq")
+                ],
+            )
+
+    def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
+        with self.transaction() as txn:
+            row = self.conn.execute(
+                "SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM receipts)"
+            ).fetchone()
+            if row[0]:
+                raise SnapshotError(
+                    f"store {self.path} is not empty; import a snapshot into a new store path"
+                )
+            txn.put_domains(snapshot.domains)
+            self.conn.executemany(
+                "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
+                [(n.id, n.model_dump_json()) for n in snapshot.node_history],
+            )
+            txn.put_nodes(snapshot.nodes, [])
+            txn.put_edges(snapshot.edges)
+            txn.put_summaries(snapshot.summaries)
+            txn.put_manifests(snapshot.embeddings)
+            for patch in snapshot.patches:
+                txn.put_patch(patch)
+            txn.append_receipts(snapshot.receipts)
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    statements: list[str] = []
+    buf: list[str] = []
+    for line in script.splitlines():
+        buf.append(line)
+        candidate = "\n".join(buf).strip()
+        if candidate and sqlite3.complete_statement(candidate):
+            statements.append(candidate)
+            buf = []
+    rest = "\n".join(buf).strip()
+    if rest:
+        statements.append(rest)
+    return statements

@@ -1,0 +1,250 @@
+"""The engine's working view: store state overlaid with a patch's pending effects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from memgraph.documents import (
+    FreshnessState,
+    GraphOp,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryFreshness,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+)
+from memgraph.hashing import node_hash, summary_hash
+from memgraph.ids import stable_id
+from memgraph.store.protocol import GraphReader
+
+
+def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]]:
+    """(node ids, edge ids, summary ids) an op list touches, for one bulk prefetch."""
+    nodes: set[str] = set()
+    edges: set[str] = set()
+    summaries: set[str] = set()
+    for op in ops:
+        match op.op:
+            case "upsert_node":
+                nodes.add(op.node.id)
+            case "upsert_edge":
+                edges.add(op.edge.id)
+                nodes.update((op.edge.source_id, op.edge.target_id))
+            case "merge_nodes":
+                nodes.update(op.source_ids)
+                nodes.add(op.target_id)
+            case "summarize_cluster":
+                summaries.add(op.summary.id)
+                nodes.update(op.summary.covers_node_ids)
+                edges.update(op.summary.covers_edge_ids)
+                summaries.update(op.summary.covers_summary_ids)
+            case "mark_stale":
+                nodes.add(op.target_id)
+                summaries.add(op.target_id)
+            case "refresh_embedding":
+                nodes.add(op.manifest.node_id)
+            case "forced_sleep":
+                nodes.update(op.dispositions)
+            case _:
+                nodes.add(op.node_id)
+    return nodes, edges, summaries
+
+
+class Working:
+    """Implements ``profiles.base.RuleContext`` for the engine."""
+
+    def __init__(self, reader: GraphReader, patch: MemoryPatchCandidate, now: datetime) -> None:
+        self.reader = reader
+        self.patch = patch
+        self.now = now
+        self._nodes: dict[str, MemoryNode | None] = {}
+        self._edges: dict[str, MemoryEdge | None] = {}
+        self._summaries: dict[str, MemorySummary | None] = {}
+        self.pending_nodes: dict[str, MemoryNode] = {}
+        self.previous_nodes: dict[str, MemoryNode] = {}
+        self.pending_edges: dict[str, MemoryEdge] = {}
+        self.pending_summaries: dict[str, MemorySummary] = {}
+        self.pending_manifests: dict[str, MemoryEmbeddingManifest] = {}
+        self.receipts: list[MemoryLifecycleReceipt] = []
+        self.approved: set[str] = set()
+        # ids whose content hash changed in this patch: staleness starts here
+        self.changed_ids: set[str] = set()
+        self._receipt_no = 0
+
+    # -- reads -------------------------------------------------------------
+    def prefetch(self, nodes: set[str], edges: set[str], summaries: set[str]) -> None:
+        missing = [i for i in nodes if i not in self._nodes]
+        found = self.reader.get_nodes(missing)
+        for i in missing:
+            self._nodes[i] = found.get(i)
+        missing = [i for i in edges if i not in self._edges]
+        found_e = self.reader.get_edges(missing)
+        for i in missing:
+            self._edges[i] = found_e.get(i)
+        missing = [i for i in summaries if i not in self._summaries]
+        found_s = self.reader.get_summaries(missing)
+        for i in missing:
+            self._summaries[i] = found_s.get(i)
+
+    def node(self, node_id: str) -> MemoryNode | None:
+        if node_id not in self._nodes:
+            self._nodes[node_id] = self.reader.get_nodes([node_id]).get(node_id)
+        return self._nodes[node_id]
+
+    def edge(self, edge_id: str) -> MemoryEdge | None:
+        if edge_id not in self._edges:
+            self._edges[edge_id] = self.reader.get_edges([edge_id]).get(edge_id)
+        return self._edges[edge_id]
+
+    def summary(self, summary_id: str) -> MemorySummary | None:
+        if summary_id not in self._summaries:
+            self._summaries[summary_id] = self.reader.get_summaries([summary_id]).get(summary_id)
+        return self._summaries[summary_id]
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str, states: Iterable[str]
+    ) -> list[MemoryNode]:
+        wanted = set(states)
+        result: dict[str, MemoryNode] = {}
+        for n in self.reader.nodes_in_domain(domain_id, profile, wanted):
+            current = self.node(n.id)
+            if current is not None:
+                result[n.id] = current
+        for n in self.pending_nodes.values():
+            if n.domain_id == domain_id and n.profile.value == profile:
+                result[n.id] = n
+        return [n for n in result.values() if n.lifecycle in wanted]
+
+    def has_approving_review(self, node_id: str) -> bool:
+        if node_id in self.approved:
+            return True
+        return any(
+            r.details.get("verdict") == "approve"
+            for r in self.reader.receipts_for(node_id, "review_node")
+        )
+
+    # -- writes (pending) --------------------------------------------------
+    def set_node(self, node: MemoryNode) -> None:
+        before = self._nodes.get(node.id)
+        # history keeps the version the store had before this patch, once
+        if before is not None and node.id not in self.pending_nodes:
+            self.previous_nodes.setdefault(node.id, before)
+        if before is None or node_hash(before) != node_hash(node):
+            self.changed_ids.add(node.id)
+        self._nodes[node.id] = node
+        self.pending_nodes[node.id] = node
+
+    def set_edge(self, edge: MemoryEdge) -> None:
+        self._edges[edge.id] = edge
+        self.pending_edges[edge.id] = edge
+
+    def set_summary(self, summary: MemorySummary) -> None:
+        self._summaries[summary.id] = summary
+        self.pending_summaries[summary.id] = summary
+
+    def receipt(
+        self,
+        op: str,
+        target_id: str,
+        target_type: str,
+        *,
+        profile: str | None = None,
+        before: str | None = None,
+        after: str | None = None,
+        reason: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self._receipt_no += 1
+        # model_construct: the engine builds these from validated data, and
+        # bulk ingests write hundreds of thousands of them.
+        self.receipts.append(
+            MemoryLifecycleReceipt.model_construct(
+                id=stable_id("r", self.patch.id, str(self._receipt_no)),
+                patch_id=self.patch.id,
+                op=op,
+                target_id=target_id,
+                target_type=target_type,
+                profile=profile,
+                actor=self.patch.proposer,
+                at=self.now,
+                before=before,
+                after=after,
+                reason=reason or self.patch.reason,
+                details=details or {},
+                valid_from=None,
+                valid_to=None,
+                ingested_at=self.now,
+            )
+        )
+
+    # -- staleness ---------------------------------------------------------
+    def propagate_staleness(self) -> list[str]:
+        """Mark stale every summary covering a changed id, transitively.
+
+        A summary of summaries goes stale when a summary it covers does.
+        """
+        frontier = set(self.changed_ids)
+        seen: set[str] = set()
+        while frontier:
+            covering = {s.id: s for s in self.reader.summaries_covering(frontier)}
+            for s in self.pending_summaries.values():
+                if frontier & set(s.covered_ids()):
+                    covering[s.id] = s
+            next_frontier: set[str] = set()
+            for sid in sorted(covering):
+                if sid in seen:
+                    continue
+                current = self.summary(sid) or covering[sid]
+                hits = sorted(frontier & set(current.covered_ids()))
+                if not hits or not self._covered_changed(current, hits):
+                    continue
+                seen.add(sid)
+                self.mark_summary_stale(current, hits, "covered source changed")
+                next_frontier.add(sid)
+            frontier = next_frontier
+        return []
+
+    def _covered_changed(self, summary: MemorySummary, hits: list[str]) -> bool:
+        for cid in hits:
+            recorded = summary.source_hashes.get(cid)
+            current = self.current_hash(cid)
+            if recorded is None or current is None or recorded != current:
+                return True
+        return False
+
+    def current_hash(self, covered_id: str) -> str | None:
+        node = self._nodes.get(covered_id)
+        if node is not None:
+            return node_hash(node)
+        summary = self._summaries.get(covered_id)
+        if summary is not None:
+            return summary_hash(summary) + ":" + summary.freshness.state.value
+        edge = self._edges.get(covered_id)
+        if edge is not None:
+            from memgraph.hashing import edge_hash
+
+            return edge_hash(edge)
+        return None
+
+    def mark_summary_stale(self, summary: MemorySummary, stale_ids: list[str], reason: str) -> None:
+        before = summary.freshness.state.value
+        freshness = MemoryFreshness(
+            state=FreshnessState.stale,
+            checked_at=self.now,
+            stale_ids=sorted(set(summary.freshness.stale_ids) | set(stale_ids)),
+            reason=reason,
+        )
+        self.set_summary(summary.model_copy(update={"freshness": freshness}))
+        self.receipt(
+            "mark_stale",
+            summary.id,
+            "summary",
+            before=before,
+            after=FreshnessState.stale.value,
+            reason=reason,
+            details={"stale_ids": stale_ids},
+        )

@@ -1,0 +1,36 @@
+"""voice: what the operator said, verbatim.
+
+Law: a message node keeps its text verbatim in ``claim`` and must carry a
+transcript (or page) anchor; the text itself is never rewritten by a revision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memgraph.documents import AnchorKind, MemoryNode, ProfileName
+from profiles.base import Profile, RuleContext, table
+
+
+def message_is_anchored_and_verbatim(
+    before: MemoryNode | None, after: MemoryNode, ctx: RuleContext
+) -> Iterable[str]:
+    if after.kind != "message":
+        return
+    if not any(a.kind in (AnchorKind.transcript, AnchorKind.page) for a in after.anchors):
+        yield f"{after.id}: a voice message needs a transcript or page anchor"
+    if before is not None and before.claim != after.claim:
+        yield f"{after.id}: voice message text is verbatim and cannot be revised"
+
+
+VOICE = Profile(
+    name=ProfileName.voice,
+    description="Operator messages pulled verbatim from agent transcripts; voice sessions.",
+    node_kinds=frozenset({"message", "voice_session"}),
+    edge_kinds=frozenset({"in_session", "follows"}),
+    states=("captured", "classified", "retired"),
+    initial=frozenset({"captured", "classified"}),
+    transitions=table(captured={"classified", "retired"}, classified={"captured", "retired"}),
+    retired_state="retired",
+    node_rules=(message_is_anchored_and_verbatim,),
+)
