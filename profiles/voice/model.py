@@ -1,0 +1,51 @@
+"""What a transcript reader yields: one operator message, verbatim.
+
+This is the contract between the readers/prefilter (``profiles.voice.readers``,
+``profiles.voice.prefilter``) and everything downstream (message nodes, voice
+pages, extract/backfill).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class OperatorMessage:
+    session_id: str
+    record_uuid: str  # the transcript record's uuid; a stable synthetic key when it has none
+    timestamp: datetime  # timezone-aware UTC
+    text: str  # what the human typed, verbatim (IDE context tags stripped)
+    transcript: str  # path of the transcript file it came from
+    line: int  # 1-based line number in that file
+    harness: str  # "claude-code" | "codex"
+    # prompt | slash_command | bash_input | rejection_feedback | ask_answer | queued
+    # | side_question
+    origin: str
+    cwd: str | None = None
+    git_branch: str | None = None
+
+
+@dataclass
+class ReadStats:
+    """What a reader saw; bad lines are counted and skipped, never fatal."""
+
+    lines: int = 0
+    records: int = 0
+    bad_lines: int = 0
+    kept: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)  # prefilter rule -> count
+    warnings: list[str] = field(default_factory=list)
+
+    def drop(self, rule: str) -> None:
+        self.dropped[rule] = self.dropped.get(rule, 0) + 1
+
+
+@dataclass
+class TranscriptRead:
+    path: str
+    harness: str
+    session_id: str | None
+    messages: list[OperatorMessage]  # sorted by (timestamp, line)
+    stats: ReadStats
