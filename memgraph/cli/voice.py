@@ -1,0 +1,69 @@
+"""``memgraph voice``: search by default, plus capture subcommands.
+
+``memgraph voice "keyword" [flags]`` searches; ``memgraph voice --backfill ...``
+backfills; ``memgraph voice extract|classify ...`` are subcommands. The group
+routes its arguments: a known subcommand name first wins, ``--backfill``
+anywhere selects the hidden ``backfill`` command, anything else goes to the
+hidden ``search`` command. Each command lives in its own module and registers
+itself on ``voice_app`` (``register_voice(voice_app)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+# Modules that add commands to the voice group (skipped until they exist).
+VOICE_MODULES = ("voice_search", "voice_capture", "voice_classify")
+
+
+class VoiceGroup(TyperGroup):
+    def resolve_command(self, ctx: typer.Context, args: list[str]) -> Any:  # type: ignore[override]
+        if args and args[0] in self.commands and args[0] not in ("search", "backfill"):
+            return super().resolve_command(ctx, args)
+        if "--backfill" in args and "backfill" in self.commands:
+            rest = [a for a in args if a != "--backfill"]
+            return "backfill", self.commands["backfill"], rest
+        if "search" in self.commands:
+            # `voice search QUERY` is the explicit spelling of `voice QUERY`
+            rest = args[1:] if args and args[0] == "search" else args
+            return "search", self.commands["search"], rest
+        return super().resolve_command(ctx, args)
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        # Hand everything after `voice` to the routed command, options included;
+        # only a bare `voice --help` is the group's own.
+        if args in (["--help"], ["-h"]):
+            return super().parse_args(ctx, args)
+        if not args:
+            args = ["--help"] if "search" not in self.commands else []
+        ctx._protected_args, ctx.args = (args[:1], args[1:]) if args else (["search"], [])
+        return ctx.args
+
+
+voice_app = typer.Typer(
+    cls=VoiceGroup,
+    help=(
+        'Search what you said: memgraph voice "keyword" [--since D] [--project P] ... ; '
+        "capture with --backfill, `extract`, `classify`."
+    ),
+    no_args_is_help=False,
+    invoke_without_command=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+def register(app: typer.Typer) -> None:
+    for name in VOICE_MODULES:
+        try:
+            module = importlib.import_module(f"memgraph.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"memgraph.cli.{name}":
+                continue
+            raise
+        module.register_voice(voice_app)
+    app.add_typer(voice_app, name="voice")
