@@ -47,6 +47,8 @@ COMMAND_MODULES = (
     "context",
     "mcp",
     "probe",
+    "voice_index",
+    "wiki",
     "demo",
 )
 
