@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     ollama_model: str = "gemma4:e2b"
     ollama_host: str | None = None
     ollama_timeout: float = 30.0
+    ollama_retries: int = 2  # extra attempts per request after the first
+    ollama_batch_tokens: int = 500  # messages per /api/chat request, in estimated tokens
     qdrant_url: str | None = None
     qdrant_path: Path | None = None
     embedder: str = "none"  # none | hash | ollama | minilm

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memgraph.documents import (
     GraphOp,
@@ -23,10 +23,10 @@ from memgraph.documents import (
     PatchStatus,
     utcnow,
 )
-from memgraph.errors import PatchRejected
+from memgraph.errors import PatchAlreadyDecided, PatchRejected, UsageError
 from memgraph.ids import stable_id
 from memgraph.store.protocol import GraphReader, Store, StoreTxn
-from memgraph.working import Working, referenced_ids
+from memgraph.working import Working, prefetch_plan
 
 # Applied patches keep their ops in the store only when small; a bulk ingest's
 # receipts already record every effect, and a 400k-op JSON blob helps nobody.
@@ -56,9 +56,11 @@ def plan(reader: GraphReader, patch: MemoryPatchCandidate, now: datetime) -> Wor
     problems: list[str] = []
     status = reader.patch_status(patch.id)
     if status is not None:
-        raise PatchRejected([f"{patch.id}: patch was already {status}"])
+        raise PatchAlreadyDecided([f"{patch.id}: patch was already {status}"])
     work = Working(reader, patch, now)
-    work.prefetch(*referenced_ids(patch.ops))
+    nodes, endpoints, edges, summaries = prefetch_plan(patch.ops)
+    work.prefetch(nodes, edges, summaries)
+    work.prefetch_exists(endpoints)
     for index, op in enumerate(patch.ops):
         errors = apply_op(work, index, op)
         problems.extend(f"ops[{index}] {op.op}: {e}" for e in errors)
@@ -94,6 +96,16 @@ def _write(txn: StoreTxn, work: Working, patch: MemoryPatchCandidate) -> ApplyRe
     )
 
 
+def _utc(now: datetime | None) -> datetime:
+    # Timestamps the engine stamps bypass validation (model_copy), so normalise
+    # here: stored JSON then always says ``Z`` and re-exports byte-identically.
+    if now is None:
+        return utcnow()
+    if now.tzinfo is None:
+        raise UsageError("now must be a timezone-aware datetime")
+    return now.astimezone(UTC)
+
+
 def apply_patch(
     store: Store, patch: MemoryPatchCandidate, now: datetime | None = None
 ) -> ApplyResult:
@@ -101,7 +113,7 @@ def apply_patch(
 
     A patch whose ops change nothing (a re-ingest) writes nothing at all.
     """
-    now = now or utcnow()
+    now = _utc(now)
     with store.transaction() as txn:
         work = plan(txn, patch, now)
         return _write(txn, work, patch)
@@ -121,7 +133,7 @@ def reject_patch(
     store: Store, patch: MemoryPatchCandidate, reasons: Iterable[str], now: datetime | None = None
 ) -> MemoryLifecycleReceipt:
     """Record that ``patch`` was rejected: a patch row and one receipt, no graph change."""
-    now = now or utcnow()
+    now = _utc(now)
     reasons = list(reasons)
     receipt = MemoryLifecycleReceipt(
         id=stable_id("r", patch.id, "reject"),
@@ -138,8 +150,9 @@ def reject_patch(
         details={"problems": reasons[:50], "op_count": len(patch.ops)},
     )
     with store.transaction() as txn:
-        if txn.patch_status(patch.id) is not None:
-            raise PatchRejected([f"{patch.id}: patch was already {txn.patch_status(patch.id)}"])
+        status = txn.patch_status(patch.id)
+        if status is not None:
+            raise PatchAlreadyDecided([f"{patch.id}: patch was already {status}"])
         stored = patch.model_copy(
             update={
                 "status": PatchStatus.rejected,
@@ -157,9 +170,10 @@ def apply_or_reject(
     """Apply ``patch``; when validation fails, record the rejection and re-raise."""
     try:
         return apply_patch(store, patch, now)
+    except PatchAlreadyDecided:
+        raise
     except PatchRejected as exc:
-        if "already" not in (exc.problems[0] if exc.problems else ""):
-            reject_patch(store, patch, exc.problems, now)
+        reject_patch(store, patch, exc.problems, now)
         raise
 
 

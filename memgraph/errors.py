@@ -57,6 +57,10 @@ class PatchRejected(ValidationFailed):
     """A MemoryPatchCandidate failed validation; nothing was applied."""
 
 
+class PatchAlreadyDecided(PatchRejected):
+    """The patch id was already applied or rejected; a patch is decided once."""
+
+
 class NotFound(MemgraphError):
     """A referenced node, edge, summary, session or file does not exist."""
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 from memgraph.documents import MemoryEdge, MemoryNode, MemorySummary
 from memgraph.ids import content_hash
 
@@ -13,7 +16,35 @@ _SUMMARY_VOLATILE = {"ingested_at", "freshness"}
 
 
 def node_hash(node: MemoryNode) -> str:
-    return content_hash(node.model_dump(mode="json", exclude=_NODE_VOLATILE))
+    """sha256 of the node's claim-bearing fields.
+
+    Serialised by pydantic-core in field order (fast: every upsert receipt
+    carries this hash); the only free-form mapping, ``attributes``, is
+    key-sorted first so equal content always hashes equally.
+    """
+    if node.attributes and not _is_sorted(node.attributes):
+        node = node.model_copy(update={"attributes": _sorted(node.attributes)})
+    data = node.model_dump_json(exclude=_NODE_VOLATILE).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def _is_sorted(value: Any) -> bool:
+    if type(value) is dict:
+        keys = list(value)
+        if keys != sorted(keys, key=str):
+            return False
+        return all(_is_sorted(v) for v in value.values() if type(v) in (dict, list))
+    if type(value) is list:
+        return all(_is_sorted(v) for v in value if type(v) in (dict, list))
+    return True
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
 
 
 def edge_hash(edge: MemoryEdge) -> str:

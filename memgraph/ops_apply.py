@@ -15,6 +15,7 @@ from memgraph.documents import (
     MarkStale,
     MemoryFreshness,
     MemoryNode,
+    MemorySummary,
     MergeNodes,
     RefreshEmbedding,
     RetireNode,
@@ -24,11 +25,12 @@ from memgraph.documents import (
     TransitionNode,
     UpsertEdge,
     UpsertNode,
+    evolve,
 )
 from memgraph.hashing import node_hash, same_node_content
-from memgraph.validation import edge_problems, node_problems, summary_problems
+from memgraph.validation import edge_endpoint_problems, node_problems, summary_problems
 from memgraph.working import Working
-from profiles import get_profile
+from profiles import REGISTRY, get_profile
 from profiles.agent import SHORT_TERM_OPEN_STATES
 
 Problems = list[str]
@@ -39,7 +41,7 @@ def _node_change(work: Working, before: MemoryNode | None, after: MemoryNode) ->
     problems = node_problems(after)
     if problems:
         return problems
-    profile = get_profile(after.profile)
+    profile = REGISTRY.get(after.profile) or get_profile(after.profile)
     if before is not None and before.profile != after.profile:
         return [f"{after.id}: profile cannot change ({before.profile} -> {after.profile})"]
     current = before.lifecycle if before is not None else None
@@ -93,12 +95,14 @@ def upsert_node(work: Working, op: UpsertNode) -> Problems:
         update["ingested_at"] = work.now
     if before is not None:
         update["created_at"] = before.created_at
-    return _commit_node(work, "upsert_node", before, node.model_copy(update=update), "")
+    return _commit_node(work, "upsert_node", before, evolve(node, update), "")
 
 
 def upsert_edge(work: Working, op: UpsertEdge) -> Problems:
     edge = op.edge
-    problems = edge_problems(edge, work.node(edge.source_id), work.node(edge.target_id))
+    problems = edge_endpoint_problems(
+        edge, work.node_exists(edge.source_id), work.node_exists(edge.target_id)
+    )
     if problems:
         return problems
     profile = get_profile(edge.profile)
@@ -136,6 +140,8 @@ def retire_node(work: Working, op: RetireNode) -> Problems:
     if before is None:
         return problems
     profile = get_profile(before.profile)
+    if before.lifecycle == profile.retired_state:
+        return []  # already retired: retiring again changes nothing, no receipt
     after = before.model_copy(
         update={
             "lifecycle": profile.retired_state,
@@ -153,6 +159,10 @@ def revise_node(work: Working, op: ReviseNode) -> Problems:
     changes = op.changes.model_dump(exclude_none=True)
     if not changes:
         return [f"{op.node_id}: revision changes nothing"]
+    if before.superseded_by:
+        return [f"{op.node_id}: was merged into {before.superseded_by}; revise that node"]
+    if all(getattr(before, k) == v for k, v in changes.items()):
+        return []  # same values: nothing to record
     profile = get_profile(before.profile)
     update: dict[str, Any] = {**changes, "updated_at": work.now}
     if profile.revised_state is not None and profile.can_transition(
@@ -167,6 +177,8 @@ def transition_node(work: Working, op: TransitionNode) -> Problems:
     before, problems = _existing(work, op.node_id)
     if before is None:
         return problems
+    if before.lifecycle == op.to_state:
+        return []  # already there: no change, no receipt
     after = before.model_copy(update={"lifecycle": op.to_state, "updated_at": work.now})
     return _commit_node(work, "transition_node", before, after, op.reason)
 
@@ -177,6 +189,10 @@ def review_node(work: Working, op: ReviewNode) -> Problems:
         return problems
     if op.verdict == "approve":
         work.approved.add(node.id)
+        work.rejected.discard(node.id)
+    else:
+        work.rejected.add(node.id)
+        work.approved.discard(node.id)
     work.receipt(
         "review_node",
         node.id,
@@ -191,11 +207,18 @@ def review_node(work: Working, op: ReviewNode) -> Problems:
 
 
 def merge_nodes(work: Working, op: MergeNodes) -> Problems:
+    """Fold sources into target: the target gains their anchors and source
+    hashes; each source is retired with ``superseded_by`` pointing at it."""
     target, problems = _existing(work, op.target_id)
     if target is None:
         return problems
     if op.target_id in op.source_ids:
         return [f"{op.target_id}: cannot merge a node into itself"]
+    if len(set(op.source_ids)) != len(op.source_ids):
+        return [f"{op.target_id}: source_ids name a node more than once"]
+    profile = get_profile(target.profile)
+    if target.superseded_by or target.lifecycle == profile.retired_state:
+        return [f"{op.target_id}: cannot merge into a retired or merged node"]
     sources: list[MemoryNode] = []
     for sid in op.source_ids:
         src, errs = _existing(work, sid)
@@ -205,11 +228,12 @@ def merge_nodes(work: Working, op: MergeNodes) -> Problems:
             problems.append(
                 f"{sid}: cannot merge across profiles ({src.profile} -> {target.profile})"
             )
+        elif src.superseded_by:
+            problems.append(f"{sid}: already merged into {src.superseded_by}")
         else:
             sources.append(src)
     if problems:
         return problems
-    profile = get_profile(target.profile)
     anchors = {a.id: a for a in target.anchors}
     hashes = list(target.source_hashes)
     for src in sources:
@@ -220,6 +244,7 @@ def merge_nodes(work: Working, op: MergeNodes) -> Problems:
             update={
                 "lifecycle": profile.retired_state,
                 "superseded_by": target.id,
+                "valid_to": src.valid_to or work.now,
                 "updated_at": work.now,
             }
         )
@@ -230,7 +255,9 @@ def merge_nodes(work: Working, op: MergeNodes) -> Problems:
         update={"anchors": list(anchors.values()), "source_hashes": hashes, "updated_at": work.now}
     )
     problems.extend(
-        _commit_node(work, "merge_nodes", target, merged, op.reason, merged_from=op.source_ids)
+        _commit_node(
+            work, "merge_nodes", target, merged, op.reason, merged_from=list(op.source_ids)
+        )
     )
     return problems
 
@@ -247,6 +274,28 @@ def attach_anchor(work: Working, op: AttachAnchor) -> Problems:
     return _commit_node(work, "attach_anchor", before, after, "", anchor_id=op.anchor.id)
 
 
+def _summary_cycle(work: Working, summary: MemorySummary) -> bool:
+    """True when ``summary`` is reachable from the summaries it covers."""
+    stack = list(summary.covers_summary_ids)
+    seen: set[str] = set()
+    while stack:
+        sid = stack.pop()
+        if sid == summary.id:
+            return True
+        if sid in seen:
+            continue
+        seen.add(sid)
+        covered = work.summary(sid)
+        if covered is not None:
+            stack.extend(covered.covers_summary_ids)
+    return False
+
+
+def _same_summary(a: MemorySummary, b: MemorySummary) -> bool:
+    volatile = {"ingested_at", "freshness"}
+    return a.model_dump(exclude=volatile) == b.model_dump(exclude=volatile)
+
+
 def summarize_cluster(work: Working, op: SummarizeCluster) -> Problems:
     summary = op.summary
     missing = [i for i in summary.covers_node_ids if work.node(i) is None]
@@ -255,6 +304,8 @@ def summarize_cluster(work: Working, op: SummarizeCluster) -> Problems:
     problems = summary_problems(summary, missing)
     if problems:
         return problems
+    if _summary_cycle(work, summary):
+        return [f"{summary.id}: covering these summaries would make a cycle"]
     hashes = {cid: work.current_hash(cid) or "" for cid in summary.covered_ids()}
     if summary.source_hashes and summary.source_hashes != hashes:
         return [f"{summary.id}: source_hashes do not match the covered documents"]
@@ -268,6 +319,12 @@ def summarize_cluster(work: Working, op: SummarizeCluster) -> Problems:
             "ingested_at": summary.ingested_at or work.now,
         }
     )
+    if (
+        before is not None
+        and before.freshness.state == FreshnessState.fresh
+        and _same_summary(before, after)
+    ):
+        return []  # re-summarising the same fresh summary changes nothing
     work.set_summary(after)
     if before is not None:
         work.changed_ids.add(summary.id)
@@ -283,8 +340,12 @@ def summarize_cluster(work: Working, op: SummarizeCluster) -> Problems:
 
 
 def mark_stale(work: Working, op: MarkStale) -> Problems:
+    """On a summary: mark it stale (propagates to summaries covering it).
+    On a node: record its new source hashes (summaries over it go stale)."""
     summary = work.summary(op.target_id)
     if summary is not None:
+        if summary.freshness.state == FreshnessState.stale:
+            return []  # already stale: nothing changes, no receipt
         work.mark_summary_stale(summary, [], op.reason or "marked stale")
         work.changed_ids.add(summary.id)
         return []
@@ -293,6 +354,8 @@ def mark_stale(work: Working, op: MarkStale) -> Problems:
         return [f"{op.target_id}: no such node or summary"]
     if op.source_hashes is None:
         return [f"{op.target_id}: marking a node stale needs its new source_hashes"]
+    if op.source_hashes == before.source_hashes:
+        return []  # sources unchanged: nothing is stale
     after = before.model_copy(update={"source_hashes": op.source_hashes, "updated_at": work.now})
     return _commit_node(work, "mark_stale", before, after, op.reason)
 
@@ -301,6 +364,8 @@ def refresh_embedding(work: Working, op: RefreshEmbedding) -> Problems:
     node, problems = _existing(work, op.manifest.node_id)
     if node is None:
         return problems
+    if work.manifest(node.id) == op.manifest:
+        return []  # the same embedding again: no change, no receipt
     work.pending_manifests[node.id] = op.manifest
     work.receipt(
         "refresh_embedding",

@@ -16,11 +16,10 @@ from memgraph.documents import (
     MemoryNode,
     MemorySummary,
 )
+from profiles import REGISTRY
 
 
 def node_problems(node: MemoryNode) -> list[str]:
-    from profiles import REGISTRY
-
     problems: list[str] = []
     if not node.id.strip():
         problems.append("node: empty id")
@@ -44,10 +43,17 @@ def node_problems(node: MemoryNode) -> list[str]:
 def edge_problems(
     edge: MemoryEdge, source: MemoryNode | None, target: MemoryNode | None
 ) -> list[str]:
+    return edge_endpoint_problems(edge, source is not None, target is not None)
+
+
+def edge_endpoint_problems(edge: MemoryEdge, source_exists: bool, target_exists: bool) -> list[str]:
+    """Edges reference existing nodes; valid time is ordered."""
     problems: list[str] = []
-    if source is None:
+    if not edge.id.strip():
+        problems.append("edge: empty id")
+    if not source_exists:
         problems.append(f"{edge.id}: source {edge.source_id} does not exist")
-    if target is None:
+    if not target_exists:
         problems.append(f"{edge.id}: target {edge.target_id} does not exist")
     if edge.valid_from and edge.valid_to and edge.valid_to < edge.valid_from:
         problems.append(f"{edge.id}: valid_to is before valid_from")
@@ -73,8 +79,6 @@ def _duplicates(kind: str, ids: Iterable[str]) -> list[str]:
 
 def validate_snapshot(snapshot: MemoryGraphSnapshot) -> list[str]:
     """Every generic invariant and the profile laws checkable on a whole graph."""
-    from profiles import REGISTRY
-
     problems: list[str] = []
     problems += _duplicates("node", (n.id for n in snapshot.nodes))
     problems += _duplicates("edge", (e.id for e in snapshot.edges))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -16,15 +17,26 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
     MemorySummary,
+    evolve,
 )
-from memgraph.hashing import node_hash, summary_hash
-from memgraph.ids import stable_id
+from memgraph.hashing import edge_hash, node_hash, summary_hash
 from memgraph.store.protocol import GraphReader
 
 
 def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]]:
     """(node ids, edge ids, summary ids) an op list touches, for one bulk prefetch."""
+    nodes, endpoints, edges, summaries = prefetch_plan(ops)
+    return nodes | endpoints, edges, summaries
+
+
+def prefetch_plan(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str], set[str]]:
+    """(node ids to load, node ids only checked for existence, edge ids, summary ids).
+
+    Edge endpoints only need to exist; loading (and parsing) their documents
+    would dominate a bulk edge ingest, so they are checked with a key lookup.
+    """
     nodes: set[str] = set()
+    endpoints: set[str] = set()
     edges: set[str] = set()
     summaries: set[str] = set()
     for op in ops:
@@ -33,7 +45,7 @@ def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]
                 nodes.add(op.node.id)
             case "upsert_edge":
                 edges.add(op.edge.id)
-                nodes.update((op.edge.source_id, op.edge.target_id))
+                endpoints.update((op.edge.source_id, op.edge.target_id))
             case "merge_nodes":
                 nodes.update(op.source_ids)
                 nodes.add(op.target_id)
@@ -51,7 +63,28 @@ def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]
                 nodes.update(op.dispositions)
             case _:
                 nodes.add(op.node_id)
-    return nodes, edges, summaries
+    return nodes, endpoints - nodes, edges, summaries
+
+
+def _receipt_hasher(patch_id: str) -> Any:
+    """sha256 state equal to ``digest(patch_id, ...)`` before its last part.
+
+    Receipt ids are ``stable_id("r", patch_id, str(n))``; copying this state
+    gives the same ids without rehashing the patch id for every receipt.
+    """
+    h = hashlib.sha256()
+    data = patch_id.encode("utf-8", "surrogatepass")
+    h.update(len(data).to_bytes(8, "big"))
+    h.update(data)
+    return h
+
+
+def receipt_id(hasher: Any, number: int) -> str:
+    h = hasher.copy()
+    data = str(number).encode()
+    h.update(len(data).to_bytes(8, "big"))
+    h.update(data)
+    return f"r-{h.hexdigest()[:16]}"
 
 
 class Working:
@@ -71,9 +104,34 @@ class Working:
         self.pending_manifests: dict[str, MemoryEmbeddingManifest] = {}
         self.receipts: list[MemoryLifecycleReceipt] = []
         self.approved: set[str] = set()
+        # ids with a rejecting review in this patch (a later verdict wins)
+        self.rejected: set[str] = set()
+        self._exists: dict[str, bool] = {}
+        self._manifests: dict[str, MemoryEmbeddingManifest | None] = {}
         # ids whose content hash changed in this patch: staleness starts here
         self.changed_ids: set[str] = set()
         self._receipt_no = 0
+        self._receipt_hasher = _receipt_hasher(patch.id)
+        # Receipts are built from validated data by the engine itself, and a bulk
+        # ingest writes hundreds of thousands: copy a constructed template (the
+        # patch-wide fields) instead of validating each one.
+        self._receipt_template = MemoryLifecycleReceipt.model_construct(
+            id="",
+            patch_id=patch.id,
+            op="",
+            target_id="",
+            target_type="",
+            profile=None,
+            actor=patch.proposer,
+            at=now,
+            before=None,
+            after=None,
+            reason=patch.reason,
+            details={},
+            valid_from=None,
+            valid_to=None,
+            ingested_at=now,
+        )
 
     # -- reads -------------------------------------------------------------
     def prefetch(self, nodes: set[str], edges: set[str], summaries: set[str]) -> None:
@@ -89,6 +147,27 @@ class Working:
         found_s = self.reader.get_summaries(missing)
         for i in missing:
             self._summaries[i] = found_s.get(i)
+
+    def prefetch_exists(self, node_ids: Iterable[str]) -> None:
+        missing = [i for i in node_ids if i not in self._nodes and i not in self._exists]
+        found = self.reader.existing_node_ids(missing)
+        for i in missing:
+            self._exists[i] = i in found
+
+    def node_exists(self, node_id: str) -> bool:
+        """Existence without loading the document (edge endpoints)."""
+        if node_id in self._nodes:
+            return self._nodes[node_id] is not None
+        if node_id not in self._exists:
+            self._exists[node_id] = bool(self.reader.existing_node_ids([node_id]))
+        return self._exists[node_id]
+
+    def manifest(self, node_id: str) -> MemoryEmbeddingManifest | None:
+        if node_id in self.pending_manifests:
+            return self.pending_manifests[node_id]
+        if node_id not in self._manifests:
+            self._manifests[node_id] = self.reader.get_manifests([node_id]).get(node_id)
+        return self._manifests[node_id]
 
     def node(self, node_id: str) -> MemoryNode | None:
         if node_id not in self._nodes:
@@ -120,12 +199,13 @@ class Working:
         return [n for n in result.values() if n.lifecycle in wanted]
 
     def has_approving_review(self, node_id: str) -> bool:
+        """The latest review verdict for the node (this patch first) approves."""
         if node_id in self.approved:
             return True
-        return any(
-            r.details.get("verdict") == "approve"
-            for r in self.reader.receipts_for(node_id, "review_node")
-        )
+        if node_id in self.rejected:
+            return False
+        reviews = self.reader.receipts_for(node_id, "review_node")
+        return bool(reviews) and reviews[-1].details.get("verdict") == "approve"
 
     # -- writes (pending) --------------------------------------------------
     def set_node(self, node: MemoryNode) -> None:
@@ -133,7 +213,9 @@ class Working:
         # history keeps the version the store had before this patch, once
         if before is not None and node.id not in self.pending_nodes:
             self.previous_nodes.setdefault(node.id, before)
-        if before is None or node_hash(before) != node_hash(node):
+        # A node new to the graph cannot be covered by any summary yet, so only
+        # a changed existing node starts staleness propagation.
+        if before is not None and node_hash(before) != node_hash(node):
             self.changed_ids.add(node.id)
         self._nodes[node.id] = node
         self.pending_nodes[node.id] = node
@@ -159,25 +241,20 @@ class Working:
         details: dict[str, Any] | None = None,
     ) -> None:
         self._receipt_no += 1
-        # model_construct: the engine builds these from validated data, and
-        # bulk ingests write hundreds of thousands of them.
         self.receipts.append(
-            MemoryLifecycleReceipt.model_construct(
-                id=stable_id("r", self.patch.id, str(self._receipt_no)),
-                patch_id=self.patch.id,
-                op=op,
-                target_id=target_id,
-                target_type=target_type,
-                profile=profile,
-                actor=self.patch.proposer,
-                at=self.now,
-                before=before,
-                after=after,
-                reason=reason or self.patch.reason,
-                details=details or {},
-                valid_from=None,
-                valid_to=None,
-                ingested_at=self.now,
+            evolve(
+                self._receipt_template,
+                {
+                    "id": receipt_id(self._receipt_hasher, self._receipt_no),
+                    "op": op,
+                    "target_id": target_id,
+                    "target_type": target_type,
+                    "profile": profile,
+                    "before": before,
+                    "after": after,
+                    "reason": reason or self.patch.reason,
+                    "details": details or {},
+                },
             )
         )
 
@@ -225,8 +302,6 @@ class Working:
             return summary_hash(summary) + ":" + summary.freshness.state.value
         edge = self._edges.get(covered_id)
         if edge is not None:
-            from memgraph.hashing import edge_hash
-
             return edge_hash(edge)
         return None
 

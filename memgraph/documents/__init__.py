@@ -5,6 +5,7 @@ from memgraph.documents.base import (
     ProfileName,
     Temporal,
     UtcDatetime,
+    evolve,
     utcnow,
 )
 from memgraph.documents.context import CutName, MemoryContextPacket, MemoryContextQuery
@@ -85,5 +86,6 @@ __all__ = [
     "UpsertEdge",
     "UpsertNode",
     "UtcDatetime",
+    "evolve",
     "utcnow",
 ]

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-# Every timestamp is timezone-aware and serialised as UTC ISO-8601 with a ``Z``;
-# naive datetimes are rejected so two machines never disagree on "when".
-UtcDatetime = Annotated[
-    AwareDatetime,
-    PlainSerializer(
-        lambda d: d.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-        return_type=str,
-        when_used="json",
-    ),
-]
+
+def _to_utc(value: datetime) -> datetime:
+    return value if value.tzinfo is UTC else value.astimezone(UTC)
+
+
+# Every timestamp is timezone-aware and normalised to UTC when validated, so it
+# serialises as ISO-8601 with a ``Z``; naive datetimes are rejected so two
+# machines never disagree on "when". Normalising at validation (rather than a
+# Python serializer) keeps JSON serialisation in pydantic-core: the bulk-ingest
+# hot path serialises every node and receipt at least once.
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 
 JsonValue = Any
 
@@ -28,6 +29,28 @@ def utcnow() -> datetime:
 
 class Document(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=False)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def evolve(model: _M, update: dict[str, Any]) -> _M:
+    """``model.model_copy(update=update)`` without its per-copy overhead.
+
+    Like ``model_copy`` it does not validate ``update``: use it only with
+    values that are already valid (the engine's own bookkeeping on hot paths).
+    Documents forbid extra fields and hold no private attributes, so a copy
+    is the field dict plus the set of fields set.
+    """
+    cls = type(model)
+    copied = cls.__new__(cls)
+    object.__setattr__(copied, "__dict__", {**model.__dict__, **update})
+    object.__setattr__(
+        copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys()
+    )
+    object.__setattr__(copied, "__pydantic_extra__", None)
+    object.__setattr__(copied, "__pydantic_private__", None)
+    return copied
 
 
 class Temporal(Document):

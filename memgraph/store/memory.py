@@ -58,6 +58,9 @@ class MemoryTxn:
     def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
         return {i: self.s.nodes[i] for i in ids if i in self.s.nodes}
 
+    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
+        return {i for i in ids if i in self.s.nodes}
+
     def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
         return {i: self.s.edges[i] for i in ids if i in self.s.edges}
 

@@ -123,12 +123,25 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
+# Core migrations after 1 use versions 100+ (2-49 are reserved for extensions).
+MIGRATIONS.append(
+    Migration(
+        100,
+        "node FTS rows for inserted nodes are added set-based by the store, not per-row trigger",
+        # A per-row trigger costs ~3x a set-based INSERT ... SELECT on bulk ingests.
+        # SQLiteTxn.put_nodes indexes new rows in the same transaction; updates
+        # still go through nodes_fts_au.
+        "DROP TRIGGER IF EXISTS nodes_fts_ai;",
+    )
+)
+
 # Profiles that keep their own index tables in the canonical store (for fast
 # read paths) ship them as migrations in ``<module>.MIGRATIONS``. Version
 # numbers are reserved per module so they never collide:
 #   2-9 voice, 10-19 session, 20-29 activity/artifact, 30-39 classify, 40-49 context_cut
 EXTENSION_MODULES = (
     "profiles.voice.schema",
+    "profiles.voice.search_schema",  # voice read path: versions 5-9
     "profiles.session.schema",
     "profiles.activity.schema",
     "profiles.artifact.schema",

@@ -41,7 +41,20 @@ def iso(dt: datetime | None) -> str | None:
     """Fixed-width UTC text, so SQL string comparison is time order."""
     if dt is None:
         return None
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    text = _ISO_CACHE.get(dt)
+    if text is None:
+        if dt.tzinfo is not UTC:
+            dt = dt.astimezone(UTC)
+        # isoformat is fixed width (strftime drops a year's leading zeros) and
+        # fast; the cache serves the patch's ``now`` stamped on every row.
+        text = dt.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+        if len(_ISO_CACHE) > 4096:
+            _ISO_CACHE.clear()
+        _ISO_CACHE[dt] = text
+    return text
+
+
+_ISO_CACHE: dict[datetime, str] = {}
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -90,6 +103,9 @@ class SQLiteTxn:
         docs = self._fetch("SELECT doc FROM nodes WHERE id IN ({})", ids)
         nodes = (MemoryNode.model_validate_json(d) for d in docs)
         return {n.id: n for n in nodes}
+
+    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
+        return set(self._fetch("SELECT id FROM nodes WHERE id IN ({})", ids))
 
     def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
         docs = self._fetch("SELECT doc FROM edges WHERE id IN ({})", ids)
@@ -141,10 +157,16 @@ class SQLiteTxn:
 
     # -- writes ------------------------------------------------------------
     def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
-        self.conn.executemany(
-            "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
-            [(p.id, p.model_dump_json()) for p in previous],
-        )
+        if previous:
+            self.conn.executemany(
+                "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
+                [(p.id, p.model_dump_json()) for p in previous],
+            )
+        if not nodes:
+            return
+        # New rows get rowids above the current maximum (updates keep theirs and
+        # are re-indexed by the nodes_fts_au trigger): index them in one statement.
+        last = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]
         self.conn.executemany(
             """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
                    ingested_at, updated_at, title, body, doc)
@@ -155,6 +177,11 @@ class SQLiteTxn:
                    ingested_at=excluded.ingested_at, updated_at=excluded.updated_at,
                    title=excluded.title, body=excluded.body, doc=excluded.doc""",
             [node_row(n) for n in nodes],
+        )
+        self.conn.execute(
+            "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes"
+            " WHERE rowid > ?",
+            (last,),
         )
 
     def put_edges(self, edges: Sequence[MemoryEdge]) -> None:

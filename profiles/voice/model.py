@@ -37,6 +37,8 @@ class ReadStats:
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)  # prefilter rule -> count
     warnings: list[str] = field(default_factory=list)
+    # lines skipped undecoded by the readers' byte pre-check (cannot hold human text)
+    skipped_fast: int = 0
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1

@@ -1,0 +1,135 @@
+"""Benchmark `memgraph voice` against `rg -i` over the same pages, side by side.
+
+    python bench/gen_vault.py --out /tmp/mg-bench          # once (~10k pages)
+    python bench/bench_voice_search.py --out /tmp/mg-bench [--runs 31]
+
+Whole process: ``memgraph voice "fact" --since <date>`` (the installed console
+script, so the FAST_PATHS lean path) and ``rg -i fact <vault>``, run alternately
+so both see the same machine load; medians and p90s. In process: p50/p95 of the
+library query (``search_conn`` on an open connection) for a few query shapes.
+Prints the machine load so noisy figures can be recognised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _time(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall ms, CPU ms (user+sys of the child: what load on a shared box cannot inflate
+    much), output lines."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True)
+    elapsed = (time.perf_counter() - t0) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    if proc.returncode not in (0, 1):  # rg exits 1 when nothing matched
+        raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr[:300]!r}")
+    return elapsed, cpu, proc.stdout.count(b"\n")
+
+
+def whole_process(out: Path, runs: int, since: str, query: str) -> None:
+    memgraph = shutil.which("memgraph") or str(Path(sys.executable).parent / "memgraph")
+    rg = shutil.which("rg")
+    if rg is None:
+        raise SystemExit("ripgrep (rg) not found: apt-get install -y ripgrep")
+    env = {**os.environ, "MEMGRAPH_HOME": str(out / "home")}
+    ours = [memgraph, "voice", query, "--since", since]
+    theirs = [rg, "-i", query, str(out / "vault")]
+    for cmd in (ours, theirs):  # warm the page cache and the interpreter's files
+        _time(cmd, env)
+    mine: list[float] = []
+    grep: list[float] = []
+    mine_cpu: list[float] = []
+    grep_cpu: list[float] = []
+    lines = (0, 0)
+    for _ in range(runs):
+        a, ac, la = _time(ours, env)
+        b, bc, lb = _time(theirs, env)
+        mine.append(a)
+        grep.append(b)
+        mine_cpu.append(ac)
+        grep_cpu.append(bc)
+        lines = (la, lb)
+    m, g = statistics.median(mine), statistics.median(grep)
+    print(f"whole process, {runs} runs each, alternating (wall; cpu = user+sys):")
+    print(f"  memgraph voice {query!r} --since {since}: median {m:.1f} ms  "
+          f"p90 {_pct(mine, 0.9):.1f} ms  cpu {statistics.median(mine_cpu):.1f} ms  "
+          f"({lines[0]} lines)")  # fmt: skip
+    print(f"  rg -i {query} <vault>: median {g:.1f} ms  p90 {_pct(grep, 0.9):.1f} ms  "
+          f"cpu {statistics.median(grep_cpu):.1f} ms  ({lines[1]} lines)")  # fmt: skip
+    print(f"  ratio memgraph/rg (wall medians): {m / g:.2f}x")
+
+
+def in_process(out: Path, iterations: int, since: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from profiles.voice import search as core
+
+    conn = sqlite3.connect(f"file:{out / 'home' / 'memgraph.db'}?mode=ro", uri=True)
+    since_dt = core.parse_when(since)
+    shapes = {
+        "fact --since": core.VoiceQuery(query="fact", since=since_dt),
+        "fact": core.VoiceQuery(query="fact"),
+        '"schema migration"': core.VoiceQuery(query='"schema migration"'),
+        "tes* --project orion": core.VoiceQuery(query="tes*", project="orion"),
+        "the (very common word)": core.VoiceQuery(query="the"),
+        "--recent": core.VoiceQuery(recent=True),
+        "--session <prefix>": core.VoiceQuery(session="0"),
+    }
+    print(f"in process (search_conn on an open connection, {iterations} iterations):")
+    for name, q in shapes.items():
+        core.search_conn(conn, q)  # warm
+        times = []
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            hits = core.search_conn(conn, q)
+            times.append((time.perf_counter() - t0) * 1000)
+        print(f"  {name:<26} p50 {statistics.median(times):7.2f} ms  "
+              f"p95 {_pct(times, 0.95):7.2f} ms  ({len(hits)} hits)")  # fmt: skip
+    t0 = time.perf_counter()
+    core.stats_conn(conn)
+    print(f"  --stats                    once {(time.perf_counter() - t0) * 1000:7.2f} ms")
+    conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True, help="What gen_vault.py --out wrote.")
+    ap.add_argument("--runs", type=int, default=31)
+    ap.add_argument("--iterations", type=int, default=200)
+    ap.add_argument("--since", default="2026-06-01")
+    ap.add_argument("--query", default="fact")
+    args = ap.parse_args(argv)
+    if not (args.out / "home" / "memgraph.db").is_file():
+        print(
+            f"no store under {args.out}; run bench/gen_vault.py --out {args.out}", file=sys.stderr
+        )
+        return 2
+    pages = sum(1 for _ in (args.out / "vault").rglob("*.md"))
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cpus, load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}; {pages} pages")  # fmt: skip
+    whole_process(args.out, args.runs, args.since, args.query)
+    in_process(args.out, args.iterations, args.since)
+    load = os.getloadavg()
+    print(f"load avg after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

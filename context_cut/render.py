@@ -1,0 +1,82 @@
+"""Packet output: terse lines, one JSON object, or markdown for a prompt.
+
+Markdown uses the same item texts the budget counted (``context_cut.budget``),
+so what a prompt receives is what was measured.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from context_cut.budget import (
+    anchor_text,
+    edge_text,
+    node_text,
+    receipt_text,
+    summary_text,
+)
+from memgraph.documents import MemoryContextPacket
+
+
+def packet_json(packet: MemoryContextPacket) -> str:
+    """The whole packet as one line of JSON."""
+    data: Any = packet.model_dump(mode="json")
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def packet_lines(packet: MemoryContextPacket) -> list[str]:
+    """Terse output: one line per item, kind first."""
+    lines: list[str] = []
+    lines += [f"warning  {w}" for w in packet.warnings]
+    lines += [f"guard    {g}" for g in packet.contradiction_guards]
+    lines += [f"oblig    {o}" for o in packet.obligations]
+    lines += [f"summary  {_first_line(summary_text(s))}" for s in packet.summaries]
+    lines += [f"node     {_first_line(node_text(n))}" for n in packet.nodes]
+    lines += [f"edge     {edge_text(e)}" for e in packet.edges]
+    lines += [f"seam     {s}" for s in packet.verification_seams]
+    lines.append(
+        f"-- {packet.query.cut.value} cut: {len(packet.nodes)} nodes, "
+        f"{len(packet.summaries)} summaries, {len(packet.edges)} edges, "
+        f"{packet.tokens_used}/{packet.query.budget_tokens} tokens, "
+        f"{len(packet.omitted)} omitted"
+    )
+    return lines
+
+
+def packet_markdown(packet: MemoryContextPacket) -> str:
+    q = packet.query
+    out = [
+        f"# Context: {q.text}",
+        "",
+        f"cut `{q.cut.value}`, {packet.tokens_used}/{q.budget_tokens} tokens",
+        "",
+    ]
+
+    def section(title: str, items: list[str]) -> None:
+        if items:
+            out.append(f"## {title}")
+            out.extend(f"- {i}" for i in items)
+            out.append("")
+
+    section("Warnings", packet.warnings)
+    section("Contradiction guards", packet.contradiction_guards)
+    section("Obligations", packet.obligations)
+    if packet.summaries:
+        out.append("## Summaries")
+        for s in packet.summaries:
+            out += [summary_text(s), ""]
+    if packet.nodes:
+        out.append("## Nodes")
+        for n in packet.nodes:
+            out += [node_text(n), ""]
+    section("Edges", [edge_text(e) for e in packet.edges])
+    section("Verification seams", packet.verification_seams)
+    section("Anchors", [anchor_text(a) for a in packet.anchors])
+    section("Receipts", [receipt_text(r) for r in packet.receipts])
+    section("Left out (budget)", packet.omitted)
+    return "\n".join(out).rstrip() + "\n"

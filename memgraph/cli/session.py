@@ -1,0 +1,221 @@
+"""``memgraph session start|list|show``, ``memgraph note`` and ``memgraph wake``.
+
+Thin layer over ``profiles.session.api``. ``memgraph note`` usually runs on the
+lean path (``memgraph.cli.session_fast``); this command is the full path it
+falls back to, with the same output and exit codes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from memgraph.cli.common import print_json_line
+
+session_app = typer.Typer(
+    help="Session-bound spark notes: one YAML timeline per session.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+WorkspaceOpt = typer.Option(
+    None, "--workspace", help="Where .memgraph/ lives (env MEMGRAPH_WORKSPACE; default cwd)."
+)
+PersonaOpt = typer.Option(None, "--persona", help="Persona (env MEMGRAPH_PERSONA).")
+HarnessOpt = typer.Option(
+    None, "--harness", help="claude-code|codex|cli (default: detected from the environment)."
+)
+JsonOpt = typer.Option(False, "--json", help="One JSON object per line.")
+
+
+def _harness(flag: str | None) -> str:
+    from profiles.session.harness import detect_harness
+
+    return flag or detect_harness(os.environ)
+
+
+def _open(home: Path | None, workspace: Path | None) -> tuple[Any, Any]:
+    from memgraph.cli.common import settings
+    from memgraph.store import open_store
+
+    s = settings(home=home, workspace=workspace)
+    return s, open_store(s.store_path)
+
+
+def _info_json(info: Any) -> dict[str, Any]:
+    from profiles.session.records import fixed_iso
+
+    last = info.last_note_at
+    return {
+        "session_id": info.session_id,
+        "persona": info.persona,
+        "started_at": fixed_iso(info.started_at),
+        "last_note_at": fixed_iso(last) if last else None,
+        "notes": info.note_count,
+        "harness": info.harness,
+        "file": str(info.file),
+    }
+
+
+@session_app.command("start")
+def start(
+    session_id: str = typer.Argument(..., help="Session id (letters, digits, . _ - @ +)."),
+    persona: str | None = PersonaOpt,
+    harness: str | None = HarnessOpt,
+    home: Path | None = HomeOpt,
+    workspace: Path | None = WorkspaceOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Start a session: its node, a startup note and its YAML file (idempotent)."""
+    from profiles.session.api import StartRequest, start_session
+
+    s, store = _open(home, workspace)
+    try:
+        req = StartRequest(session_id, s.workspace, persona or s.persona, _harness(harness))
+        info = start_session(store, req)
+    finally:
+        store.close()
+    if as_json:
+        print_json_line({**_info_json(info), "created": info.created})
+    else:
+        state = "started" if info.created else "already started"
+        print(f"{state} {info.session_id} ({info.persona}) {info.file}")
+
+
+@session_app.command("list")
+def list_(
+    persona: str | None = PersonaOpt,
+    home: Path | None = HomeOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Sessions, most recently active first (by note time)."""
+    from profiles.session.api import list_sessions
+    from profiles.session.records import fixed_iso
+
+    _, store = _open(home, None)
+    try:
+        infos = list_sessions(store, persona)
+    finally:
+        store.close()
+    for info in infos:
+        if as_json:
+            print_json_line(_info_json(info))
+        else:
+            last = fixed_iso(info.last_note_at) if info.last_note_at else "-"
+            print(f"{info.session_id} {info.persona} notes={info.note_count} last={last}")
+
+
+@session_app.command("show")
+def show(
+    session_id: str = typer.Argument(...),
+    home: Path | None = HomeOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Print a session's notes from its YAML file (one line per note)."""
+    from profiles.session.api import show_session
+    from profiles.session.records import fixed_iso
+
+    _, store = _open(home, None)
+    try:
+        doc = show_session(store, session_id)
+    finally:
+        store.close()
+    for n in doc.notes:
+        if as_json:
+            print_json_line(n.model_dump(mode="json"))
+        else:
+            first = n.text.strip().splitlines()[0] if n.text.strip() else ""
+            print(f"{fixed_iso(n.timestamp)} {n.harness} {first}")
+
+
+def note(
+    text: str = typer.Argument(..., help="The note, verbatim."),
+    session: str | None = typer.Option(
+        None, "--session", help="Session id (else MEMGRAPH_SESSION, else the harness's own)."
+    ),
+    persona: str | None = PersonaOpt,
+    harness: str | None = HarnessOpt,
+    at: str | None = typer.Option(
+        None, "--at", help="When it happened (ISO-8601, for late notes)."
+    ),
+    home: Path | None = HomeOpt,
+    workspace: Path | None = WorkspaceOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Add a note to the active session and re-render its YAML file."""
+    from memgraph.documents import utcnow
+    from memgraph.errors import UsageError
+    from profiles.session.api import NoteRequest
+    from profiles.session.api import note as add_note
+    from profiles.session.harness import NO_SESSION, active_session
+    from profiles.session.records import check_name, note_output, parse_at
+
+    s, store = _open(home, workspace)
+    try:
+        h = _harness(harness)
+        check_name(h, "harness")
+        env = dict(os.environ)
+        if s.session and "MEMGRAPH_SESSION" not in env:
+            env["MEMGRAPH_SESSION"] = s.session  # from the config file
+        sid, _ = active_session(session, env, h)
+        if sid is None:
+            raise UsageError(NO_SESSION)
+        explicit = persona or os.environ.get("MEMGRAPH_PERSONA") or None
+        when = parse_at(at, utcnow()) if at is not None else None
+        req = NoteRequest(sid, text, s.workspace, h, explicit, when)
+        if explicit is None:
+            # a new session takes the configured persona; an existing one keeps its own
+            from profiles.session.api import find_session as find
+
+            with store.reader() as reader:
+                if find(reader, sid) is None:
+                    req = NoteRequest(sid, text, s.workspace, h, s.persona, when)
+        result = add_note(store, req)
+    finally:
+        store.close()
+    line = note_output(
+        result.id, result.session_id, result.persona, result.timestamp, h, result.file, as_json
+    )
+    sys.stdout.write(line + "\n")
+
+
+def wake(
+    persona: str | None = PersonaOpt,
+    home: Path | None = HomeOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Print the continuity token: the last note of the most recently active session."""
+    from profiles.session.api import wake as wake_api
+    from profiles.session.records import fixed_iso
+
+    s, store = _open(home, None)
+    try:
+        result = wake_api(store, persona or s.persona)
+    finally:
+        store.close()
+    if as_json:
+        print_json_line(
+            {
+                "persona": result.persona,
+                "session_id": result.session_id,
+                "timestamp": fixed_iso(result.timestamp) if result.timestamp else None,
+                "harness": result.harness,
+                "id": result.note_id,
+                "axiom": result.axiom,
+                "text": result.text,
+            }
+        )
+    else:
+        print(result.text)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(session_app, name="session")
+    app.command("note")(note)
+    app.command("wake")(wake)

@@ -1,0 +1,150 @@
+"""Lean path for ``memgraph note TEXT [options]`` (no typer, rich, pydantic).
+
+``run(argv) -> int | None``: an exit code, or ``None`` for anything this path
+does not handle (help, unknown options, a config file, a session not started
+yet, a first-time store): typer then runs the same command on the full engine
+path. Output and exit codes match ``memgraph.cli.session``'s ``note`` command.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# Stdlib-only session modules, loaded by file so that importing them does not
+# run ``profiles/__init__`` (which builds every pydantic model: ~250 ms).
+_LEAN = ("records", "emit", "harness", "views", "lean")
+_OPTIONS = {"--session", "--persona", "--harness", "--at", "--home", "--workspace"}
+
+
+def _load(name: str) -> ModuleType:
+    full = f"profiles.session.{name}"
+    if full in sys.modules:
+        return sys.modules[full]
+    if "profiles" in sys.modules:
+        return importlib.import_module(full)
+    spec = importlib.util.find_spec("profiles")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(full)
+    path = Path(next(iter(spec.submodule_search_locations))) / "session" / f"{name}.py"
+    mspec = importlib.util.spec_from_file_location(full, path)
+    if mspec is None or mspec.loader is None:
+        raise ModuleNotFoundError(full)
+    module = importlib.util.module_from_spec(mspec)
+    sys.modules[full] = module
+    try:
+        mspec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[full]
+        raise
+    return module
+
+
+def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
+    """(text, options, --json) or None when the arguments are not plainly ours."""
+    opts: dict[str, str] = {}
+    texts: list[str] = []
+    as_json = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            texts.extend(argv[i + 1 :])
+            break
+        if arg == "--json":
+            as_json = True
+        elif arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _OPTIONS:
+            key, value = arg.split("=", 1)
+            opts[key] = value
+        elif arg in _OPTIONS:
+            if i + 1 >= len(argv):
+                return None
+            opts[arg] = argv[i + 1]
+            i += 1
+        elif arg.startswith("-") and arg != "-":
+            return None  # --help, unknown flags: typer's job
+        else:
+            texts.append(arg)
+        i += 1
+    if len(texts) != 1:
+        return None
+    return texts[0], opts, as_json
+
+
+def _config_file(env: dict[str, str]) -> Path:
+    if env.get("MEMGRAPH_CONFIG"):
+        return Path(env["MEMGRAPH_CONFIG"])
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memgraph" / "config.toml"
+
+
+def _home(opts: dict[str, str], env: dict[str, str]) -> Path:
+    if opts.get("--home"):
+        return Path(opts["--home"])
+    if env.get("MEMGRAPH_HOME"):
+        return Path(env["MEMGRAPH_HOME"])
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "memgraph"
+
+
+def run(argv: list[str]) -> int | None:
+    parsed = parse(argv)
+    env = dict(os.environ)
+    if parsed is None or _config_file(env).is_file():
+        return None  # settings from a TOML file: let memgraph.config read them
+    text, opts, as_json = parsed
+    from memgraph.errors import MemgraphError
+
+    try:
+        return _note(text, opts, as_json, env)
+    except MemgraphError as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        sys.stderr.write(f"Error: {message}\n")
+        return exc.exit_code
+
+
+def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -> int | None:
+    from datetime import UTC, datetime
+
+    from memgraph.errors import UsageError
+
+    for name in _LEAN:  # in dependency order, so sibling imports hit sys.modules
+        _load(name)
+    records: Any = _load("records")
+    harness_mod: Any = _load("harness")
+    harness = opts.get("--harness") or harness_mod.detect_harness(env)
+    records.check_name(harness, "harness")
+    sid, _ = harness_mod.active_session(opts.get("--session"), env, harness)
+    if sid is None:
+        raise UsageError(harness_mod.NO_SESSION)
+    records.check_name(sid, "session id")
+    persona = opts.get("--persona") or env.get("MEMGRAPH_PERSONA") or None
+    if persona is not None:
+        records.check_name(persona, "persona")
+    records.check_text(text)
+    now = datetime.now(UTC)
+    at = records.parse_at(opts["--at"], now) if "--at" in opts else now
+    lean: Any = _load("lean")
+    views: Any = _load("views")
+    db = _home(opts, env) / "memgraph.db"
+    rec = records.NoteRecord(
+        session_id=sid,
+        persona=persona or "",
+        text=text,
+        at=at,
+        harness=harness,
+        writer=records.new_writer(),
+        now=now,
+    )
+    result = lean.lean_note(db, rec, persona)
+    if result is None:
+        return None
+    path = views.session_file(Path(result.workspace), result.persona, sid)
+    views.write_view(path, lambda: views.render_from_sql(db, sid))
+    line = records.note_output(result.node_id, sid, result.persona, at, harness, path, as_json)
+    sys.stdout.write(line + "\n")
+    return 0

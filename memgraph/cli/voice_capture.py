@@ -1,0 +1,152 @@
+"""Capture commands of ``memgraph voice``: ``--backfill`` and ``extract``.
+
+``memgraph voice --backfill ...`` is routed by memgraph/cli/voice.py to the
+hidden ``backfill`` command registered here. Library: profiles.voice.backfill
+and profiles.voice.readers.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from memgraph.cli.common import is_tty, print_json_line
+from memgraph.errors import UsageError
+
+
+def parse_day(value: str | None, flag: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value[:10]) if len(value) >= 10 else date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{flag} {value[:40]!r} is not a date (YYYY-MM-DD)") from None
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Any]:
+    """A rich progress bar on stderr when stdout is a terminal, else nothing."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    with Progress(
+        TextColumn("backfill"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("backfill", total=None)
+
+        def update(done: int, total: int, path: str) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def backfill(
+    since: str | None = typer.Option(None, "--since", help="Only transcripts changed since DATE."),
+    project: str | None = typer.Option(None, "--project", help="Only sessions of this project."),
+    transcripts: list[Path] | None = typer.Option(
+        None, "--transcripts", help="Transcript root(s) (env MEMGRAPH_TRANSCRIPTS)."
+    ),
+    home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
+    vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
+    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    min_messages: int = typer.Option(3, "--min-messages", min=1, help="Messages for a page."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per transcript."),
+) -> None:
+    """Capture every transcript not processed yet (safe to kill and rerun)."""
+    from memgraph.config import load_settings
+    from memgraph.store import open_store
+    from profiles.voice.backfill import BackfillRequest, run_backfill
+
+    day = parse_day(since, "--since")
+    settings = load_settings(home=home, vault=vault, transcripts=transcripts or None)
+    request = BackfillRequest(
+        roots=list(settings.transcripts),
+        vault=settings.vault,
+        since=day,
+        project=project,
+        min_messages=min_messages,
+    )
+    s = open_store(store or settings.store_path)
+    try:
+        with _progress_bar(is_tty() and not as_json) as progress:
+            report = run_backfill(s, request, progress)
+    finally:
+        s.close()
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for o in report.outcomes:
+        if as_json:
+            print_json_line({k: v for k, v in o.__dict__.items()})
+        elif o.status == "paged":
+            print(f"paged    {o.page}  ({o.message_count} messages)")
+        elif o.status == "error":
+            print(f"error    {o.path}: {o.reason}")
+    counts = report.counts()
+    summary = {
+        "transcripts": len(report.outcomes),
+        **{k: counts.get(k, 0) for k in ("paged", "skipped", "unchanged", "filtered", "error")},
+        "mb": round(report.bytes_read / 1e6, 2),
+        "seconds": round(report.seconds, 3),
+        "mb_per_s": round(report.mb_per_s, 1),
+    }
+    if as_json:
+        print_json_line({"summary": summary})
+    else:
+        print(
+            f"backfill: {summary['transcripts']} transcripts, {summary['paged']} paged, "
+            f"{summary['skipped']} skipped, {summary['unchanged']} unchanged, "
+            f"{summary['error']} errors; {summary['mb']} MB in {summary['seconds']} s"
+        )
+    if counts.get("error"):
+        raise typer.Exit(1)
+
+
+def extract(
+    transcript: Path = typer.Argument(..., help="A Claude Code or Codex transcript (.jsonl)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per message."),
+    keep_trivial: bool = typer.Option(False, "--all", help="Also print trivial acknowledgements."),
+) -> None:
+    """Print the operator messages of one transcript; writes nothing."""
+    from profiles.voice.prefilter import PrefilterOptions
+    from profiles.voice.readers import ReadOptions, read_transcript
+
+    options = ReadOptions(prefilter=PrefilterOptions(drop_trivial=not keep_trivial))
+    read = read_transcript(transcript, options)
+    for m in read.messages:
+        stamp = m.timestamp.isoformat().replace("+00:00", "Z")
+        if as_json:
+            print_json_line(
+                {
+                    "session_id": m.session_id,
+                    "uuid": m.record_uuid,
+                    "timestamp": stamp,
+                    "text": m.text,
+                    "origin": m.origin,
+                    "line": m.line,
+                }
+            )
+        else:
+            flat = " ".join(m.text.split())
+            cut = flat if len(flat) <= 120 else flat[:119] + "…"
+            print(f"[{m.timestamp:%Y-%m-%d %H:%M} {m.session_id[:8]}] {cut}")
+    if read.stats.warnings:
+        print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
+
+
+def register_voice(voice_app: typer.Typer) -> None:
+    voice_app.command("backfill", hidden=True)(backfill)
+    voice_app.command("extract")(extract)

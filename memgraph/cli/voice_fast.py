@@ -1,0 +1,240 @@
+"""The lean path for ``memgraph voice ...``: stdlib only, no typer, no pydantic.
+
+``run(argv) -> int | None``: an exit code, or None for anything this path does
+not handle (subcommands, ``--backfill``, ``--help``, ``--window``, ``--stats`` on
+a TTY, an argument it cannot parse exactly like click would, a store that needs
+migrating), so typer takes over. Query, ranking and formatting come from
+``profiles/voice/search.py``, which is stdlib-only on purpose and loaded here as
+a single file: importing the ``profiles`` package would load every profile and
+pydantic (~200 ms). Output is byte-identical to the typer command's
+(tests/memgraph/cli/test_voice_fast.py checks that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# Subcommands of the voice group (memgraph/cli/voice.py routes these first).
+# tests/memgraph/cli/test_voice_fast.py checks this covers every registered one.
+VOICE_SUBCOMMANDS = frozenset({"extract", "classify"})
+_DEFER_FLAGS = frozenset({"--help", "-h", "--backfill", "--window", "--debug"})
+_VALUE_OPTS = (
+    "--since",
+    "--until",
+    "--project",
+    "--type",
+    "--session",
+    "--limit",
+    "--as-of",
+    "--home",
+    "--window",
+)
+_BOOL_OPTS = ("--full", "--json", "--recent", "--stats")
+_CORE = "profiles.voice.search"
+
+
+def missing_store_message(path: Path) -> str:
+    return f"no voice index at {path}; run `memgraph voice --backfill`"
+
+
+def _env(name: str) -> str | None:
+    # pydantic-settings matches env names case-insensitively (case_sensitive=False).
+    if name in os.environ:
+        return os.environ[name]
+    for key, value in os.environ.items():
+        if key.lower() == name.lower():
+            return value
+    return None
+
+
+def resolve_store_path(home: str | None) -> Path | None:
+    """``load_settings(home=...).store_path`` without pydantic-settings.
+
+    Same precedence: ``--home`` > MEMGRAPH_HOME > ``home`` in the TOML config >
+    ``$XDG_DATA_HOME/memgraph``. None when the config file exists but is not
+    something this small reader can answer for sure (typer then decides).
+    """
+    if home is not None:
+        return Path(home) / "memgraph.db"
+    env = _env("MEMGRAPH_HOME")
+    if env is not None:
+        return Path(env) / "memgraph.db"
+    config_home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    config = Path(
+        os.environ.get("MEMGRAPH_CONFIG") or Path(config_home) / "memgraph" / "config.toml"
+    )
+    if config.is_file():
+        import tomllib
+
+        try:
+            with config.open("rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError):
+            return None  # typer reports the config error
+        if "home" in data:
+            value = data["home"]
+            return Path(value) / "memgraph.db" if isinstance(value, str) else None
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "memgraph" / "memgraph.db"
+
+
+def emit(text: str, err: bool = False) -> None:
+    """Write ``text`` as UTF-8; unencodable characters (lone surrogates) as escapes.
+
+    ``backslashreplace`` turns a lone surrogate into ``\\udc80``, which inside a
+    JSON string is the exact same value. A closed pipe (``| head``) ends quietly.
+    """
+    stream = sys.stderr if err else sys.stdout
+    data = text.encode("utf-8", "backslashreplace")
+    try:
+        stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:
+            stream.write(data.decode("utf-8"))
+            stream.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+
+
+def render_hits(core: ModuleType, hits: list[object], as_json: bool, full: bool) -> str:
+    if as_json:
+        lines = [core.format_json(h) for h in hits]
+    else:
+        lines = [core.format_line(h, full) for h in hits]
+    return "".join(line + "\n" for line in lines)
+
+
+def build_query(core: ModuleType, ns: argparse.Namespace) -> Any:
+    """The VoiceQuery for parsed flags (shared with the typer command)."""
+    when = core.parse_when
+    return core.VoiceQuery(
+        query=" ".join(ns.query or []),
+        since=when(ns.since, flag="--since") if ns.since is not None else None,
+        until=when(ns.until, end_of_day=True, flag="--until") if ns.until is not None else None,
+        project=ns.project,
+        type=ns.type,
+        session=ns.session,
+        limit=ns.limit,
+        recent=ns.recent,
+        as_of=when(ns.as_of, end_of_day=True, flag="--as-of") if ns.as_of is not None else None,
+        window=ns.window,
+    )
+
+
+def load_core() -> ModuleType:
+    loaded = sys.modules.get(_CORE)
+    if loaded is not None:
+        return loaded
+    import importlib.util
+
+    top = importlib.util.find_spec("profiles")  # locates the package without running it
+    if top is None or not top.submodule_search_locations:
+        raise ModuleNotFoundError(_CORE)
+    path = Path(next(iter(top.submodule_search_locations))) / "voice" / "search.py"
+    spec = importlib.util.spec_from_file_location("_memgraph_voice_search", path)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(_CORE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while building
+    spec.loader.exec_module(module)
+    return module
+
+
+class _ParseError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _ParseError(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="memgraph voice", add_help=False, allow_abbrev=False)
+    p.add_argument("query", nargs="*")
+    for opt in _VALUE_OPTS:
+        p.add_argument(opt, type=int if opt == "--limit" else str, default=None)
+    for opt in _BOOL_OPTS:
+        p.add_argument(opt, action="store_true")
+    return p
+
+
+def _plain_args(argv: list[str]) -> bool:
+    """True when every dash-argument is one of ours (click would reject others).
+
+    ``--`` (rare) is left to click: argparse's intermixed parsing treats it differently.
+    """
+    for arg in argv:
+        if arg.startswith("-") and arg.split("=", 1)[0] not in (*_VALUE_OPTS, *_BOOL_OPTS):
+            return False
+    return True
+
+
+def parse(argv: list[str]) -> argparse.Namespace | None:
+    if not argv or argv[0] in VOICE_SUBCOMMANDS:
+        return None
+    if any(a.split("=", 1)[0] in _DEFER_FLAGS for a in argv):
+        return None
+    if argv[0] == "search":  # `voice search QUERY` is the explicit spelling
+        argv = argv[1:]
+    if not _plain_args(argv):
+        return None
+    try:
+        return _parser().parse_intermixed_args(argv)
+    except (_ParseError, TypeError, ValueError):
+        return None
+
+
+def run(argv: list[str]) -> int | None:
+    ns = parse(argv)
+    if ns is None:
+        return None
+    if ns.stats and sys.stdout.isatty():
+        return None  # the rich table is typer's
+    path = resolve_store_path(ns.home)
+    if path is None:
+        return None
+    try:
+        core = load_core()
+    except (ImportError, OSError):
+        return None
+    from memgraph.errors import MemgraphError
+
+    try:
+        if not path.is_file():
+            raise MemgraphError(missing_store_message(path))
+        query = None if ns.stats else build_query(core, ns)
+        import sqlite3
+
+        uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        try:
+            conn = sqlite3.connect(f"file:{uri}?mode=ro", uri=True, timeout=5.0)
+        except sqlite3.Error:
+            return None
+        try:
+            if not conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'voice_index'"
+            ).fetchone():
+                return None  # an older store: typer opens it, which migrates it
+            if query is None:
+                out = core.render_stats(core.stats_conn(conn))
+            else:
+                out = render_hits(core, core.search_conn(conn, query), ns.json, ns.full)
+        except sqlite3.Error:
+            return None  # not migrated / not a store: the typer path opens and reports
+        finally:
+            conn.close()
+    except MemgraphError as exc:
+        emit(f"Error: {' '.join(str(exc).split()) or type(exc).__name__}\n", err=True)
+        return exc.exit_code
+    emit(out)
+    return 0

@@ -1,0 +1,94 @@
+"""``memgraph voice "keyword" [flags]``: the hidden ``search`` command of the voice group.
+
+memgraph/cli/voice.py routes anything that is not a subcommand here. Most calls
+never reach this module: ``memgraph.cli.voice_fast`` answers them without typer,
+with the same query/formatting code, so the two must print the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import typer
+
+from memgraph.cli.voice_fast import build_query, emit, missing_store_message, render_hits
+
+
+def search(
+    query: list[str] | None = typer.Argument(
+        None, help='Words, "exact phrases", prefix*; case-insensitive.'
+    ),
+    since: str | None = typer.Option(None, "--since", help="From DATE (YYYY-MM-DD or ISO)."),
+    until: str | None = typer.Option(None, "--until", help="Up to DATE, inclusive."),
+    project: str | None = typer.Option(None, "--project", help="Project or constellation."),
+    type_: str | None = typer.Option(
+        None, "--type", help="Classification (e.g. decision), or 'unclassified'."
+    ),
+    session: str | None = typer.Option(None, "--session", help="Session id or its prefix."),
+    limit: int | None = typer.Option(
+        None, "--limit", help="At most N hits (default 20; 500 for listings)."
+    ),
+    full: bool = typer.Option(False, "--full", help="Print whole messages, not 120 chars."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
+    recent: bool = typer.Option(False, "--recent", help="Only the last 10 sessions."),
+    stats: bool = typer.Option(False, "--stats", help="Index health: counts, range, classes."),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="What the index knew then (ingested at or before TIMESTAMP)."
+    ),
+    window: str | None = typer.Option(None, "--window", help="Only an activity window ID."),
+    home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
+) -> None:
+    """Search what you said: one line per message, best first."""
+    from memgraph.cli.common import is_tty, settings
+    from memgraph.errors import NotFound
+    from memgraph.store import open_store
+    from profiles.voice import search as core
+
+    path = settings(home=home).store_path
+    if not path.is_file():
+        raise NotFound(missing_store_message(path))
+    ns = argparse.Namespace(
+        query=query,
+        since=since,
+        until=until,
+        project=project,
+        type=type_,
+        session=session,
+        limit=limit,
+        recent=recent,
+        as_of=as_of,
+        window=window,
+    )
+    # Flags are checked before the store is opened, as the fast path does.
+    request = None if stats else build_query(core, ns)
+    store = open_store(path)
+    try:
+        if request is None:
+            result = core.voice_stats(store)
+            if is_tty():
+                _stats_table(core.stats_rows(result))
+            else:
+                emit(core.render_stats(result))
+            return
+        hits = core.search_voice(store, request)
+    finally:
+        store.close()
+    emit(render_hits(core, list(hits), as_json, full))
+
+
+def _stats_table(rows: list[tuple[str, str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="voice index", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for label, value in rows:
+        table.add_row(Text(label), Text(value))  # Text: names are data, not markup
+    Console().print(table)
+
+
+def register_voice(voice_app: typer.Typer) -> None:
+    voice_app.command("search", hidden=True)(search)

@@ -1,0 +1,128 @@
+"""``memgraph windows [flags]`` computes and stores activity windows;
+``memgraph windows show ID`` prints what was said and committed in one.
+
+``windows`` is a group whose callback does the computing when no subcommand
+is given, so both spellings work. Thin layer over ``profiles.activity``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+windows_app = typer.Typer(
+    help=(
+        "Activity windows: group messages, commits and vault pages by time and shared "
+        "entities. `memgraph windows [--since D] [--until D] [--gap M] [--repo P] [--json]`; "
+        "`memgraph windows show ID`."
+    ),
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+
+
+@windows_app.callback()
+def compute(
+    ctx: typer.Context,
+    since: str | None = typer.Option(None, "--since", help="From DATE (YYYY-MM-DD or ISO)."),
+    until: str | None = typer.Option(None, "--until", help="Up to DATE, inclusive."),
+    gap: float | None = typer.Option(
+        None, "--gap", help="Minutes between artifacts that still extend a window (default 15)."
+    ),
+    repo: list[Path] = typer.Option(
+        [], "--repo", help="Also read commits of this git repo (repeatable)."
+    ),
+    no_discover: bool = typer.Option(
+        False, "--no-discover", help="Do not read the repos found from session cwds."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per window."),
+    home: Path | None = HomeOpt,
+) -> None:
+    """Read commits and vault pages, compute and store windows, print them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from datetime import timedelta
+
+    from memgraph.cli.common import print_json_line, settings
+    from memgraph.errors import UsageError
+    from memgraph.store import open_store
+    from profiles.activity.passes import WindowsRequest, run_windows
+    from profiles.voice.search import parse_when
+
+    cfg = settings(home=home)
+    minutes = float(cfg.window_gap_minutes) if gap is None else gap
+    if not minutes == minutes or minutes < 1 or minutes > 24 * 60 * 30:  # NaN, tiny, absurd
+        raise UsageError(f"--gap must be between 1 and 43200 minutes (got {minutes:g})")
+    request = WindowsRequest(
+        since=parse_when(since, flag="--since") if since else None,
+        until=parse_when(until, end_of_day=True, flag="--until") if until else None,
+        gap=timedelta(minutes=minutes),
+        repos=[*repo, *cfg.repos],
+        discover_repos=not no_discover,
+        vault=cfg.vault,
+    )
+    store = open_store(cfg.store_path)
+    try:
+        result = run_windows(store, request)
+    finally:
+        store.close()
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for window in result.windows:
+        if as_json:
+            print_json_line(window.as_json())
+        else:
+            counts: dict[str, int] = {}
+            for item in window.items:
+                counts[item.type] = counts.get(item.type, 0) + 1
+            what = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+            repos = f"  {','.join(window.repos)}" if window.repos else ""
+            span = f"{window.start:%Y-%m-%d %H:%M} -> {window.end:%H:%M}"
+            typer.echo(f"{window.id}  {span}  {what}{repos}")
+    s = result.stats
+    print(
+        f"{len(result.windows)} windows ({s.created} written, {s.superseded} superseded, "
+        f"{s.unchanged} unchanged); {result.commits_seen} commits from "
+        f"{len(result.repos_read)} repos, {result.pages_seen} vault pages; "
+        f"{result.annotated} voice sessions annotated",
+        file=sys.stderr,
+    )
+
+
+@windows_app.command("show")
+def show(
+    window_id: str = typer.Argument(..., help="Window id, e.g. aw-2026-04-14-1432."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per artifact."),
+    home: Path | None = HomeOpt,
+) -> None:
+    """Print what was said and committed in one window."""
+    from memgraph.cli.common import print_json_line, settings
+    from memgraph.errors import NotFound
+    from memgraph.store import open_store
+    from profiles.activity.query import format_report, parse_window_id, window_report
+
+    parse_window_id(window_id)  # a malformed id is a usage error before any I/O
+    path = settings(home=home).store_path
+    if not path.is_file():
+        raise NotFound(f"no store at {path}; run `memgraph windows` first")
+    store = open_store(path)
+    try:
+        report = window_report(store, window_id)
+    finally:
+        store.close()
+    if as_json:
+        for entry in report.entries:
+            print_json_line({"window": report.id, **entry.as_json()})
+        return
+    for line in format_report(report):
+        typer.echo(line)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(windows_app, name="windows")

@@ -1,0 +1,320 @@
+"""Session notes as a Python API: start_session, note, wake, list_sessions, show_session.
+
+Every note is a node applied through the engine (one transaction each); the
+session's YAML view is re-rendered from the store right after, under a
+per-file lock (``profiles.session.views``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from memgraph.documents import GraphOp, MemoryEdge, MemoryNode, UpsertEdge, UpsertNode, utcnow
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import NotFound, UsageError
+from memgraph.store.protocol import GraphReader, Store
+from profiles.session.emit import NoteRow, render_yaml
+from profiles.session.notes import SessionNotes, parse_session_yaml
+from profiles.session.records import (
+    ACTIVE,
+    NOTE_KIND,
+    PROFILE,
+    SESSION_KIND,
+    NoteRecord,
+    check_name,
+    check_text,
+    domain_id,
+    fixed_iso,
+    new_writer,
+    note_edge,
+    note_node,
+    session_node,
+    session_node_id,
+)
+from profiles.session.records import check_at as records_check_at
+from profiles.session.views import session_file, write_view
+
+# What `wake` answers when a persona has no notes yet.
+DEFAULT_AXIOM = (
+    "No notes yet: read the repository as it is now, trust it over memory, "
+    'and leave a note (memgraph note "...") when you learn something the next session needs.'
+)
+
+
+def check_at(at: datetime | None, now: datetime) -> datetime:
+    return now if at is None else records_check_at(at, now)
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    session_id: str
+    workspace: Path
+    persona: str = "default"
+    harness: str = "cli"
+    started_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class NoteRequest:
+    session_id: str
+    text: str
+    workspace: Path  # where the file goes if this note starts the session
+    harness: str = "cli"
+    persona: str | None = None  # None: the session's own persona
+    at: datetime | None = None  # valid time; a late note carries its own
+    key: str | None = None  # stable per-note key; default pid + random
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    persona: str
+    workspace: Path
+    started_at: datetime
+    harness: str
+    file: Path
+    note_count: int = 0
+    last_note_at: datetime | None = None
+    created: bool = False
+
+
+@dataclass(frozen=True)
+class NoteResult:
+    id: str
+    session_id: str
+    persona: str
+    timestamp: datetime
+    harness: str
+    file: Path
+    created: bool
+
+
+@dataclass(frozen=True)
+class WakeResult:
+    persona: str
+    text: str
+    axiom: bool
+    session_id: str | None = None
+    timestamp: datetime | None = None
+    harness: str | None = None
+    note_id: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _session(reader: GraphReader, session_id: str) -> MemoryNode | None:
+    return reader.get_nodes([session_node_id(session_id)]).get(session_node_id(session_id))
+
+
+def _info(node: MemoryNode, notes: list[MemoryNode], created: bool = False) -> SessionInfo:
+    a = node.attributes
+    workspace = Path(str(a["workspace"]))
+    last = max((n.valid_from for n in notes if n.valid_from), default=None)
+    return SessionInfo(
+        session_id=str(a["session_id"]),
+        persona=str(a["persona"]),
+        workspace=workspace,
+        started_at=node.valid_from or node.created_at,
+        harness=str(a.get("harness", "cli")),
+        file=session_file(workspace, str(a["persona"]), str(a["session_id"])),
+        note_count=len(notes),
+        last_note_at=last,
+        created=created,
+    )
+
+
+def _notes(reader: GraphReader, session_id: str) -> list[MemoryNode]:
+    nodes = reader.nodes_in_domain(domain_id(session_id), PROFILE, [ACTIVE])
+    notes = [n for n in nodes if n.kind == NOTE_KIND and n.valid_from is not None]
+    return sorted(notes, key=lambda n: (fixed_iso(n.valid_from or n.created_at), n.id))
+
+
+def render_session_text(store: Store, session_id: str) -> str:
+    """The session's YAML as rendered from the store right now."""
+    with store.reader() as reader:
+        node = _session(reader, session_id)
+        if node is None:
+            raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
+        notes = _notes(reader, session_id)
+    rows = [
+        NoteRow(
+            timestamp=fixed_iso(n.valid_from or n.created_at),
+            text=n.claim,
+            harness=str(n.attributes.get("harness", "")),
+            id=n.id,
+        )
+        for n in notes
+    ]
+    a = node.attributes
+    return render_yaml(session_id, str(a["persona"]), str(a["started_at"]), rows)
+
+
+def render_session(store: Store, session_id: str) -> Path:
+    """Re-render the session's YAML view from the store (atomic, under its file lock)."""
+    with store.reader() as reader:
+        node = _session(reader, session_id)
+    if node is None:
+        raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
+    info = _info(node, [])
+    write_view(info.file, lambda: render_session_text(store, session_id))
+    return info.file
+
+
+def _start_ops(req: StartRequest, now: datetime) -> tuple[MemoryNode, MemoryNode]:
+    started = check_at(req.started_at, now)
+    workspace = str(req.workspace.resolve())
+    session = MemoryNode.model_validate(
+        session_node(req.session_id, req.persona, workspace, req.harness, started, now)
+    )
+    startup = NoteRecord(
+        session_id=req.session_id,
+        persona=req.persona,
+        text=f"session {req.session_id} started ({req.harness})",
+        at=started,
+        harness=req.harness,
+        writer="startup",
+        now=now,
+        extra={"origin": "startup"},
+    )
+    return session, MemoryNode.model_validate(note_node(startup))
+
+
+def start_session(store: Store, req: StartRequest) -> SessionInfo:
+    """Create the session (node, startup note, YAML file) if absent; idempotent."""
+    check_name(req.session_id, "session id")
+    check_name(req.persona, "persona")
+    now = utcnow()
+    with store.reader() as reader:
+        existing = _session(reader, req.session_id)
+    created = False
+    if existing is None:
+        session, startup = _start_ops(req, now)
+        edge = MemoryEdge.model_validate(
+            note_edge(startup.id, req.session_id, startup.valid_from or now, now)
+        )
+        ops: list[GraphOp] = [
+            UpsertNode(node=session),
+            UpsertNode(node=startup),
+            UpsertEdge(edge=edge),
+        ]
+        # a racing `start` of the same id makes identical nodes: the engine no-ops them
+        result = apply_patch(store, new_patch(ops, "memgraph session", f"start {req.session_id}"))
+        created = result.changed
+    elif existing.attributes.get("persona") != req.persona:
+        raise UsageError(
+            f"session {req.session_id} belongs to persona {existing.attributes.get('persona')!r}"
+        )
+    info = info_for(store, req.session_id)
+    if created or not info.file.exists():
+        render_session(store, req.session_id)
+    return SessionInfo(**{**info.__dict__, "created": created})
+
+
+def info_for(store: Store, session_id: str) -> SessionInfo:
+    check_name(session_id, "session id")
+    with store.reader() as reader:
+        node = _session(reader, session_id)
+        if node is None:
+            raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
+        return _info(node, _notes(reader, session_id))
+
+
+def note(store: Store, req: NoteRequest) -> NoteResult:
+    """Add a note to a session (starting it if needed), then re-render its file."""
+    check_name(req.session_id, "session id")
+    if req.persona is not None:
+        check_name(req.persona, "persona")
+    check_name(req.harness, "harness")
+    check_text(req.text)
+    now = utcnow()
+    at = check_at(req.at, now)
+    with store.reader() as reader:
+        existing = _session(reader, req.session_id)
+    ops: list[GraphOp] = []
+    if existing is None:
+        persona = req.persona or "default"
+        start = StartRequest(req.session_id, req.workspace, persona, req.harness, at)
+        session, _ = _start_ops(start, now)
+        ops.append(UpsertNode(node=session))
+    else:
+        persona = str(existing.attributes.get("persona"))
+        if req.persona is not None and req.persona != persona:
+            raise UsageError(
+                f"session {req.session_id} belongs to persona {persona!r}, not {req.persona!r}"
+            )
+    rec = NoteRecord(
+        session_id=req.session_id,
+        persona=persona,
+        text=req.text,
+        at=at,
+        harness=req.harness,
+        writer=req.key or new_writer(),
+        now=now,
+    )
+    node = MemoryNode.model_validate(note_node(rec))
+    edge = MemoryEdge.model_validate(note_edge(node.id, req.session_id, at, now))
+    ops += [UpsertNode(node=node), UpsertEdge(edge=edge)]
+    apply_patch(store, new_patch(list(ops), "memgraph note", f"note in session {req.session_id}"))
+    path = render_session(store, req.session_id)
+    return NoteResult(node.id, req.session_id, persona, at, req.harness, path, existing is None)
+
+
+def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]:
+    """Every session (of ``persona``), most recently active first."""
+    if persona is not None:
+        check_name(persona, "persona")
+    infos: list[SessionInfo] = []
+    sessions = [
+        n
+        for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
+        if persona is None or n.attributes.get("persona") == persona
+    ]
+    with store.reader() as reader:
+        for node in sessions:
+            infos.append(_info(node, _notes(reader, str(node.attributes["session_id"]))))
+
+    def recency(i: SessionInfo) -> tuple[str, str]:
+        return (fixed_iso(i.last_note_at or i.started_at), i.session_id)
+
+    return sorted(infos, key=recency, reverse=True)
+
+
+def wake(store: Store, persona: str = "default") -> WakeResult:
+    """The last note of the persona's most recently active session (by note valid time)."""
+    check_name(persona, "persona")
+    best: MemoryNode | None = None
+    for info in list_sessions(store, persona)[:1]:
+        with store.reader() as reader:
+            notes = _notes(reader, info.session_id)
+        best = notes[-1] if notes else None
+    if best is None:
+        return WakeResult(persona=persona, text=DEFAULT_AXIOM, axiom=True)
+    return WakeResult(
+        persona=persona,
+        text=best.claim,
+        axiom=False,
+        session_id=str(best.attributes.get("session_id")),
+        timestamp=best.valid_from,
+        harness=str(best.attributes.get("harness", "")),
+        note_id=best.id,
+    )
+
+
+def show_session(store: Store, session_id: str) -> SessionNotes:
+    """Parse the session's YAML file (a badly edited file is a one-line ReaderError)."""
+    info = info_for(store, session_id)
+    try:
+        text = info.file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"{info.file} is missing; `memgraph note` re-renders it") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        from memgraph.errors import ReaderError
+
+        raise ReaderError(f"{info.file}: cannot read: {exc}") from None
+    return parse_session_yaml(text, source=str(info.file))
+
+
+def find_session(reader: GraphReader, session_id: str) -> MemoryNode | None:
+    """The stored session node, or None when the session is not started."""
+    return _session(reader, session_id)

@@ -1,0 +1,281 @@
+"""Session nodes, note nodes and their edge as plain JSON-ready dicts (stdlib only).
+
+The same builders feed both write paths: the Python API validates these dicts
+into ``MemoryNode``/``MemoryEdge`` and applies them through the engine, and the
+lean CLI path (``profiles.session.lean``) stores them as the engine would. One
+builder means the two paths cannot drift apart in shape or id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memgraph.errors import InvalidId, UsageError
+from memgraph.ids import edge_id, is_safe_name, node_id
+
+PROFILE = "session"
+NOTE_KIND = "note"
+SESSION_KIND = "session"
+EDGE_KIND = "in_session"
+ACTIVE = "active"
+MAX_TEXT = 20_000
+# Title is the first line, cut like voice message titles.
+TITLE_CHARS = 80
+# Bookkeeping fields the engine's node_hash leaves out (memgraph.hashing).
+_NODE_VOLATILE = ("ingested_at", "updated_at", "created_at", "anchors")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dt_json(dt: datetime) -> str:
+    """A datetime as the documents serialise it (UTC ISO-8601 with ``Z``)."""
+    return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def fixed_iso(dt: datetime) -> str:
+    """Fixed-width UTC text (as ``memgraph.store.sqlite.iso``): sorts as time."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def check_name(value: str, what: str) -> str:
+    """A session id or persona usable as one path component, else ``InvalidId``."""
+    if not isinstance(value, str) or not is_safe_name(value):
+        shown = repr(value)[:60]
+        raise InvalidId(
+            f"invalid {what} {shown}: use letters, digits, '.', '_', '-', '@', '+', "
+            "at most 128 characters, no path separators or '..'"
+        )
+    return value
+
+
+def check_text(text: str) -> str:
+    if not text.strip():
+        raise UsageError("note text is empty")
+    if len(text) > MAX_TEXT:
+        raise UsageError(f"note text is {len(text)} characters; the limit is {MAX_TEXT}")
+    if "\x00" in text or _LONE_SURROGATE.search(text):
+        raise UsageError("note text holds NUL or bytes that are not valid UTF-8")
+    return text
+
+
+def session_node_id(session_id: str) -> str:
+    return node_id(PROFILE, SESSION_KIND, session_id)
+
+
+def note_node_id(session_id: str, at: datetime, harness: str, writer: str) -> str:
+    # writer (pid + random, or a caller's key) keeps two identical texts written
+    # in the same microsecond by two processes apart; re-applying the same
+    # request (same writer) yields the same id.
+    return node_id(PROFILE, NOTE_KIND, session_id, dt_json(at), harness, writer)
+
+
+def domain_id(session_id: str) -> str:
+    return f"session:{session_id}"
+
+
+def _title(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first[:TITLE_CHARS]
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """Everything a stored note is built from."""
+
+    session_id: str
+    persona: str
+    text: str
+    at: datetime  # valid time: when the note was made (a late note keeps its own)
+    harness: str
+    writer: str
+    now: datetime  # ingestion time
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return note_node_id(self.session_id, self.at, self.harness, self.writer)
+
+
+def _node(
+    *,
+    nid: str,
+    dom: str,
+    kind: str,
+    title: str,
+    claim: str,
+    valid_from: datetime,
+    now: datetime,
+    attributes: dict[str, Any],
+) -> dict[str, Any]:
+    # Field order follows MemoryNode so the stored JSON matches the engine's.
+    return {
+        "valid_from": dt_json(valid_from),
+        "valid_to": None,
+        "ingested_at": dt_json(now),
+        "id": nid,
+        "domain_id": dom,
+        "profile": PROFILE,
+        "kind": kind,
+        "title": title,
+        "claim": claim,
+        "question": "",
+        "tension": "",
+        "action_implication": "",
+        "anchors": [],
+        "source_hashes": [],
+        "lifecycle": ACTIVE,
+        "salience": 0.5,
+        "confidence": 1.0,
+        "created_at": dt_json(now),
+        "updated_at": dt_json(now),
+        "attributes": attributes,
+        "superseded_by": None,
+    }
+
+
+def note_node(rec: NoteRecord) -> dict[str, Any]:
+    return _node(
+        nid=rec.id,
+        dom=domain_id(rec.session_id),
+        kind=NOTE_KIND,
+        title=_title(rec.text),
+        claim=rec.text,
+        valid_from=rec.at,
+        now=rec.now,
+        attributes={
+            "session_id": rec.session_id,
+            "persona": rec.persona,
+            "harness": rec.harness,
+            "writer": rec.writer,
+            **rec.extra,
+        },
+    )
+
+
+def session_node(
+    session_id: str, persona: str, workspace: str, harness: str, started_at: datetime, now: datetime
+) -> dict[str, Any]:
+    return _node(
+        nid=session_node_id(session_id),
+        dom=domain_id(session_id),
+        kind=SESSION_KIND,
+        title=f"session {session_id} ({persona})",
+        claim=f"session {session_id} of persona {persona}",
+        valid_from=started_at,
+        now=now,
+        attributes={
+            "session_id": session_id,
+            "persona": persona,
+            "workspace": workspace,
+            "harness": harness,
+            "started_at": fixed_iso(started_at),
+        },
+    )
+
+
+def note_edge(note_id: str, session_id: str, at: datetime, now: datetime) -> dict[str, Any]:
+    sid = session_node_id(session_id)
+    # Field order follows MemoryEdge.
+    return {
+        "valid_from": dt_json(at),
+        "valid_to": None,
+        "ingested_at": dt_json(now),
+        "id": edge_id(EDGE_KIND, note_id, sid),
+        "source_id": note_id,
+        "target_id": sid,
+        "kind": EDGE_KIND,
+        "profile": PROFILE,
+        "claim": "",
+        "anchors": [],
+        "lifecycle": ACTIVE,
+        "confidence": 1.0,
+        "attributes": {},
+    }
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def node_content_hash(node: dict[str, Any]) -> str:
+    """Same value as ``memgraph.hashing.node_hash``: sha256 of the node's compact
+    JSON in field order without bookkeeping fields, attributes key-sorted.
+    ``tests/profiles/session/test_lean.py`` fails if the two ever drift."""
+    import hashlib
+
+    kept = {k: v for k, v in node.items() if k not in _NODE_VOLATILE}
+    kept["attributes"] = _sorted(kept["attributes"])
+    return hashlib.sha256(compact(kept).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def compact(value: Any) -> str:
+    """Compact JSON as stored in the ``doc`` columns (non-ASCII kept)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+__all__ = [
+    "NoteRecord",
+    "check_name",
+    "check_text",
+    "dt_json",
+    "fixed_iso",
+    "note_edge",
+    "note_node",
+    "note_node_id",
+    "session_node",
+    "session_node_id",
+]
+
+
+def new_writer() -> str:
+    """A per-note key: unique across processes and calls (pid + random)."""
+    import os
+    import uuid
+
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def parse_at(value: str, now: datetime) -> datetime:
+    """``--at`` text to an aware datetime; a late note may be old, not in the future."""
+    try:
+        at = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(f"--at {value[:40]!r} is not an ISO-8601 time") from None
+    return check_at(at, now)
+
+
+def check_at(at: datetime, now: datetime) -> datetime:
+    from datetime import timedelta
+
+    if at.tzinfo is None:
+        raise UsageError("note time needs a timezone (e.g. 2026-01-05T09:30:00Z)")
+    # A note from the future would own `wake` until then; allow a little clock skew.
+    if at - now > timedelta(minutes=5):
+        raise UsageError(f"note time {dt_json(at)} is in the future")
+    return at.astimezone(UTC)
+
+
+def note_output(
+    nid: str, session_id: str, persona: str, at: datetime, harness: str, file: Any, as_json: bool
+) -> str:
+    """The one line `memgraph note` prints (shared by the typer and lean paths)."""
+    if as_json:
+        return compact(
+            {
+                "id": nid,
+                "session_id": session_id,
+                "persona": persona,
+                "timestamp": fixed_iso(at),
+                "harness": harness,
+                "file": str(file),
+            }
+        )
+    return f"noted {nid} in {session_id} at {fixed_iso(at)}"

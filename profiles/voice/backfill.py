@@ -1,0 +1,296 @@
+"""Backfill: capture every transcript under the roots, once.
+
+A registry row per transcript file (path, size, mtime, sha256, outcome) lets a
+rerun skip what is done: same size and mtime -> skipped without reading; a
+changed stat but the same hash -> only the stat is refreshed. Rows are written
+after the file's nodes and page, so a kill at any point is repaired by the next
+run (captures are idempotent, unchanged pages are not rewritten). Sessions with
+too few qualifying messages are recorded as ``skipped`` with the reason, and
+errored files are retried on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from memgraph.documents import utcnow
+from memgraph.errors import MemgraphError, StoreError
+from memgraph.store import Store
+from memgraph.store.sqlite import iso
+from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
+from profiles.voice.nodes import resolve_project
+from profiles.voice.views import MIN_MESSAGES
+
+PAGED, SKIPPED, ERROR = "paged", "skipped", "error"
+# progress(bytes done, bytes total, current path)
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class BackfillRequest:
+    roots: list[Path]
+    vault: Path
+    since: date | None = None  # only transcripts modified on or after this day (UTC)
+    project: str | None = None  # only sessions whose project is this name
+    min_messages: int = MIN_MESSAGES
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RegistryRow:
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    session_id: str | None
+    status: str  # paged | skipped | error
+    reason: str | None  # e.g. too_few_messages:2, no_messages, the error line
+    message_count: int
+    page: str | None  # first page written, relative to the vault
+    processed_at: str
+
+
+@dataclass
+class Outcome:
+    path: str
+    status: str  # paged | skipped | error | unchanged | filtered
+    reason: str | None = None
+    session_id: str | None = None
+    message_count: int = 0
+    page: str | None = None
+    bytes: int = 0
+
+
+@dataclass
+class BackfillReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    bytes_total: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(o.status for o in self.outcomes))
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes_read / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+
+def path_key(path: Path) -> str:
+    """A path as registry text; undecodable bytes become escapes, never an error."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _require_sqlite(store: Store) -> None:
+    from memgraph.store.sqlite import SQLiteStore
+
+    if not isinstance(store, SQLiteStore):
+        raise StoreError("the transcript registry needs the SQLite store")
+
+
+def registry_rows(store: Store, since: datetime | None = None) -> list[RegistryRow]:
+    """Registry rows (processed_at >= ``since`` when given), oldest first."""
+    from memgraph.store.sqlite import SQLiteTxn
+
+    _require_sqlite(store)
+    sql = "SELECT * FROM voice_registry"
+    args: list[str] = []
+    if since is not None:
+        sql += " WHERE processed_at >= ?"
+        args.append(iso(since) or "")
+    with store.reader() as reader:
+        assert isinstance(reader, SQLiteTxn)
+        rows = reader.conn.execute(sql + " ORDER BY processed_at, path", args).fetchall()
+    return [RegistryRow(*r) for r in rows]
+
+
+def registry_get(store: Store, path: Path) -> RegistryRow | None:
+    from memgraph.store.sqlite import SQLiteTxn
+
+    _require_sqlite(store)
+    with store.reader() as reader:
+        assert isinstance(reader, SQLiteTxn)
+        row = reader.conn.execute(
+            "SELECT * FROM voice_registry WHERE path = ?", (path_key(path),)
+        ).fetchone()
+    return RegistryRow(*row) if row else None
+
+
+def registry_put(store: Store, row: RegistryRow) -> None:
+    from memgraph.store.sqlite import SQLiteTxn
+
+    _require_sqlite(store)
+    with store.transaction() as txn:
+        assert isinstance(txn, SQLiteTxn)
+        txn.conn.execute(
+            "INSERT OR REPLACE INTO voice_registry VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.path,
+                row.size,
+                row.mtime_ns,
+                row.sha256,
+                row.session_id,
+                row.status,
+                row.reason,
+                row.message_count,
+                row.page,
+                row.processed_at,
+            ),
+        )
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _candidates(
+    request: BackfillRequest, report: BackfillReport
+) -> Iterator[tuple[Path, int, int]]:
+    from profiles.voice.readers import iter_transcripts
+
+    since_ns = None
+    if request.since is not None:
+        start = datetime(request.since.year, request.since.month, request.since.day, tzinfo=UTC)
+        since_ns = int(start.timestamp() * 1e9)
+    for root in request.roots:
+        if not root.exists():
+            report.warnings.append(f"transcript root {root} does not exist; skipped")
+            continue
+        for path in iter_transcripts(root):
+            try:
+                st = path.stat()
+            except OSError as exc:
+                report.warnings.append(f"{path}: cannot stat: {exc.strerror or exc}")
+                continue
+            if since_ns is not None and st.st_mtime_ns < since_ns:
+                continue
+            yield path, st.st_size, st.st_mtime_ns
+
+
+def run_backfill(
+    store: Store, request: BackfillRequest, progress: Progress | None = None
+) -> BackfillReport:
+    """Capture every not-yet-processed transcript under ``request.roots``."""
+    import time
+
+    started = time.perf_counter()
+    report = BackfillReport()
+    files = list(_candidates(request, report))
+    report.bytes_total = sum(size for _, size, _ in files)
+    done = 0
+    for path, size, mtime_ns in files:
+        outcome = _one(store, request, path, size, mtime_ns)
+        if outcome.status not in ("unchanged", "filtered"):
+            report.bytes_read += size
+        report.outcomes.append(outcome)
+        done += size
+        if progress is not None:
+            progress(done, report.bytes_total, str(path))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _one(store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns: int) -> Outcome:
+    key = path_key(path)
+    row = registry_get(store, path)
+    if row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns):
+        return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count, row.page)
+    digest = ""
+    try:
+        digest = file_sha256(path)
+        if row is not None and row.status != ERROR and row.sha256 == digest:
+            registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
+            return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
+        result = _capture(store, request, path)
+    except MemgraphError as exc:
+        outcome = Outcome(key, ERROR, " ".join(str(exc).split())[:500], bytes=size)
+    except Exception as exc:  # a bug must not stop a backfill of thousands of files
+        reason = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        outcome = Outcome(key, ERROR, reason[:500], bytes=size)
+    else:
+        if result is None:
+            return Outcome(key, "filtered", f"project is not {request.project}", bytes=size)
+        outcome = _outcome(key, result, request.vault, size)
+    registry_put(
+        store,
+        RegistryRow(
+            path=key,
+            size=size,
+            mtime_ns=mtime_ns,
+            sha256=digest,
+            session_id=outcome.session_id,
+            status=outcome.status,
+            reason=outcome.reason,
+            message_count=outcome.message_count,
+            page=outcome.page,
+            processed_at=iso(request.now or utcnow()) or "",
+        ),
+    )
+    return outcome
+
+
+def record_capture(
+    store: Store, path: Path, result: CaptureResult, vault: Path, now: datetime | None = None
+) -> Outcome:
+    """Registry row for a transcript captured outside backfill (the hook), so a
+    later backfill skips it. Stat and hash are taken now."""
+    st = path.stat()
+    outcome = _outcome(path_key(path), result, vault, st.st_size)
+    registry_put(
+        store,
+        RegistryRow(
+            path=outcome.path,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            sha256=file_sha256(path),
+            session_id=outcome.session_id,
+            status=outcome.status,
+            reason=outcome.reason,
+            message_count=outcome.message_count,
+            page=outcome.page,
+            processed_at=iso(now or utcnow()) or "",
+        ),
+    )
+    return outcome
+
+
+def _row(row: RegistryRow, **changes: object) -> RegistryRow:
+    data = {**row.__dict__, **changes}
+    return RegistryRow(**data)
+
+
+def _capture(store: Store, request: BackfillRequest, path: Path) -> CaptureResult | None:
+    from profiles.voice.prefilter import PrefilterOptions
+    from profiles.voice.readers import ReadOptions, read_transcript
+
+    read = read_transcript(path, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False)))
+    if request.project is not None:
+        cwd = next((m.cwd for m in read.messages if m.cwd), None)
+        if resolve_project(cwd) != request.project:
+            return None
+    capture = CaptureRequest(
+        transcript=path, vault=request.vault, min_messages=request.min_messages, now=request.now
+    )
+    result = capture_messages(store, read.messages, capture, transcript=read.path)
+    result.harness, result.stats = read.harness, read.stats
+    result.session_id = result.session_id or read.session_id
+    return result
+
+
+def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
+    pages = result.pages
+    page = pages[0].relative_to(vault).as_posix() if pages else None
+    status = PAGED if pages else SKIPPED
+    reason = None if pages else (result.skipped or "no_messages")
+    return Outcome(key, status, reason, result.session_id, result.messages, page, size)

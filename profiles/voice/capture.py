@@ -1,0 +1,246 @@
+"""One transcript -> message nodes (one patch, one transaction) -> page -> log.md.
+
+The library behind ``memgraph hook session-end`` and each step of backfill.
+Order matters for crash safety: the graph is written first (all-or-nothing),
+then the page is rendered FROM the store and written atomically, then one line
+goes to log.md. A crash anywhere leaves either nothing or a state that a rerun
+completes without duplicates: the upserts are idempotent and an unchanged page
+is not rewritten.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+from memgraph.documents import MemoryEdge, MemoryNode, ProfileName, UpsertEdge, UpsertNode, utcnow
+from memgraph.documents.patch import GraphOp
+from memgraph.engine import apply_patch, new_patch
+from memgraph.ids import edge_id, is_safe_name
+from memgraph.store import Store
+from profiles.voice.model import OperatorMessage, ReadStats
+from profiles.voice.nodes import (
+    MESSAGE_KEYS,
+    SESSION_KEYS,
+    NodeContext,
+    merge_with_stored,
+    message_node,
+    message_node_id,
+    resolve_project,
+    safe_component,
+    session_node,
+    storable_path,
+    session_node_id,
+)
+from profiles.voice.views import (
+    MIN_MESSAGES,
+    choose_relpath,
+    is_qualifying,
+    session_nodes,
+    write_session_page_ex,
+)
+
+PROPOSER = "voice.capture"
+
+
+@dataclass(frozen=True)
+class CaptureRequest:
+    transcript: Path
+    vault: Path
+    session_id: str | None = None  # from the hook JSON; the transcript's wins when present
+    cwd: str | None = None  # from the hook JSON; used when records carry none
+    min_messages: int = MIN_MESSAGES
+    now: datetime | None = None
+    constellation: str | None = None  # override the cwd-derived name
+    write_pages: bool = True
+
+
+@dataclass
+class SessionCapture:
+    session_id: str
+    project: str
+    constellation: str
+    messages: int  # messages of this session read from the transcript
+    qualifying: int  # qualifying messages of the session in the store
+    page: Path | None = None
+    page_written: bool = False
+    skipped: str | None = None  # e.g. "too_few_messages:2"
+
+
+@dataclass
+class CaptureResult:
+    transcript: str
+    harness: str
+    session_id: str | None
+    messages: int = 0
+    nodes_written: int = 0
+    sessions: list[SessionCapture] = field(default_factory=list)
+    stats: ReadStats = field(default_factory=ReadStats)
+
+    @property
+    def pages(self) -> list[Path]:
+        return [s.page for s in self.sessions if s.page is not None]
+
+    @property
+    def skipped(self) -> str | None:
+        reasons = [s.skipped for s in self.sessions if s.skipped]
+        if not self.sessions:
+            return "no_messages"
+        return reasons[0] if len(reasons) == len(self.sessions) else None
+
+
+def capture_transcript(store: Store, request: CaptureRequest) -> CaptureResult:
+    """Read ``request.transcript`` and capture every operator message in it."""
+    from profiles.voice.prefilter import PrefilterOptions
+    from profiles.voice.readers import ReadOptions, read_transcript
+
+    # trivial acknowledgements are still what the human said: store them as
+    # nodes; they just do not count towards (or appear on) the page
+    read = read_transcript(
+        request.transcript, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
+    )
+    result = capture_messages(store, read.messages, request, transcript=read.path)
+    result.harness = read.harness
+    result.stats = read.stats
+    if result.session_id is None:
+        result.session_id = read.session_id or request.session_id
+    return result
+
+
+def _session_context(msgs: list[OperatorMessage], request: CaptureRequest) -> tuple[str, str]:
+    cwd = next((m.cwd for m in msgs if m.cwd), None) or request.cwd
+    project = resolve_project(cwd)
+    constellation = safe_component(request.constellation) if request.constellation else project
+    return project, constellation
+
+
+def capture_messages(
+    store: Store,
+    messages: list[OperatorMessage],
+    request: CaptureRequest,
+    *,
+    transcript: str | None = None,
+) -> CaptureResult:
+    """Capture already-read messages: one patch for all of them, then pages."""
+    now = request.now or utcnow()
+    path = storable_path(transcript or str(request.transcript))
+    result = CaptureResult(transcript=path, harness="", session_id=None, messages=len(messages))
+    by_session: dict[str, list[OperatorMessage]] = defaultdict(list)
+    for msg in messages:
+        by_session[msg.session_id].append(msg)
+    if not by_session:
+        result.session_id = request.session_id
+        return result
+    # the transcript's own session (the one most of its messages belong to)
+    result.session_id = max(by_session, key=lambda s: len(by_session[s]))
+    ops: list[GraphOp] = []
+    plans: list[SessionCapture] = []
+    for sid in sorted(by_session):
+        session_ops, plan = _session_ops(store, sid, by_session[sid], request, path, now)
+        ops.extend(session_ops)
+        plans.append(plan)
+    if ops:
+        applied = apply_patch(
+            store, new_patch(ops, proposer=PROPOSER, reason=f"capture {path}"), now
+        )
+        result.nodes_written = applied.nodes_written
+    for plan in plans:
+        if plan.skipped is None and request.write_pages:
+            plan.page, plan.page_written = write_session_page_ex(
+                store, request.vault, plan.session_id, min_messages=request.min_messages
+            )
+        result.sessions.append(plan)
+    return result
+
+
+def _session_ops(
+    store: Store,
+    sid: str,
+    msgs: list[OperatorMessage],
+    request: CaptureRequest,
+    transcript: str,
+    now: datetime,
+) -> tuple[list[GraphOp], SessionCapture]:
+    project, constellation = _session_context(msgs, request)
+    session, stored_msgs = session_nodes(store, sid)
+    stored = {n.id: n for n in stored_msgs}
+    if session is not None:  # a session keeps the place it was first given
+        constellation = str(session.attributes.get("constellation") or constellation)
+        project = str(session.attributes.get("project") or project)
+    fresh = [message_node(m, NodeContext(constellation, project, now)) for m in msgs]
+    merged = {n.id: merge_with_stored(n, stored.get(n.id), MESSAGE_KEYS) for n in fresh}
+    everything = {**stored, **merged}
+    qualifying = [n for n in everything.values() if is_qualifying(n)]
+    plan = SessionCapture(sid, project, constellation, len(msgs), len(qualifying))
+    relpath: PurePosixPath | None = None
+    if len(qualifying) < max(1, request.min_messages):
+        plan.skipped = f"too_few_messages:{len(qualifying)}"
+    elif not is_safe_name(sid):
+        plan.skipped = "unsafe_session_id"
+    else:
+        relpath = _relpath(request.vault, session, qualifying, constellation, sid)
+    page = relpath.as_posix() if relpath else None
+    ops: list[GraphOp] = []
+    nodes: dict[str, MemoryNode] = {}
+    for node in everything.values():
+        want = page if is_qualifying(node) else None
+        if node.attributes.get("voice_page") != want:
+            attrs = {**node.attributes, "voice_page": want}
+            node = node.model_copy(update={"attributes": attrs})
+        if node.id in merged or node is not stored.get(node.id):
+            nodes[node.id] = node
+    times = [n.valid_from for n in everything.values() if n.valid_from is not None]
+    ctx = NodeContext(constellation, project, now, page)
+    sess = session_node(
+        sid,
+        ctx,
+        message_count=len(qualifying),
+        transcript=(session.attributes.get("transcript") if session else None) or transcript,
+        valid_from=min(times) if times else None,
+        valid_to=max(times) if times else None,
+    )
+    sess = merge_with_stored(sess, session, SESSION_KEYS)
+    ops.append(UpsertNode(node=sess))
+    for node in nodes.values():
+        ops.append(UpsertNode(node=node))
+        ops.append(UpsertEdge(edge=_in_session(node.id, sid)))
+    return ops, plan
+
+
+def _relpath(
+    vault: Path,
+    session: MemoryNode | None,
+    qualifying: list[MemoryNode],
+    constellation: str,
+    sid: str,
+) -> PurePosixPath:
+    for node in [*([session] if session else []), *qualifying]:
+        stored = node.attributes.get("voice_page")
+        if isinstance(stored, str) and stored:
+            return PurePosixPath(stored)
+    first = min(n.valid_from or n.created_at for n in qualifying)
+    return choose_relpath(vault, constellation, sid, first)
+
+
+def _in_session(message_id: str, sid: str) -> MemoryEdge:
+    target = session_node_id(sid)
+    return MemoryEdge(
+        id=edge_id("in_session", message_id, target),
+        source_id=message_id,
+        target_id=target,
+        kind="in_session",
+        profile=ProfileName.voice,
+        lifecycle="captured",
+    )
+
+
+__all__ = [
+    "CaptureRequest",
+    "CaptureResult",
+    "SessionCapture",
+    "capture_messages",
+    "capture_transcript",
+    "message_node_id",
+]

@@ -1,0 +1,128 @@
+"""Claude Code hooks as a library: the SessionEnd payload, capture, install.
+
+Used by ``memgraph hook`` (typer) and by the lean ``hook_fast`` path; nothing
+here imports typer or pydantic-settings.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memgraph.errors import ConfigError, InvalidId, ReaderError
+from memgraph.ids import is_safe_name
+from memgraph.store import Store
+
+HOOK_EVENT = "SessionEnd"
+HOOK_MARK = "hook session-end"
+MAX_HOOK_INPUT = 1 << 20
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """The fields of Claude Code's SessionEnd payload that capture uses."""
+
+    transcript_path: Path
+    session_id: str | None
+    cwd: str | None
+
+
+def parse_hook_input(raw: bytes | str) -> HookInput:
+    """Validate the hook JSON; one-line ``MemgraphError`` when it is unusable."""
+    if len(raw) > MAX_HOOK_INPUT:
+        raise ReaderError(f"hook input larger than {MAX_HOOK_INPUT} bytes")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReaderError(f"hook input is not UTF-8 (byte {exc.start})") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(f"hook input is not JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise ReaderError("hook input is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ReaderError("hook input is not a JSON object")
+    path = data.get("transcript_path")
+    if not isinstance(path, str) or not path.strip():
+        raise ReaderError("hook input has no transcript_path")
+    sid = data.get("session_id")
+    if sid is not None and not isinstance(sid, str):
+        raise ReaderError("hook input session_id is not a string")
+    if sid is not None and not is_safe_name(sid):
+        raise InvalidId(f"hook input session_id {sid[:80]!r} is not a safe id")
+    cwd = data.get("cwd")
+    return HookInput(Path(path).expanduser(), sid, cwd if isinstance(cwd, str) else None)
+
+
+def session_end(raw: bytes | str, store_path: Path, vault: Path) -> str:
+    """Capture the session named by the hook JSON; the one-line summary."""
+    from memgraph.store import open_store
+
+    hook = parse_hook_input(raw)
+    store = open_store(store_path)
+    try:
+        return capture_for_hook(store, hook, vault)
+    finally:
+        store.close()
+
+
+def capture_for_hook(store: Store, hook: HookInput, vault: Path) -> str:
+    """Capture + registry row; the one-line summary the hook prints."""
+    from profiles.voice.backfill import record_capture
+    from profiles.voice.capture import CaptureRequest, capture_transcript
+
+    request = CaptureRequest(
+        transcript=hook.transcript_path, vault=vault, session_id=hook.session_id, cwd=hook.cwd
+    )
+    result = capture_transcript(store, request)
+    outcome = record_capture(store, hook.transcript_path, result, vault)
+    sid = (result.session_id or "-")[:8]
+    if outcome.page:
+        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
+    return f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+
+
+def default_command() -> str:
+    exe = shutil.which("memgraph")
+    return f"{shlex.quote(exe)} {HOOK_MARK}" if exe else f"memgraph {HOOK_MARK}"
+
+
+def install_session_end_hook(settings_path: Path, command: str) -> bool:
+    """Add the SessionEnd hook to a Claude Code settings file; False if present.
+
+    Other settings (and other hooks) are kept as they are; a file that is not
+    a JSON object is refused rather than overwritten.
+    """
+    from memgraph.fileio import atomic_write_text
+
+    data: dict[str, Any] = {}
+    if settings_path.exists():
+        try:
+            loaded = json.loads(settings_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(
+                f"{settings_path} is not readable JSON ({exc}); not changed"
+            ) from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{settings_path} is not a JSON object; not changed")
+        data = loaded
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError(f"{settings_path}: 'hooks' is not an object; not changed")
+    groups = hooks.setdefault(HOOK_EVENT, [])
+    if not isinstance(groups, list):
+        raise ConfigError(f"{settings_path}: 'hooks.{HOOK_EVENT}' is not a list; not changed")
+    for group in groups:
+        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+            cmd = hook.get("command") if isinstance(hook, dict) else None
+            if isinstance(cmd, str) and HOOK_MARK in cmd and "memgraph" in cmd:
+                return False
+    groups.append({"hooks": [{"type": "command", "command": command}]})
+    atomic_write_text(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return True

@@ -1,0 +1,155 @@
+"""Robust streaming JSONL: binary chunks, per-line cap, bad lines counted not fatal.
+
+Transcripts are written by tools that crash, get killed mid-write, or are still
+writing while we read (the hook reads the live file). So every failure below the
+"cannot open the file" level is a counted, warned, skipped line; only an
+unopenable path raises ``ReaderError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from memgraph.errors import ReaderError
+from profiles.voice.model import ReadStats
+
+# Human prompts with pasted screenshots carry base64 images on the same line, so a
+# few MB per line is normal; anything past this is skipped (counted) rather than
+# buffered whole.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+CHUNK_BYTES = 1024 * 1024
+# A binary file can have millions of "lines"; keep the warning list bounded.
+MAX_WARNINGS = 50
+
+
+def warn(stats: ReadStats, message: str) -> None:
+    """Record a warning, keeping at most MAX_WARNINGS (+ one overflow note)."""
+    if len(stats.warnings) < MAX_WARNINGS:
+        stats.warnings.append(message)
+    elif len(stats.warnings) == MAX_WARNINGS:
+        stats.warnings.append("further warnings suppressed (see counts in stats)")
+
+
+def bad_line(stats: ReadStats, lineno: int, why: str) -> None:
+    stats.bad_lines += 1
+    warn(stats, f"line {lineno}: {why}; skipped")
+
+
+def open_transcript(path: Path) -> BinaryIO:
+    """Open for binary reading or raise ReaderError (the only fatal reader error)."""
+    if path.is_dir():
+        raise ReaderError(f"cannot read transcript {path}: it is a directory")
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise ReaderError(f"cannot read transcript {path}: no such file") from None
+    except PermissionError:
+        raise ReaderError(f"cannot read transcript {path}: permission denied") from None
+    except OSError as exc:
+        raise ReaderError(f"cannot read transcript {path}: {exc.strerror or exc}") from None
+
+
+def iter_lines(
+    fh: BinaryIO, stats: ReadStats, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line_number, raw_bytes)`` for every line of at most max_line_bytes.
+
+    Longer lines are never held in memory: their bytes are dropped as they stream
+    past and the line is counted as bad. A final line without a newline (a
+    truncated or still-being-written record) is yielded like any other; JSON
+    parsing decides whether it is complete.
+    """
+    lineno = 0
+    pending: list[bytes] = []
+    pending_len = 0
+    oversize = False
+    while True:
+        try:
+            chunk = fh.read(CHUNK_BYTES)
+        except OSError as exc:
+            warn(stats, f"read error after line {lineno}: {exc.strerror or exc}; stopped")
+            break
+        if not chunk:
+            break
+        parts = chunk.split(b"\n")
+        last = parts.pop()  # the piece after the final newline (maybe empty)
+        for piece in parts:
+            lineno += 1
+            stats.lines += 1
+            if oversize or pending_len + len(piece) > max_line_bytes:
+                bad_line(stats, lineno, f"longer than {max_line_bytes} bytes")
+            elif pending:
+                pending.append(piece)
+                yield lineno, b"".join(pending)
+            else:
+                yield lineno, piece
+            pending, pending_len, oversize = [], 0, False
+        if last:
+            pending_len += len(last)
+            if pending_len > max_line_bytes:
+                oversize, pending = True, []
+            elif not oversize:
+                pending.append(last)
+    if pending or oversize:
+        lineno += 1
+        stats.lines += 1
+        if oversize:
+            bad_line(stats, lineno, f"longer than {max_line_bytes} bytes")
+        else:
+            yield lineno, b"".join(pending)
+
+
+def parse_object(raw: bytes, lineno: int, stats: ReadStats) -> dict[str, Any] | None:
+    """One line -> a JSON object, or None (counted and warned) for anything else."""
+    if not raw.strip():
+        # Blank lines are not records but are not damage either.
+        return None
+    try:
+        value = json.loads(raw)
+    except UnicodeDecodeError:
+        # One bad byte should not cost the whole record: decode with U+FFFD.
+        try:
+            value = json.loads(raw.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            bad_line(stats, lineno, "not valid JSON")
+            return None
+        warn(stats, f"line {lineno}: invalid UTF-8 replaced with U+FFFD")
+    except (ValueError, RecursionError):
+        # RecursionError: absurdly nested arrays; ValueError covers JSONDecodeError
+        # and the int-digits limit.
+        bad_line(stats, lineno, "not valid JSON (truncated or corrupt)")
+        return None
+    if not isinstance(value, dict):
+        bad_line(stats, lineno, f"JSON {type(value).__name__}, not an object")
+        return None
+    stats.records += 1
+    return value
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """ISO-8601 string -> aware UTC datetime; naive values are taken as UTC."""
+    if not isinstance(value, str) or not 10 <= len(value) <= 40:
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        return dt.replace(tzinfo=UTC)
+    try:
+        return dt.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (from JSON ``\\ud800`` escapes) so the text encodes as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text

@@ -1,0 +1,394 @@
+"""Voice search: the read path over the voice index (node FTS5 + ``voice_index``).
+
+``search_voice(store, VoiceQuery(...)) -> list[VoiceHit]`` and
+``voice_stats(store) -> VoiceStats``; ``format_line``/``format_json``/
+``render_stats`` are the one output format both CLI paths print.
+
+Module-level imports are the standard library plus stdlib-only memgraph modules
+(errors, fts, ids) ON PURPOSE: ``memgraph.cli.voice_fast`` loads this file on
+its own to answer ``memgraph voice ...`` without importing pydantic (~200 ms),
+so the typer command and the fast path run the same query and formatting code.
+Do not add heavy imports at module level.
+
+Ranking (see notes/search.md): ``score = bm25 * recency`` with
+``recency = 0.5 + 0.5 / (1 + age_days / 180)``, age measured from the newest
+indexed message (not the wall clock, so the same store always ranks the same);
+messages classified ``command`` sort after every other hit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from memgraph.errors import InvalidId, MemgraphError, StoreError, UsageError
+from memgraph.fts import to_fts5_query
+from memgraph.ids import is_safe_name
+
+if TYPE_CHECKING:
+    from memgraph.store import Store
+
+DEFAULT_LIMIT = 20  # keyword search
+BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed oldest first
+RECENT_SESSIONS = 10
+LINE_CHARS = 120
+RECENCY_DAYS = 180.0
+UNCLASSIFIED = "unclassified"  # `--type unclassified` selects messages not yet classified
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class VoiceQuery:
+    """What to look for. Empty ``query`` lists messages (newest ``limit``) instead."""
+
+    query: str = ""
+    since: datetime | None = None  # valid time, inclusive
+    until: datetime | None = None  # valid time, inclusive
+    project: str | None = None  # project or constellation, case-insensitive
+    type: str | None = None  # classification, or "unclassified"
+    session: str | None = None  # session id or a prefix of it (the 8 chars shown)
+    limit: int | None = None  # default DEFAULT_LIMIT (keyword) / BROWSE_LIMIT (listing)
+    recent: bool = False  # only the RECENT_SESSIONS most recent sessions
+    as_of: datetime | None = None  # only what was ingested at or before this time
+    window: str | None = None  # activity window id (profiles.activity)
+
+
+@dataclass(frozen=True)
+class VoiceHit:
+    timestamp: datetime
+    constellation: str
+    session_id: str
+    project: str
+    text: str
+    classification: str | None
+    confidence: float | None
+    voice_page: str | None
+    node_id: str
+    score: float  # lower is better (bm25 convention); 0.0 for listings
+
+
+@dataclass(frozen=True)
+class VoiceStats:
+    messages: int
+    sessions: int
+    pages: int
+    classified: int
+    first: datetime | None
+    last: datetime | None
+    by_constellation: tuple[tuple[str, int], ...]
+    by_classification: tuple[tuple[str, int], ...]
+
+    @property
+    def unclassified(self) -> int:
+        return self.messages - self.classified
+
+
+# -- parsing -------------------------------------------------------------------
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_when(text: str, *, end_of_day: bool = False, flag: str = "date") -> datetime:
+    """``YYYY-MM-DD`` or an ISO timestamp -> aware UTC; naive timestamps are UTC.
+
+    A bare date means its first microsecond, or its last with ``end_of_day``
+    (so ``--until 2026-04-14`` includes that whole day).
+    """
+    s = text.strip()
+    try:
+        if _DAY.fullmatch(s):
+            d = date.fromisoformat(s)
+            start = datetime(d.year, d.month, d.day, tzinfo=UTC)
+            dt = start + timedelta(days=1, microseconds=-1) if end_of_day else start
+        else:
+            dt = datetime.fromisoformat(s)
+            dt = (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
+        if not 1000 <= dt.year <= 9999:
+            raise ValueError("out of range")  # 4-digit years keep stored text in time order
+    except (ValueError, OverflowError):
+        raise UsageError(
+            f"{flag}: bad date {text[:60]!r}; use YYYY-MM-DD or an ISO timestamp "
+            "such as 2026-04-14T14:32:00Z"
+        ) from None
+    return dt
+
+
+def iso(dt: datetime) -> str:
+    """Same fixed-width text as ``memgraph.store.sqlite.iso`` (kept stdlib-only here)."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _ts(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text).astimezone(UTC)
+    except ValueError:
+        return _EPOCH
+
+
+# -- querying ------------------------------------------------------------------
+
+
+def connection_of(txn: object) -> sqlite3.Connection:
+    conn = getattr(txn, "conn", None)
+    if not isinstance(conn, sqlite3.Connection):
+        raise StoreError("the voice index lives in the SQLite store; this store has none")
+    return conn
+
+
+def _filters(q: VoiceQuery) -> tuple[list[str], list[object]]:
+    where = ["v.lifecycle != 'retired'"]
+    args: list[object] = []
+    if q.since is not None:
+        where.append("v.ts >= ?")
+        args.append(iso(q.since))
+    if q.until is not None:
+        where.append("v.ts <= ?")
+        args.append(iso(q.until))
+    if q.as_of is not None:
+        where.append("v.ingested_at <= ?")
+        args.append(iso(q.as_of))
+    if q.project:
+        where.append("(v.project = ? COLLATE NOCASE OR v.constellation = ? COLLATE NOCASE)")
+        args += [q.project, q.project]
+    if q.type:
+        if q.type.lower() == UNCLASSIFIED:
+            where.append("v.classification IS NULL")
+        else:
+            where.append("v.classification = ? COLLATE NOCASE")
+            args.append(q.type)
+    if q.session:
+        if not is_safe_name(q.session):
+            raise InvalidId(f"--session: {q.session[:80]!r} is not a session id")
+        # safe names hold no GLOB metacharacters, so this is an indexed prefix match
+        where.append("v.session_id GLOB ?")
+        args.append(q.session + "*")
+    return where, args
+
+
+def _recent_sessions(conn: sqlite3.Connection, where: list[str], args: list[object]) -> list[str]:
+    found: list[str] = []
+    rows = conn.execute(
+        f"SELECT v.session_id FROM voice_index AS v WHERE {' AND '.join(where)} ORDER BY v.ts DESC",
+        args,
+    )
+    for (sid,) in rows:  # walks the ts index newest first; stops after 10 sessions
+        if sid not in found:
+            found.append(sid)
+            if len(found) == RECENT_SESSIONS:
+                break
+    return found
+
+
+_HIT_COLUMNS = """v.ts, v.constellation, v.session_id, v.project,
+    coalesce(json_extract(n.doc, '$.claim'), ''), v.classification, v.confidence,
+    v.voice_page, v.node_id"""
+
+
+def search_conn(
+    conn: sqlite3.Connection, q: VoiceQuery, only: Sequence[str] | None = None
+) -> list[VoiceHit]:
+    """The query itself, on an open connection to a store that has ``voice_index``.
+
+    ``only``: restrict to these message node ids (an activity window's members).
+    """
+    if q.limit is not None and q.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    match = to_fts5_query(q.query) if q.query.strip() else ""
+    if q.query.strip() and not match:
+        return []  # only punctuation/operators: nothing FTS5 could find
+    has_filter = any((q.since, q.until, q.as_of, q.project, q.type, q.session, q.recent, q.window))
+    if not match and not has_filter:
+        raise UsageError(
+            'nothing to search: give a query ("keyword"), --recent, --stats or a filter '
+            "such as --session ID or --since DATE"
+        )
+    where, args = _filters(q)
+    if only is not None:
+        if not only:
+            return []
+        where.append(f"v.node_id IN ({','.join('?' * len(only))})")
+        args += list(only)
+    if q.recent:
+        sessions = _recent_sessions(conn, where, args)
+        if not sessions:
+            return []
+        where.append(f"v.session_id IN ({','.join('?' * len(sessions))})")
+        args += sessions
+    clause = " AND ".join(where)
+    if not match:
+        limit = q.limit or BROWSE_LIMIT
+        rows = conn.execute(
+            f"SELECT 0.0, {_HIT_COLUMNS} FROM voice_index AS v JOIN nodes AS n "
+            f"ON n.rowid = v.rowid WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT ?",
+            [*args, limit],
+        ).fetchall()
+        rows.reverse()  # listings read oldest to newest, like a transcript
+        return [_hit(r) for r in rows]
+    ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+    # node_fts drives the join (CROSS JOIN fixes the order): one FTS scan, then
+    # rowid lookups, instead of probing FTS once per filtered index row.
+    sql = f"""
+        WITH m AS (
+            SELECT v.rowid AS rid, v.ts AS ts, v.node_id AS nid,
+                   coalesce(v.classification = 'command', 0) AS tier,
+                   bm25(node_fts, 0.0, 1.0)
+                     * (0.5 + 0.5 / (1.0 + max(0.0, ? - v.day) / {RECENCY_DAYS})) AS score
+            FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid
+            WHERE node_fts MATCH ? AND {clause}
+            ORDER BY tier, score, ts DESC, nid LIMIT ?
+        )
+        SELECT m.score, {_HIT_COLUMNS}
+        FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
+        ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
+    # Match the message text (body) only: the title is a cut copy of its first
+    # line, and a word cut in half there must not match.
+    params = [ref, f"body : ({match})", *args, q.limit or DEFAULT_LIMIT]
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"voice search failed: {exc}") from None
+    return [_hit(r) for r in rows]
+
+
+def _hit(row: tuple[Any, ...]) -> VoiceHit:
+    score, ts, const, sid, project, text, cls, conf, page, nid = row
+    return VoiceHit(
+        timestamp=_ts(ts),
+        constellation=const,
+        session_id=sid,
+        project=project,
+        text=text if isinstance(text, str) else str(text),
+        classification=cls,
+        confidence=None if conf is None else float(conf),
+        voice_page=page,
+        node_id=nid,
+        score=float(score),
+    )
+
+
+def _window_messages(store: Store, window_id: str) -> list[str]:
+    """Node ids of the operator messages in activity window ``window_id``.
+
+    Windows are split by shared entities, so a time range would pull in
+    unrelated messages from the same minutes; the window's own member list is exact.
+    """
+    try:
+        from profiles.activity import query as activity_query
+    except ImportError:
+        raise MemgraphError(
+            f"--window {window_id[:40]}: activity windows are not available in this build "
+            "(profiles.activity.query is missing)"
+        ) from None
+    report = activity_query.window_report(store, window_id)
+    return [str(i) for i in report.message_ids]
+
+
+def search_voice(store: Store, query: VoiceQuery) -> list[VoiceHit]:
+    """Ranked hits (keyword) or a time-ordered listing (filters only); see module doc."""
+    only = _window_messages(store, query.window) if query.window else None
+    with store.reader() as txn:
+        return search_conn(connection_of(txn), query, only)
+
+
+def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
+    live = "lifecycle != 'retired'"
+    messages, sessions, pages, classified, first, last = conn.execute(
+        "SELECT count(*), count(DISTINCT session_id), count(DISTINCT voice_page),"
+        f" count(classification), min(ts), max(ts) FROM voice_index WHERE {live}"
+    ).fetchone()
+    by_const = conn.execute(
+        f"SELECT constellation, count(*) AS c FROM voice_index WHERE {live} "
+        "GROUP BY constellation ORDER BY c DESC, constellation"
+    ).fetchall()
+    by_cls = conn.execute(
+        f"SELECT coalesce(classification, '{UNCLASSIFIED}'), count(*) AS c FROM voice_index "
+        f"WHERE {live} GROUP BY classification ORDER BY c DESC, 1"
+    ).fetchall()
+    return VoiceStats(
+        messages=int(messages),
+        sessions=int(sessions),
+        pages=int(pages),
+        classified=int(classified),
+        first=_ts(first) if first else None,
+        last=_ts(last) if last else None,
+        by_constellation=tuple((str(k), int(c)) for k, c in by_const),
+        by_classification=tuple((str(k), int(c)) for k, c in by_cls),
+    )
+
+
+def voice_stats(store: Store) -> VoiceStats:
+    """The index's health block: counts, classified share, date range, breakdowns."""
+    with store.reader() as txn:
+        return stats_conn(connection_of(txn))
+
+
+# -- output --------------------------------------------------------------------
+
+# Terminal safety: text is what someone typed (or pasted), and may hold escape
+# sequences. Line breaks become spaces in the one-line form; other control
+# characters are shown as U+FFFD. --json keeps the text exact.
+_BREAKS = {ord(c): " " for c in "\n\r\t\v\f\x85\u2028\u2029"}
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+ONE_LINE = str.maketrans({**_CONTROLS, **_BREAKS})
+FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
+
+
+def format_line(hit: VoiceHit, full: bool = False) -> str:
+    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC; text cut at 120 chars)."""
+    if full:
+        text = hit.text.translate(FULL)
+    else:
+        text = hit.text.translate(ONE_LINE)
+        if len(text) > LINE_CHARS:
+            text = text[:LINE_CHARS] + "..."
+    const = hit.constellation.translate(ONE_LINE) or "-"
+    sid = hit.session_id[:8].translate(ONE_LINE) or "-"
+    return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'
+
+
+def format_json(hit: VoiceHit) -> str:
+    record = {
+        "timestamp": hit.timestamp.isoformat().replace("+00:00", "Z"),
+        "constellation": hit.constellation,
+        "session_id": hit.session_id,
+        "project": hit.project,
+        "text": hit.text,
+        "classification": hit.classification,
+        "confidence": hit.confidence,
+        "voice_page": hit.voice_page,
+        "node_id": hit.node_id,
+    }
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "0.0%"
+
+
+def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
+    """(label, value) rows: printed as plain lines, or a rich table on a TTY."""
+    span = (
+        f"{stats.first:%Y-%m-%d %H:%M} .. {stats.last:%Y-%m-%d %H:%M}"
+        if stats.first and stats.last
+        else "-"
+    )
+    rows = [
+        ("messages", str(stats.messages)),
+        ("sessions", str(stats.sessions)),
+        ("pages", str(stats.pages)),
+        ("classified", f"{stats.classified} ({_pct(stats.classified, stats.messages)})"),
+        ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
+        ("range", span),
+    ]
+    rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
+    rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
+    return [(label.translate(ONE_LINE), value) for label, value in rows]
+
+
+def render_stats(stats: VoiceStats) -> str:
+    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

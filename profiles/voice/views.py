@@ -1,0 +1,367 @@
+"""Store -> voice page, and voice page -> nodes.
+
+The store is canonical; a page is re-rendered from it whenever a session's
+nodes change (capture, classification, activity windows). Rendering is a pure
+function of the stored nodes, so re-running anything that changed nothing
+rewrites nothing: ``updated`` is the newest node ``updated_at`` and
+``ingested_at`` the oldest message ``ingested_at``, both read from the store.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
+from memgraph.fileio import atomic_write_text, safe_child
+from memgraph.ids import anchor_id
+from memgraph.store import Store
+from profiles.voice.nodes import (
+    domain_id,
+    message_node_id,
+    message_title,
+    safe_component,
+    session_node_id,
+)
+from profiles.voice.pages import VoiceMessageEntry, VoicePage, page_relpath, render_page
+from profiles.voice.prefilter import is_trivial
+
+MIN_MESSAGES = 3
+LOG_NAME = "log.md"
+
+# English stopwords plus the filler of talking to an agent; titles should name
+# the topic ("hook install settings"), not the politeness around it.
+_STOPWORD_TEXT = """
+    a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't down during each few for from further get got had hadn't has
+    hasn't have haven't having he her here hers herself him himself his how i i'm if in into
+    is isn't it it's its itself just let let's like make me more most much must my myself
+    need no nor not now of off on once one only or other ought our ours ourselves out over
+    own please same shall she should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they're this those through to too
+    under until up us use used using very want was wasn't we we're were weren't what what's
+    when where which while who whom why will with won't would wouldn't yes yeah you you're
+    your yours yourself yourselves ok okay thanks thank hi hello hey sure go see look think
+    know still really maybe right well way thing things something anything everything file
+    files code work working done try new check add run looks good great fine back first next
+    may might lets via etc http https www com org
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"[^\W\d_][\w'-]*[^\W_]|[^\W\d_]{2,}")
+_URL = re.compile(r"\b\w+://\S+")
+
+
+def page_title(texts: Iterable[str], fallback: str) -> str:
+    """Top-3 keywords (frequency, then first appearance), else ``fallback``."""
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for text in texts:
+        for word in _WORD.findall(_URL.sub(" ", text).lower()):
+            word = word.strip("'-")
+            # two CJK characters make a word; two Latin letters rarely name a topic
+            if len(word) < (3 if word.isascii() else 2) or word in STOPWORDS:
+                continue
+            counts[word] += 1
+            first.setdefault(word, len(first))
+    top = sorted(counts, key=lambda w: (-counts[w], first[w]))[:3]
+    return " ".join(top) if top else fallback
+
+
+def is_qualifying(node: MemoryNode) -> bool:
+    """A stored message that counts for (and appears on) the page: not retired,
+    and not a bare acknowledgement (the prefilter's trivial rule)."""
+    if node.kind != "message" or node.lifecycle == "retired":
+        return False
+    origin = node.attributes.get("origin")
+    return not (origin in ("prompt", "queued") and is_trivial(node.claim))
+
+
+# -- reading a session from the store ---------------------------------------
+
+
+def session_nodes(store: Store, session_id: str) -> tuple[MemoryNode | None, list[MemoryNode]]:
+    """(voice_session node, message nodes sorted by time) for one session."""
+    from memgraph.store.sqlite import SQLiteTxn
+
+    sid_node = session_node_id(session_id)
+    with store.reader() as reader:
+        if isinstance(reader, SQLiteTxn):
+            rows = reader.conn.execute(
+                "SELECT n.doc FROM voice_message_session v JOIN nodes n ON n.rowid = v.node_rowid"
+                " WHERE v.session_id = ?",
+                (session_id,),
+            ).fetchall()
+            messages = [MemoryNode.model_validate_json(r[0]) for r in rows]
+        else:  # the in-memory backend has no index tables: scan
+            messages = [
+                n
+                for n in store.iter_nodes(profile="voice", kind="message")
+                if n.attributes.get("session_id") == session_id
+            ]
+        session = reader.get_nodes([sid_node]).get(sid_node)
+    messages.sort(key=_order)
+    return session, messages
+
+
+def _order(node: MemoryNode) -> tuple[datetime, int, str]:
+    anchor = _transcript_anchor(node)
+    when = node.valid_from or node.created_at
+    return when, (anchor.line or 0) if anchor else 0, str(node.attributes.get("record_uuid", ""))
+
+
+def _transcript_anchor(node: MemoryNode) -> MemoryAnchor | None:
+    return next((a for a in node.anchors if a.kind == AnchorKind.transcript), None)
+
+
+# -- building the page ------------------------------------------------------
+
+
+def _entry(node: MemoryNode, page_ingested: datetime | None) -> VoiceMessageEntry:
+    attrs = node.attributes
+    anchor = _transcript_anchor(node)
+    confidence = attrs.get("confidence")
+    topics = attrs.get("topics") or []
+    ingested = node.ingested_at
+    return VoiceMessageEntry(
+        record_uuid=str(attrs.get("record_uuid") or node.id),
+        timestamp=node.valid_from or node.created_at,
+        text=node.claim,
+        origin=str(attrs.get("origin") or "prompt"),
+        line=anchor.line if anchor else None,
+        transcript=anchor.ref if anchor else None,
+        classification=attrs.get("classification"),
+        confidence=float(confidence) if isinstance(confidence, int | float) else None,
+        topics=[str(t) for t in topics] if isinstance(topics, list) else [],
+        harness=attrs.get("harness"),
+        branch=attrs.get("branch"),
+        cwd=attrs.get("cwd"),
+        ingested_at=None if ingested is None or ingested == page_ingested else ingested,
+    )
+
+
+def build_page(session: MemoryNode | None, messages: list[MemoryNode]) -> VoicePage:
+    """The page for a session's qualifying messages (at least one)."""
+    if not messages:
+        raise ValueError("a voice page needs at least one message")
+    attrs: dict[str, Any] = dict(messages[0].attributes)
+    if session is not None:
+        attrs.update({k: v for k, v in session.attributes.items() if v is not None})
+    constellation = str(attrs.get("constellation") or "unknown")
+    project = str(attrs.get("project") or constellation)
+    times = [n.valid_from or n.created_at for n in messages]
+    ingested = [n.ingested_at for n in messages if n.ingested_at is not None]
+    page_ingested = min(ingested) if ingested else min(times)
+    updated = max(n.updated_at for n in [*messages, *([session] if session else [])])
+    entries = [_entry(n, page_ingested) for n in messages]
+    sources = sorted({e.transcript for e in entries if e.transcript})
+    start = min(times).astimezone(UTC)
+    return VoicePage(
+        title=page_title((n.claim for n in messages), start.date().isoformat()),
+        constellation=constellation,
+        project=project,
+        session_id=str(attrs.get("session_id")),
+        created=start.date(),
+        updated=max(updated.astimezone(UTC).date(), start.date()),
+        status="classified" if all(e.classification for e in entries) else "captured",
+        valid_from=start,
+        valid_to=max(times),
+        ingested_at=page_ingested,
+        sources=sources,
+        messages=entries,
+        activity_window=session.attributes.get("activity_window") if session else None,
+    )
+
+
+def _page_session_id(path: Path) -> str | None:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(8192)
+    except OSError:
+        return None
+    match = re.search(r"^session_id: '?([^'\n]*)'?$", head, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def choose_relpath(
+    vault: Path, constellation: str, session_id: str, day: datetime
+) -> PurePosixPath:
+    """``page_relpath``, unless another session already owns that file name.
+
+    Codex session ids are UUIDv7 (time first), so two sessions started within a
+    minute share their first 8 characters: the later one gets the full id.
+    """
+    rel = page_relpath(constellation, day.date(), safe_component(session_id, "session"))
+    path = vault.joinpath(*rel.parts)
+    owner = _page_session_id(path) if path.exists() else None
+    if owner is not None and owner != session_id:
+        name = f"{day.date().isoformat()}-{safe_component(session_id, 'session')}.md"
+        rel = PurePosixPath(constellation, "voice", name)
+    return rel
+
+
+def session_relpath(
+    vault: Path, session: MemoryNode | None, messages: list[MemoryNode]
+) -> PurePosixPath:
+    for node in [*([session] if session else []), *messages]:
+        stored = node.attributes.get("voice_page")
+        if isinstance(stored, str) and stored:
+            return PurePosixPath(stored)
+    attrs = messages[0].attributes
+    first = min(n.valid_from or n.created_at for n in messages).astimezone(UTC)
+    constellation = safe_component(str(attrs.get("constellation") or "unknown"))
+    return choose_relpath(vault, constellation, str(attrs.get("session_id")), first)
+
+
+def append_log(vault: Path, line: str) -> None:
+    """One O_APPEND write: concurrent writers never interleave within a line."""
+    vault.mkdir(parents=True, exist_ok=True)
+    data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
+    fd = os.open(vault / LOG_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> bool:
+    """Write the page if its bytes differ; log it. True when written."""
+    path = safe_child(vault, *relpath.parts)
+    text = render_page(page)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(path, text)
+    now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
+    append_log(
+        vault,
+        f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}",
+    )
+    return True
+
+
+def write_session_page(
+    store: Store, vault: Path, session_id: str, *, min_messages: int = MIN_MESSAGES
+) -> Path | None:
+    """Re-render one session's page from the store; None below ``min_messages``.
+
+    Includes the ``## Classifications`` table (message attributes) and the
+    session node's ``activity_window``. Unchanged pages are not rewritten.
+    """
+    path, _ = write_session_page_ex(store, vault, session_id, min_messages=min_messages)
+    return path
+
+
+def write_session_page_ex(
+    store: Store, vault: Path, session_id: str, *, min_messages: int = MIN_MESSAGES
+) -> tuple[Path | None, bool]:
+    """``write_session_page`` plus whether the file was (re)written."""
+    session, messages = session_nodes(store, session_id)
+    qualifying = [n for n in messages if is_qualifying(n)]
+    if len(qualifying) < max(1, min_messages):
+        return None, False
+    relpath = session_relpath(vault, session, qualifying)
+    changed = write_page_file(vault, relpath, build_page(session, qualifying))
+    return safe_child(vault, *relpath.parts), changed
+
+
+# -- page -> nodes (import-vault) ------------------------------------------
+
+
+def nodes_from_page(page: VoicePage, relpath: PurePosixPath) -> list[MemoryNode]:
+    """Message nodes rebuilt from a page alone, each with a ``page`` anchor.
+
+    Same ids, text, times and attributes as the captured nodes; the transcript
+    anchor is kept when the page recorded one.
+    """
+    page_anchor = MemoryAnchor(
+        id=anchor_id("page", relpath.as_posix()), kind=AnchorKind.page, ref=relpath.as_posix()
+    )
+    nodes = []
+    for e in page.messages:
+        anchors = []
+        if e.transcript is not None:
+            anchors.append(
+                MemoryAnchor(
+                    id=anchor_id("transcript", e.transcript, str(e.line), e.record_uuid),
+                    kind=AnchorKind.transcript,
+                    ref=e.transcript,
+                    line=e.line,
+                    record_uuid=e.record_uuid,
+                )
+            )
+        anchors.append(page_anchor)
+        ingested = e.ingested_at or page.ingested_at
+        nodes.append(
+            MemoryNode(
+                id=message_node_id(page.session_id, e.record_uuid),
+                domain_id=domain_id(page.constellation),
+                profile=ProfileName.voice,
+                kind="message",
+                title=message_title(e.text),
+                claim=e.text,
+                anchors=anchors,
+                lifecycle="classified" if e.classification else "captured",
+                created_at=ingested,
+                updated_at=ingested,
+                valid_from=e.timestamp,
+                ingested_at=ingested,
+                attributes={
+                    "session_id": page.session_id,
+                    "record_uuid": e.record_uuid,
+                    "project": page.project,
+                    "constellation": page.constellation,
+                    "branch": e.branch,
+                    "cwd": e.cwd,
+                    "harness": e.harness,
+                    "origin": e.origin,
+                    "classification": e.classification,
+                    "confidence": e.confidence,
+                    "topics": list(e.topics),
+                    "voice_page": relpath.as_posix(),
+                },
+            )
+        )
+    return nodes
+
+
+def session_node_from_page(page: VoicePage, relpath: PurePosixPath) -> MemoryNode:
+    """The voice_session node a page implies (keeps ``activity_window``)."""
+    attributes: dict[str, Any] = {
+        "session_id": page.session_id,
+        "project": page.project,
+        "constellation": page.constellation,
+        "message_count": page.message_count,
+        "voice_page": relpath.as_posix(),
+        "transcript": page.sources[0] if page.sources else None,
+    }
+    if page.activity_window is not None:
+        attributes["activity_window"] = page.activity_window
+    return MemoryNode(
+        id=session_node_id(page.session_id),
+        domain_id=domain_id(page.constellation),
+        profile=ProfileName.voice,
+        kind="voice_session",
+        title=f"voice session {page.session_id[:8]} ({page.project})",
+        anchors=[
+            MemoryAnchor(
+                id=anchor_id("page", relpath.as_posix()),
+                kind=AnchorKind.page,
+                ref=relpath.as_posix(),
+            )
+        ],
+        lifecycle="captured",
+        created_at=page.ingested_at,
+        updated_at=page.ingested_at,
+        valid_from=page.valid_from,
+        valid_to=page.valid_to,
+        ingested_at=page.ingested_at,
+        attributes=attributes,
+    )

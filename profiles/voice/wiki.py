@@ -1,0 +1,180 @@
+"""Wiki page validator: frontmatter and structure of vault pages.
+
+Page types: overview, service, decision, process, analysis, and voice (whose
+frontmatter is extended and whose body must parse as a voice page). Errors make
+a page invalid; warnings flag things a person probably did not mean (unknown
+keys, odd status). A page memgraph renders yields neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from memgraph.errors import ReaderError
+from profiles.voice.pages import PAGE_TYPE, PageError, parse_page, split_frontmatter
+
+PAGE_TYPES = ("overview", "service", "decision", "process", "analysis", PAGE_TYPE)
+BASE_REQUIRED = ("title", "type", "created", "updated")
+BASE_OPTIONAL = ("status", "tags", "aliases", "sources", "related", "description", "constellation")
+VOICE_REQUIRED = (
+    "constellation",
+    "session_id",
+    "project",
+    "valid_from",
+    "valid_to",
+    "message_count",
+    "ingested_at",
+    "sources",
+)
+VOICE_OPTIONAL = ("activity_window",)
+STATUSES = ("draft", "active", "stable", "stale", "deprecated", "superseded", "archived")
+VOICE_STATUSES = ("captured", "classified")
+_LIST_KEYS = ("tags", "aliases", "sources", "related")
+_MAX_PAGE_BYTES = 64 << 20
+# vault bookkeeping files, not pages: skipped when a directory is walked
+NOT_PAGES = ("log.md", "index.md")
+
+
+@dataclass(frozen=True)
+class WikiProblem:
+    level: str  # "error" | "warning"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.message}"
+
+
+def _err(message: str) -> WikiProblem:
+    return WikiProblem("error", message)
+
+
+def _warn(message: str) -> WikiProblem:
+    return WikiProblem("warning", message)
+
+
+def _is_iso_datetime(value: Any) -> bool:
+    if isinstance(value, datetime):
+        return value.tzinfo is not None
+    if not isinstance(value, str):
+        return False
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).tzinfo is not None
+    except ValueError:
+        return False
+
+
+def _check_base(data: dict[str, Any]) -> list[WikiProblem]:
+    problems: list[WikiProblem] = []
+    for key in BASE_REQUIRED:
+        if key not in data:
+            problems.append(_err(f"missing frontmatter key '{key}'"))
+    title = data.get("title")
+    if "title" in data and (not isinstance(title, str) or not title.strip()):
+        problems.append(_err("title must be a non-empty string"))
+    kind = data.get("type")
+    if "type" in data and kind not in PAGE_TYPES:
+        problems.append(_err(f"type {str(kind)[:40]!r} is not one of {', '.join(PAGE_TYPES)}"))
+    for key in ("created", "updated"):
+        value = data.get(key)
+        if key in data and (not isinstance(value, date) or isinstance(value, datetime)):
+            problems.append(_err(f"{key} must be a date (YYYY-MM-DD)"))
+    created, updated = data.get("created"), data.get("updated")
+    if isinstance(created, date) and isinstance(updated, date) and updated < created:
+        problems.append(_err("updated is before created"))
+    for key in _LIST_KEYS:
+        value = data.get(key)
+        if key in data and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            problems.append(_err(f"{key} must be a list of strings"))
+    return problems
+
+
+def _check_voice(data: dict[str, Any], text: str, source: str) -> list[WikiProblem]:
+    problems = [_err(f"voice page misses '{k}'") for k in VOICE_REQUIRED if k not in data]
+    for key in ("valid_from", "valid_to", "ingested_at"):
+        if key in data and not _is_iso_datetime(data[key]):
+            problems.append(_err(f"{key} must be an ISO-8601 timestamp with a timezone"))
+    count = data.get("message_count")
+    if "message_count" in data and (not isinstance(count, int) or count < 0):
+        problems.append(_err("message_count must be a non-negative integer"))
+    if problems:
+        return problems
+    try:
+        page = parse_page(text, source)
+    except PageError as exc:
+        return [_err(str(exc).removeprefix(f"{source}: "))]
+    if page.valid_to < page.valid_from:
+        problems.append(_err("valid_to is before valid_from"))
+    if page.status not in VOICE_STATUSES:
+        problems.append(_warn(f"voice status {page.status!r} is not one of {VOICE_STATUSES}"))
+    return problems
+
+
+def validate_wiki_page(text: str, source: str = "page") -> list[WikiProblem]:
+    """Every problem of one page; an empty list means valid without warnings."""
+    try:
+        data, body, _ = split_frontmatter(text, source)
+    except PageError as exc:
+        return [_err(str(exc).removeprefix(f"{source}: "))]
+    problems = _check_base(data)
+    kind = data.get("type")
+    known = set(BASE_REQUIRED) | set(BASE_OPTIONAL)
+    if kind == PAGE_TYPE:
+        known |= set(VOICE_REQUIRED) | set(VOICE_OPTIONAL)
+        if not any(p.level == "error" for p in problems):
+            problems += _check_voice(data, text, source)
+    else:
+        voice_only = sorted((set(VOICE_REQUIRED) - known) & set(map(str, data)))
+        if voice_only:
+            problems.append(_warn(f"voice-only keys on a {kind} page: {', '.join(voice_only)}"))
+            known |= set(voice_only)
+        status = data.get("status")
+        if status is not None and status not in STATUSES:
+            problems.append(_warn(f"status {str(status)[:40]!r} is not one of {STATUSES}"))
+        if not any(line.strip() for line in body):
+            problems.append(_warn("page has no body"))
+    unknown = sorted(str(k) for k in data if str(k) not in known)
+    if unknown:
+        problems.append(_warn(f"unknown frontmatter keys: {', '.join(unknown)[:200]}"))
+    if kind != PAGE_TYPE and _unbalanced_links(body):
+        problems.append(_warn("unbalanced [[wikilink]] brackets"))
+    return problems
+
+
+def _unbalanced_links(body: Iterable[str]) -> bool:
+    # quoted lines are someone's words: brackets there prove nothing
+    text = "\n".join(line for line in body if not line.startswith(">"))
+    return len(re.findall(r"\[\[", text)) != len(re.findall(r"\]\]", text))
+
+
+def iter_pages(paths: Iterable[Path]) -> Iterator[Path]:
+    """Markdown files named by ``paths`` (directories are walked, hidden dirs skipped)."""
+    for path in paths:
+        if path.is_dir():
+            for found in sorted(path.rglob("*.md")):
+                rel = found.relative_to(path)
+                hidden = any(part.startswith(".") for part in rel.parts)
+                if not hidden and not (len(rel.parts) == 1 and rel.name in NOT_PAGES):
+                    yield found
+        elif path.exists():
+            yield path
+        else:
+            raise ReaderError(f"{path}: no such file or directory")
+
+
+def validate_file(path: Path) -> list[WikiProblem]:
+    try:
+        if path.stat().st_size > _MAX_PAGE_BYTES:
+            return [_err(f"larger than {_MAX_PAGE_BYTES >> 20} MB")]
+        raw = path.read_bytes()
+    except OSError as exc:
+        return [_err(f"cannot read: {exc.strerror or exc}")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [_err(f"not UTF-8 (byte {exc.start})")]
+    return validate_wiki_page(text, str(path))

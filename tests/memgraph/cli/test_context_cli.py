@@ -1,0 +1,121 @@
+"""`memgraph context`, `memgraph recall`, `memgraph index` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli.app import app
+from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, UpsertNode
+from memgraph.engine import apply_patch, new_patch
+from memgraph.ids import node_id
+from memgraph.store import open_store
+
+T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+
+
+def _node(profile: str, kind: str, title: str, state: str, **attrs: object) -> MemoryNode:
+    anchors = []
+    if profile == "voice":
+        anchors = [MemoryAnchor(id=f"a-{title[:5]}", kind=AnchorKind.transcript, ref="/t.jsonl")]
+    return MemoryNode(
+        id=node_id(profile, kind, title), domain_id="d1", profile=ProfileName(profile), kind=kind,
+        title=title, claim=title, lifecycle=state, anchors=anchors, created_at=T0, updated_at=T0,
+        valid_from=T0, attributes=attrs,
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "mg.db"
+    store = open_store(path)
+    nodes = [
+        _node("repo_architecture", "component", "Gateway verifies tokens", "observed"),
+        _node("repo_dataflow", "flow", "Tokens flow from gateway to cache", "observed"),
+        _node("voice", "message", "we should cache the tokens for longer", "captured",
+              session_id="s1", project="alpha"),
+    ]
+    apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
+    store.close()
+    return path
+
+
+runner = CliRunner()
+
+
+def test_context_terse_json_markdown(db: Path) -> None:
+    out = runner.invoke(app, ["context", "gateway tokens", "--store", str(db), "--budget", "400"])
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert any(line.startswith("node") and "Gateway verifies tokens" in line for line in lines)
+    assert lines[-1].startswith("-- repo cut:") and "/400 tokens" in lines[-1]
+    assert "BM25 only" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+    js = runner.invoke(app, ["context", "gateway", "--store", str(db), "--json"])
+    assert js.exit_code == 0
+    (line,) = js.stdout.splitlines()
+    packet = json.loads(line)
+    assert packet["query"]["cut"] == "repo" and packet["tokens_used"] <= 2000
+    assert packet["nodes"][0]["title"] == "Gateway verifies tokens"
+
+    md = runner.invoke(app, ["context", "gateway", "--store", str(db), "--markdown"])
+    assert md.exit_code == 0 and md.stdout.startswith("# Context: gateway")
+    assert "## Nodes" in md.stdout
+
+
+def test_context_bad_input_is_one_line_error(db: Path) -> None:
+    out = runner.invoke(app, ["context", "x", "--store", str(db), "--cut", "everything"])
+    assert out.exit_code == 2 and out.stderr.startswith("Error: unknown cut")
+    out = runner.invoke(app, ["context", "x", "--store", str(db), "--budget", "0"])
+    assert out.exit_code == 2 and "Error:" in out.stderr
+    out = runner.invoke(app, ["context", "x", "--store", str(db), "--json", "--markdown"])
+    assert out.exit_code == 2
+    out = runner.invoke(app, ["context", "x", "--store", str(db), "--embedder", "word2vec"])
+    assert out.exit_code == 2 and "unknown embedder" in out.stderr
+    assert "Traceback" not in out.output
+
+
+def test_context_with_unreachable_ollama_says_bm25_only(db: Path) -> None:
+    out = runner.invoke(
+        app,
+        ["context", "gateway", "--store", str(db), "--embedder", "ollama"],
+        env={"MEMGRAPH_OLLAMA_HOST": "http://127.0.0.1:9", "MEMGRAPH_OLLAMA_TIMEOUT": "2"},
+    )
+    assert out.exit_code == 0, out.output
+    notice = out.stderr.strip().splitlines()
+    assert len(notice) == 1 and "BM25 only" in notice[0] and "127.0.0.1:9" in notice[0]
+    assert "Gateway verifies tokens" in out.stdout
+
+
+def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
+    qdir = tmp_path / "q"
+    args = ["--store", str(db), "--embedder", "hash", "--qdrant-path", str(qdir)]
+    first = runner.invoke(app, ["index", *args, "--json"])
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert report["embedded"] == 3 and report["manifests"] == 3
+    again = runner.invoke(app, ["index", *args])
+    assert again.exit_code == 0 and "embedded 0" in again.stdout and "unchanged 3" in again.stdout
+
+    rec = runner.invoke(app, ["recall", "caching tokens longer", *args])
+    assert rec.exit_code == 0, rec.output
+    assert rec.stderr == ""
+    (line,) = rec.stdout.splitlines()
+    assert "s1" in line and "alpha" in line and "cache the tokens" in line
+    js = runner.invoke(app, ["recall", "cache tokens", *args, "--json"])
+    row = json.loads(js.stdout.splitlines()[0])
+    assert row["project"] == "alpha" and row["bm25_rank"] == 1 and row["vector_rank"] is not None
+
+
+def test_index_without_embedder_is_a_usage_error(db: Path) -> None:
+    out = runner.invoke(app, ["index", "--store", str(db)])
+    assert out.exit_code == 2 and "no embedder configured" in out.stderr
+
+
+def test_recall_bad_limit(db: Path) -> None:
+    out = runner.invoke(app, ["recall", "x", "--store", str(db), "--limit", "0"])
+    assert out.exit_code == 2 and out.stderr.startswith("Error: bad recall request")

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli import session_fast
+from memgraph.cli.app import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args))
+
+
+def test_start_note_wake_list_show(isolated_env: Path) -> None:
+    r = invoke("session", "start", "s1", "--persona", "alice", "--harness", "codex")
+    assert r.exit_code == 0 and r.stdout.startswith("started s1 (alice)")
+    assert invoke("session", "start", "s1", "--persona", "alice").stdout.startswith("already")
+    r = invoke("note", "hello there", "--session", "s1")
+    assert r.exit_code == 0 and r.stdout.startswith("noted n-")
+    r = invoke("note", "late one", "--session", "s1", "--at", "2020-01-01T00:00:00Z", "--json")
+    data = json.loads(r.stdout)
+    assert data["timestamp"] == "2020-01-01T00:00:00.000000Z" and data["persona"] == "alice"
+    assert invoke("wake", "--persona", "alice").stdout == "hello there\n"
+    assert "s1 alice notes=3" in invoke("session", "list").stdout
+    lines = invoke("session", "show", "s1").stdout.splitlines()
+    assert lines[0].endswith("late one") and lines[-1].endswith("hello there")
+    assert len(invoke("session", "show", "s1", "--json").stdout.splitlines()) == 3
+
+
+def test_errors_are_one_line_with_exit_codes(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_THREAD_ID", "CLAUDE_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+    r = invoke("note", "x")
+    assert r.exit_code == 2 and r.stderr.startswith("Error: no active session")
+    r = invoke("note", "x", "--session", "../etc")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    r = invoke("note", "x", "--session", "s", "--at", "yesterday")
+    assert r.exit_code == 2 and "ISO-8601" in r.stderr
+    assert invoke("session", "show", "nope").exit_code == 1
+    invoke("session", "start", "s1")
+    f = isolated_env / "workspace/.memgraph/personas/default/sessions/s1.yaml"
+    f.write_text("notes: [", encoding="utf-8")
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 1 and "not valid YAML" in r.stderr and "Traceback" not in r.output
+    assert invoke("note", "still fine", "--session", "s1").exit_code == 0
+
+
+def test_wake_default_axiom(isolated_env: Path) -> None:
+    from profiles.session.api import DEFAULT_AXIOM
+
+    assert invoke("wake").stdout == DEFAULT_AXIOM + "\n"
+    assert json.loads(invoke("wake", "--json").stdout)["axiom"] is True
+
+
+def test_harness_session_id_from_env(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_THREAD_ID", "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9")
+    r = invoke("note", "from codex", "--json")
+    data = json.loads(r.stdout)
+    assert data["harness"] == "codex" and data["session_id"].startswith("019d1afb")
+    monkeypatch.setenv("MEMGRAPH_SESSION", "explicit")
+    assert json.loads(invoke("note", "x", "--json").stdout)["session_id"] == "explicit"
+
+
+def _fast(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int | None, str, str]:
+    code = session_fast.run(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # not started yet: the lean path declines, typer starts the session
+    assert _fast(capsys, "first", "--session", "s1")[0] is None
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    code, out, _ = _fast(capsys, "fast one", "--session", "s1", "--json")
+    assert code == 0
+    fast = json.loads(out)
+    typer_out = json.loads(invoke("note", "typer one", "--session", "s1", "--json").stdout)
+    assert fast.keys() == typer_out.keys()
+    assert {k: fast[k] for k in ("session_id", "persona", "harness", "file")} == {
+        k: typer_out[k] for k in ("session_id", "persona", "harness", "file")
+    }
+    code, out, _ = _fast(capsys, "plain", "--session=s1", "--at", "2021-01-01T00:00:00+00:00")
+    assert code == 0 and out.startswith("noted n-") and "2021-01-01T00:00:00.000000Z" in out
+    texts = [line.split(" ", 2)[2] for line in invoke("session", "show", "s1").stdout.splitlines()]
+    assert texts[0] == "plain" and texts[-2:] == ["fast one", "typer one"]
+    for argv in (["x", "--session", "../etc"], ["x", "--session", "s1", "--at", "nope"], [" "]):
+        argv_s1 = argv if "--session" in argv else [*argv, "--session", "s1"]
+        code, out, err = _fast(capsys, *argv_s1)
+        r = invoke("note", *argv_s1)
+        assert (code, out, err) == (r.exit_code, r.stdout, r.stderr)
+    assert _fast(capsys, "--help")[0] is None
+    assert _fast(capsys, "a", "b", "--session", "s1")[0] is None
+    assert _fast(capsys, "a", "--bogus", "--session", "s1")[0] is None

@@ -1,0 +1,80 @@
+"""The lean CLI write path stores exactly what the engine would."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memgraph.documents import MemoryEdge, MemoryLifecycleReceipt, MemoryNode, MemoryPatchCandidate
+from memgraph.hashing import node_hash
+from memgraph.store import open_store
+from memgraph.validation import validate_snapshot
+from profiles.session.api import NoteRequest, StartRequest, note, render_session_text, start_session
+from profiles.session.lean import lean_note
+from profiles.session.records import NoteRecord
+from profiles.session.views import render_from_sql
+
+AT = datetime(2026, 1, 5, 9, 30, 1, 250000, tzinfo=UTC)
+NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+
+
+def _started(path: Path, ws: Path):  # type: ignore[no-untyped-def]
+    store = open_store(path)
+    start_session(store, StartRequest("s1", ws, "alice", started_at=AT))
+    return store
+
+
+def test_lean_rows_equal_engine_rows(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    lean_store = _started(tmp_path / "lean.db", ws)
+    eng_store = _started(tmp_path / "eng.db", ws)
+    text = 'idea: ünïcode "quoted"\nsecond line\t\x01'
+    rec = NoteRecord("s1", "", text, AT, "codex", "w-1", NOW)
+    res = lean_note(tmp_path / "lean.db", rec, None)
+    assert res is not None and res.persona == "alice"
+    eng = note(eng_store, NoteRequest("s1", text, ws, "codex", at=AT, key="w-1"))
+    assert eng.id == res.node_id
+
+    a = lean_store.export_snapshot()
+    b = eng_store.export_snapshot()
+    assert validate_snapshot(a) == []
+    volatile = {"ingested_at", "updated_at", "created_at"}
+    na = {n.id: n.model_dump(exclude=volatile) for n in a.nodes}
+    nb = {n.id: n.model_dump(exclude=volatile) for n in b.nodes}
+    assert na == nb
+    assert [e.model_dump(exclude={"ingested_at"}) for e in a.edges] == [
+        e.model_dump(exclude={"ingested_at"}) for e in b.edges
+    ]
+    ra = [r for r in a.receipts if r.target_id in (res.node_id, a.edges[-1].id)]
+    rb = [r for r in b.receipts if r.target_id in (res.node_id, b.edges[-1].id)]
+    keep = ("op", "target_id", "target_type", "profile", "before", "after", "details")
+    assert [[getattr(r, k) for k in keep] for r in ra] == [
+        [getattr(r, k) for k in keep] for r in rb
+    ]
+    node = next(n for n in a.nodes if n.id == res.node_id)
+    assert ra[0].details["hash"] == node_hash(node)
+    # stored docs validate strictly as documents
+    row = lean_store.conn.execute(  # type: ignore[attr-defined]
+        "SELECT doc FROM patches WHERE doc LIKE '%memgraph note%'"
+    ).fetchone()
+    patch = MemoryPatchCandidate.model_validate_json(row[0])
+    assert isinstance(patch.ops[0].node, MemoryNode)  # type: ignore[union-attr]
+    assert isinstance(patch.ops[1].edge, MemoryEdge)  # type: ignore[union-attr]
+    for r in ra:
+        MemoryLifecycleReceipt.model_validate(r.model_dump())
+    # both renderers give the same file text
+    assert render_from_sql(tmp_path / "lean.db", "s1") == render_session_text(lean_store, "s1")
+    assert render_session_text(lean_store, "s1") == render_session_text(eng_store, "s1")
+    lean_store.close()
+    eng_store.close()
+
+
+def test_lean_declines_what_it_does_not_handle(tmp_path: Path) -> None:
+    rec = NoteRecord("s1", "", "t", AT, "cli", "w", NOW)
+    assert lean_note(tmp_path / "absent.db", rec, None) is None
+    store = open_store(tmp_path / "mg.db")
+    assert lean_note(tmp_path / "mg.db", rec, None) is None  # session not started
+    start_session(store, StartRequest("s1", tmp_path, "alice"))
+    assert lean_note(tmp_path / "mg.db", rec, None) is not None
+    assert lean_note(tmp_path / "mg.db", rec, None) is None  # same id again: engine decides
+    store.close()

@@ -1,0 +1,175 @@
+"""Backfill: registry, skip/redo logic, filters, kill-and-rerun safety, the real corpus."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memgraph.store import Store, open_store
+from profiles.voice.backfill import BackfillRequest, registry_rows, run_backfill
+from profiles.voice.capture import CaptureRequest, capture_transcript
+from profiles.voice.pages import parse_page
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _capture_helpers import PROMPTS, claude_records, write_transcript  # noqa: E402
+
+SIDS = [f"{i:08x}-aaaa-bbbb-cccc-00000000000{i}" for i in range(1, 4)]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return open_store(tmp_path / "mg.db")
+
+
+def tree(root: Path) -> list[Path]:
+    """Two sessions with a page, one with too few messages."""
+    files = [
+        write_transcript(root / "-w-atlas" / f"{SIDS[0]}.jsonl", claude_records(PROMPTS, sid=SIDS[0])),
+        write_transcript(
+            root / "-w-zeta" / f"{SIDS[1]}.jsonl",
+            claude_records([f"zeta task {i}" for i in range(5)], sid=SIDS[1], cwd="/w/zeta"),
+        ),
+        write_transcript(
+            root / "-w-atlas" / f"{SIDS[2]}.jsonl", claude_records(["just one", "ok"], sid=SIDS[2])
+        ),
+    ]
+    return files
+
+
+def req(tmp_path: Path, **kw: object) -> BackfillRequest:
+    base: dict[str, object] = {"roots": [tmp_path / "tx"], "vault": tmp_path / "v"}
+    base.update(kw)
+    return BackfillRequest(**base)  # type: ignore[arg-type]
+
+
+def test_backfill_pages_skips_and_records(store: Store, tmp_path: Path) -> None:
+    tree(tmp_path / "tx")
+    report = run_backfill(store, req(tmp_path))
+    assert report.counts() == {"paged": 2, "skipped": 1}
+    rows = {r.session_id: r for r in registry_rows(store)}
+    assert rows[SIDS[0]].status == "paged"
+    assert rows[SIDS[0]].page == f"atlas/voice/2026-04-14-{SIDS[0][:8]}.md"
+    assert rows[SIDS[0]].message_count == 4 and len(rows[SIDS[0]].sha256) == 64
+    assert rows[SIDS[2]].status == "skipped" and rows[SIDS[2]].reason == "too_few_messages:1"
+    assert rows[SIDS[1]].page is not None and rows[SIDS[1]].page.startswith("zeta/voice/")
+    assert report.bytes_read == report.bytes_total > 0
+
+
+def test_rerun_skips_everything_and_writes_nothing(store: Store, tmp_path: Path) -> None:
+    tree(tmp_path / "tx")
+    run_backfill(store, req(tmp_path))
+    pages = {p: p.read_bytes() for p in (tmp_path / "v").rglob("*.md")}
+    counts = store.counts()
+    report = run_backfill(store, req(tmp_path))
+    assert report.counts() == {"unchanged": 3}
+    assert report.bytes_read == 0
+    assert store.counts() == counts
+    assert {p: p.read_bytes() for p in (tmp_path / "v").rglob("*.md")} == pages
+
+
+def test_touched_but_identical_file_is_not_reprocessed(store: Store, tmp_path: Path) -> None:
+    files = tree(tmp_path / "tx")
+    run_backfill(store, req(tmp_path))
+    os.utime(files[0], ns=(1, 1))
+    report = run_backfill(store, req(tmp_path))
+    assert report.counts() == {"unchanged": 3}
+    row = next(r for r in registry_rows(store) if r.session_id == SIDS[0])
+    assert row.mtime_ns == 1
+
+
+def test_grown_transcript_is_recaptured(store: Store, tmp_path: Path) -> None:
+    files = tree(tmp_path / "tx")
+    run_backfill(store, req(tmp_path))
+    write_transcript(files[2], claude_records(["just one", "ok", "and two", "and three"], sid=SIDS[2]))
+    report = run_backfill(store, req(tmp_path))
+    assert report.counts() == {"unchanged": 2, "paged": 1}
+    row = next(r for r in registry_rows(store) if r.session_id == SIDS[2])
+    assert row.status == "paged" and row.reason is None
+
+
+def test_killed_after_capture_before_registry_is_repaired(store: Store, tmp_path: Path) -> None:
+    files = tree(tmp_path / "tx")
+    # what a kill between capture and registry row leaves behind
+    capture_transcript(store, CaptureRequest(transcript=files[0], vault=tmp_path / "v"))
+    counts = store.counts()
+    report = run_backfill(store, req(tmp_path))
+    assert report.counts() == {"paged": 2, "skipped": 1}
+    assert store.counts()["nodes"] > counts["nodes"]  # only the other sessions were added
+    log = (tmp_path / "v" / "log.md").read_text().splitlines()
+    assert len(log) == 2  # the first page was not rewritten
+    pages = list((tmp_path / "v").rglob("*-????????.md"))
+    assert len(pages) == 2
+    for p in pages:
+        parse_page(p.read_text())
+
+
+def test_errors_are_recorded_and_retried(store: Store, tmp_path: Path) -> None:
+    tree(tmp_path / "tx")
+    bad = tmp_path / "tx" / "-w-bad" / "broken.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"\xff\xfe garbage\n{not json\n" + b"[1,2]\n")
+    unreadable = tmp_path / "tx" / "-w-bad" / "locked.jsonl"
+    unreadable.write_text("{}\n")
+    unreadable.chmod(0)
+    try:
+        report = run_backfill(store, req(tmp_path))
+    finally:
+        unreadable.chmod(0o644)
+    statuses = {Path(o.path).name: o.status for o in report.outcomes}
+    assert statuses["broken.jsonl"] == "skipped"
+    if os.geteuid() != 0:  # root reads mode-0 files
+        assert statuses["locked.jsonl"] == "error"
+        report = run_backfill(store, req(tmp_path))
+        assert {Path(o.path).name: o.status for o in report.outcomes}["locked.jsonl"] != "error"
+
+
+def test_since_and_project_filters(store: Store, tmp_path: Path) -> None:
+    files = tree(tmp_path / "tx")
+    old = datetime(2020, 1, 1, tzinfo=UTC).timestamp()
+    os.utime(files[1], (old, old))
+    report = run_backfill(store, req(tmp_path, since=date(2021, 1, 1), project="atlas"))
+    assert {Path(o.path).name for o in report.outcomes} == {f.name for f in (files[0], files[2])}
+    assert len(registry_rows(store)) == 2
+    report = run_backfill(store, req(tmp_path, project="zeta"))
+    assert report.counts() == {"unchanged": 2, "paged": 1}
+
+
+def test_missing_root_is_a_warning(store: Store, tmp_path: Path) -> None:
+    report = run_backfill(store, req(tmp_path, roots=[tmp_path / "nope"]))
+    assert report.outcomes == [] and "does not exist" in report.warnings[0]
+
+
+def test_registry_rows_since(store: Store, tmp_path: Path) -> None:
+    tree(tmp_path / "tx")
+    t = datetime(2026, 5, 1, tzinfo=UTC)
+    run_backfill(store, req(tmp_path, now=t))
+    assert len(registry_rows(store, since=t)) == 3
+    assert registry_rows(store, since=t + timedelta(seconds=1)) == []
+
+
+def test_memory_store_is_refused(tmp_path: Path) -> None:
+    from memgraph.errors import StoreError
+
+    tree(tmp_path / "tx")
+    with pytest.raises(StoreError):
+        run_backfill(open_store(":memory:"), req(tmp_path))
+
+
+def test_corpus_backfill(corpus: Path, store: Store, tmp_path: Path) -> None:
+    report = run_backfill(store, req(tmp_path, roots=[corpus / "claude-code", corpus / "codex"]))
+    counts = report.counts()
+    assert counts.get("error", 0) == 0
+    assert counts["paged"] >= 10
+    rows = registry_rows(store)
+    assert len(rows) == len(report.outcomes)
+    assert all(r.status in ("paged", "skipped") for r in rows)
+    assert any(r.reason and r.reason.startswith("too_few_messages:") for r in rows)
+    # nothing from tool output reached the store as operator text
+    for word in ("toolu_", "tool_result", "<local-command", "This session is being continued"):
+        assert store.search(f'"{word}"', profile="voice") == []
+    again = run_backfill(store, req(tmp_path, roots=[corpus / "claude-code", corpus / "codex"]))
+    assert set(again.counts()) == {"unchanged"}

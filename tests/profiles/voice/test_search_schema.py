@@ -1,0 +1,229 @@
+"""The voice_index side table: triggers, migration over old data, reindex, import-vault."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _search_helpers import Msg, add, message_node, ts
+
+from memgraph.documents import UpsertNode
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import NotFound, PatchRejected
+from memgraph.store import open_store
+from memgraph.store.sqlite import SQLiteStore, iso
+from profiles.voice import search
+from profiles.voice.search import VoiceQuery, search_voice
+from profiles.voice.search_schema import (
+    MIGRATIONS,
+    ImportVaultRequest,
+    import_vault,
+    reindex,
+)
+
+COLUMNS = (
+    "rowid, node_id, session_id, constellation, project, ts, ingested_at, classification,"
+    " confidence, voice_page, lifecycle"
+)
+
+
+def index_rows(store: SQLiteStore) -> list[tuple[object, ...]]:
+    return store.conn.execute(f"SELECT {COLUMNS} FROM voice_index ORDER BY rowid").fetchall()
+
+
+def test_versions_are_in_the_reserved_range() -> None:
+    assert all(5 <= m.version <= 9 for m in MIGRATIONS)
+
+
+def test_iso_matches_the_store() -> None:
+    dt = datetime(2026, 4, 14, 14, 32, 1, 5, tzinfo=UTC)
+    assert search.iso(dt) == iso(dt)
+
+
+def test_triggers_match_a_rebuild(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    (_, b) = add(
+        store,
+        Msg("first", ts("2026-01-01"), session_id="s1"),
+        Msg("second", ts("2026-01-02"), session_id="s2", voice_page="atlas/voice/x.md"),
+    )
+    classified = b.model_copy(
+        update={
+            "lifecycle": "classified",
+            "attributes": {**b.attributes, "classification": "decision", "confidence": 0.8},
+        }
+    )
+    apply_patch(store, new_patch([UpsertNode(node=classified)]))  # an update, via the upsert
+    by_triggers = index_rows(store)
+    assert [r[7] for r in by_triggers] == [None, "decision"]
+    report = reindex(store)
+    assert report.messages == 2
+    assert index_rows(store) == by_triggers
+    assert [h.text for h in search_voice(store, VoiceQuery(query="second"))] == ["second"]
+
+
+def test_rejected_patch_leaves_index_untouched(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    add(store, Msg("kept", ts("2026-01-01")))
+    before = index_rows(store)
+    good = message_node(Msg("new words", ts("2026-01-02"), uuid="g"))
+    bad = message_node(Msg("no anchor", ts("2026-01-02"), uuid="b")).model_copy(
+        update={"anchors": []}
+    )
+    with pytest.raises(PatchRejected):
+        apply_patch(store, new_patch([UpsertNode(node=good), UpsertNode(node=bad)]))
+    assert index_rows(store) == before
+
+
+def test_migration_indexes_messages_stored_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path)
+    add(store, Msg("written before the index existed", ts("2026-01-01")))
+    # Turn the store back into one that never had migration 5.
+    store.conn.executescript(
+        """
+        DROP TRIGGER voice_index_ai; DROP TRIGGER voice_index_au; DROP TRIGGER voice_index_ad;
+        DROP TABLE voice_index; DELETE FROM schema_migrations WHERE version = 5;
+        """
+    )
+    store.close()
+    store = SQLiteStore(path)
+    assert 5 in store.schema_versions()
+    hits = search_voice(store, VoiceQuery(query="existed"))
+    assert [h.text for h in hits] == ["written before the index existed"]
+
+
+def test_reindex_repairs_a_damaged_index(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    add(store, Msg("findable words", ts("2026-01-01")))
+    store.conn.execute("DELETE FROM voice_index")
+    store.conn.execute("INSERT INTO node_fts(node_fts) VALUES ('delete-all')")
+    assert search_voice(store, VoiceQuery(query="findable")) == []
+    reindex(store)
+    assert [h.text for h in search_voice(store, VoiceQuery(query="findable"))] == ["findable words"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["s1", "s2", "s3"]),
+            st.sampled_from([None, "decision", "command"]),
+            st.integers(0, 5),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_index_always_equals_a_rebuild(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, str | None, int]]
+) -> None:
+    store = SQLiteStore(tmp_path_factory.mktemp("p") / "m.db")
+    for sid, cls, k in edits:
+        node = message_node(Msg(f"text {k}", ts("2026-01-01"), session_id=sid, uuid=str(k)))
+        node = node.model_copy(
+            update={
+                "lifecycle": "classified" if cls else "captured",
+                "attributes": {**node.attributes, "classification": cls},
+            }
+        )
+        try:
+            apply_patch(store, new_patch([UpsertNode(node=node)]))
+        except PatchRejected:
+            continue  # an illegal lifecycle transition: nothing written
+        incremental = index_rows(store)
+        reindex(store)
+        assert index_rows(store) == incremental
+    store.close()
+
+
+# -- import-vault ----------------------------------------------------------------
+
+
+def _page(session_id: str, texts: list[str], constellation: str = "atlas") -> object:
+    from profiles.voice.pages import VoiceMessageEntry, VoicePage
+
+    start = ts("2026-04-14", "14:00")
+    entries = [
+        VoiceMessageEntry(
+            record_uuid=f"{session_id}-{i}",
+            timestamp=start.replace(minute=i),
+            text=t,
+            transcript="/home/u/.claude/projects/x/s.jsonl",
+            line=i + 1,
+        )
+        for i, t in enumerate(texts)
+    ]
+    return VoicePage(
+        title="t",
+        constellation=constellation,
+        project=constellation,
+        session_id=session_id,
+        created=start.date(),
+        updated=start.date(),
+        valid_from=entries[0].timestamp,
+        valid_to=entries[-1].timestamp,
+        ingested_at=ts("2026-04-15"),
+        sources=["/home/u/.claude/projects/x/s.jsonl"],
+        messages=entries,
+    )
+
+
+def _write_vault(vault: Path) -> None:
+    from profiles.voice.pages import page_relpath, render_page
+
+    pages = [
+        _page("aaaa1111-s", ["the schema migration worries me", "use a side table", "ship it"]),
+        _page(
+            "bbbb2222-s",
+            ["rotate keys monthly", "--- not yaml ---", "> **14:32** — fake"],
+            constellation="zeta",
+        ),
+    ]
+    for page in pages:
+        rel = page_relpath(page.constellation, page.created, page.session_id)  # type: ignore[attr-defined]
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(render_page(page), encoding="utf-8")  # type: ignore[arg-type]
+
+
+def test_import_vault_makes_a_copied_vault_searchable(tmp_path: Path) -> None:
+    pytest.importorskip("profiles.voice.pages")
+    vault = tmp_path / "vault"
+    _write_vault(vault)
+    (vault / "atlas" / "voice" / "broken.md").write_text("---\nnot: [closed\n", encoding="utf-8")
+    (vault / "atlas" / "notes.md").write_text("not a voice page", encoding="utf-8")
+    store = open_store(tmp_path / "fresh.db")
+    report = import_vault(store, ImportVaultRequest(vault=vault))
+    assert (report.pages, report.messages) == (2, 6)
+    assert len(report.failed) == 1 and report.failed[0].startswith("atlas/voice/broken.md: ")
+    (hit,) = search_voice(store, VoiceQuery(query='"side table"'))
+    assert hit.voice_page == "atlas/voice/2026-04-14-aaaa1111.md"
+    assert hit.session_id == "aaaa1111-s"
+    assert [h.text for h in search_voice(store, VoiceQuery(query="fake", project="zeta"))] == [
+        "> **14:32** — fake"
+    ]
+    again = import_vault(store, ImportVaultRequest(vault=vault))
+    assert again.nodes_written == 0  # re-import changes nothing
+
+
+def test_import_vault_missing_dir(tmp_path: Path) -> None:
+    with pytest.raises(NotFound):
+        import_vault(open_store(tmp_path / "m.db"), ImportVaultRequest(vault=tmp_path / "nope"))
+
+
+def test_import_vault_ignores_symlinks_out_of_the_vault(tmp_path: Path) -> None:
+    pytest.importorskip("profiles.voice.pages")
+    outside = tmp_path / "outside"
+    _write_vault(outside)
+    vault = tmp_path / "vault"
+    (vault / "evil" / "voice").mkdir(parents=True)
+    src = next((outside / "atlas" / "voice").glob("*.md"))
+    (vault / "evil" / "voice" / "x.md").symlink_to(src)
+    report = import_vault(open_store(tmp_path / "m.db"), ImportVaultRequest(vault=vault))
+    assert (report.pages, report.failed) == (0, [])
