@@ -107,7 +107,13 @@ def main() -> None:
             f"for n, d in (('profiles', {str(ROOT / 'profiles')!r}), "
             f"('profiles.voice', {str(ROOT / 'profiles' / 'voice')!r}))]; "
         )
-        for label, code in (("as shipped", read), ("package __init__s stubbed", stub + read)):
+        variants = (
+            ("python start only", "pass"),
+            ("start + import, no read", read.split(";")[0]),
+            ("start + import + read: the hook budget", read),
+            ("same, profiles/__init__ stubbed", stub + read),
+        )
+        for label, code in variants:
             code = "import sys; from pathlib import Path; " + code
             whole = []
             for _ in range(args.repeat):
@@ -120,9 +126,8 @@ def main() -> None:
                 )
                 whole.append(time.perf_counter() - t0)
             print(
-                f"hook file {size / MB:.1f} MB: whole process {label} (python start + import "
-                f"+ read) best {min(whole) * 1000:.0f} ms, median "
-                f"{statistics.median(whole) * 1000:.0f} ms"
+                f"hook file {size / MB:.1f} MB, subprocess [{label}]: "
+                f"best {min(whole) * 1000:.0f} ms, median {statistics.median(whole) * 1000:.0f} ms"
             )
 
         big = build(args.corpus, Path(tmp) / "backfill.jsonl", args.backfill_mb)

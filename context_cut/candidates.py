@@ -13,6 +13,7 @@ from the store, so nothing Qdrant holds can enter a packet.
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -68,10 +69,71 @@ class CandidateSet:
         return {c.node_id: c for c in self.ranked}
 
 
+# A term in more than this share of nodes is treated as a stopword when the
+# query has rarer terms: FTS5 clamps the IDF of a term in over half the nodes
+# to ~0, and below that its weight is still small while it costs a scan of
+# every node holding it.
+COMMON_TERM_SHARE = 0.1
+PRUNE_MIN_NODES = 5000  # below this every term is cheap: keep them all
+
+
+def _sqlite_conn(store: Store) -> sqlite3.Connection | None:
+    from memgraph.store.sqlite import SQLiteStore
+
+    return store.conn if isinstance(store, SQLiteStore) else None
+
+
+def _prune_common(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
+    try:
+        total = conn.execute("SELECT max(rowid) FROM nodes").fetchone()[0] or 0
+        if total < PRUNE_MIN_NODES:
+            return list(terms)
+        marks = ",".join("?" * len(terms))
+        rows = conn.execute(
+            f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", list(terms)
+        ).fetchall()
+    except sqlite3.Error:  # a store opened before migration 40 ran (read-only)
+        return list(terms)
+    df = {t: int(d) for t, d in rows}
+    rare = [t for t in terms if df.get(t, 0) <= total * COMMON_TERM_SHARE]
+    return rare or sorted(terms, key=lambda t: df.get(t, 0))[:1]
+
+
+def _sqlite_or_bm25(
+    store: Store, conn: sqlite3.Connection, terms: Sequence[str], limit: int
+) -> list[tuple[str, float]]:
+    with store.reader():  # holds the store's connection lock and one read snapshot
+        kept = _prune_common(conn, terms)
+        match = " OR ".join(f'"{t}"' for t in kept)
+        # ORDER BY rank LIMIT on the FTS table alone: only the top rows are then
+        # joined to nodes (joining first reads every matching node row).
+        rows = conn.execute(
+            "SELECT rowid, bm25(node_fts) FROM node_fts WHERE node_fts MATCH ? "
+            "ORDER BY rank LIMIT ?",
+            (match, limit),
+        ).fetchall()
+        if not rows:
+            return []
+        marks = ",".join("?" * len(rows))
+        ids = dict(
+            conn.execute(
+                f"SELECT rowid, id FROM nodes WHERE rowid IN ({marks})", [r[0] for r in rows]
+            ).fetchall()
+        )
+    return [(ids[r], -float(score)) for r, score in rows if r in ids]
+
+
 def bm25_ranking(
     store: Store, terms: Sequence[str], limit: int, profiles: Sequence[str] | None = None
 ) -> list[tuple[str, float]]:
-    """(node id, summed -bm25) best first, OR semantics over ``terms``."""
+    """(node id, -bm25) best first, OR semantics over ``terms``."""
+    if not terms:
+        return []
+    conn = _sqlite_conn(store)
+    if conn is not None and not profiles:
+        return _sqlite_or_bm25(store, conn, terms, limit)
+    # Any other backend, or a profile filter: one store.search per term. The
+    # sum of single-term bm25 scores is the bm25 of the OR query.
     totals: dict[str, float] = {}
     per_term = max(limit * 4, 100)
     for term in terms:

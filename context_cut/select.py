@@ -150,13 +150,24 @@ def select(
                 out += subtree_nodes(child, seen)
         return out
 
+    cache: dict[str, MemoryNode | None] = {i: n for i, (_, n) in cand_by_id.items()}
+
     def nodes_of(ids: list[str]) -> dict[str, MemoryNode]:
-        found = {i: cand_by_id[i][1] for i in ids if i in cand_by_id}
-        rest = [i for i in ids if i not in found]
+        rest = [i for i in ids if i not in cache]
         if rest:
-            found.update(load(rest))
-        sel.missing.update(i for i in ids if i not in found)
-        return found
+            got = load(rest)
+            cache.update((i, got.get(i)) for i in rest)
+        sel.missing.update(i for i in ids if cache[i] is None)
+        return {i: n for i in ids if (n := cache[i]) is not None}
+
+    def all_admitted(ids: list[str]) -> bool:
+        # chunked, so the first private node ends the check without reading the rest
+        for i in range(0, len(ids), 16):
+            chunk = ids[i : i + 16]
+            docs = nodes_of(chunk)
+            if not all(n in docs and admits(docs[n]) for n in chunk):
+                return False
+        return True
 
     def place_node(nid: str, node: MemoryNode | None, score: float) -> None:
         if nid in placed or node is None or not admits(node):
@@ -170,6 +181,11 @@ def select(
         placed.add(s.id)
         inside = subtree_nodes(s, {s.id})
         hit_scores = [x for nid in inside if (x := node_score(nid)) is not None]
+        if not hit_scores and usable(s, threshold) is not None:
+            # a sibling cluster the query did not touch, and not fit to stand
+            # in: context of context, left out rather than expanded
+            sel.decisions.append(Decision(s.id, "skip", "no hit below, not usable"))
+            return
         score = max(hit_scores, default=parent_score)
         strong = [
             nid
@@ -177,10 +193,8 @@ def select(
             if nid in cand_by_id and is_strong_hit(cand_by_id[nid][1], cand_by_id[nid][0], terms)
         ]
         why_not = usable(s, threshold)
-        if why_not is None and strict_cover:
-            docs = nodes_of(inside)
-            if not all(n in docs and admits(docs[n]) for n in inside):
-                why_not = "covers nodes outside the public surface"
+        if why_not is None and strict_cover and not all_admitted(inside):
+            why_not = "covers nodes outside the public surface"
         if why_not is None and not strong:
             sel.decisions.append(Decision(s.id, "stand_in", "fresh and confident"))
             sel.units.append(Unit(score=score, summary=s))

@@ -8,7 +8,9 @@ all effects and one receipt per effect are written in ONE store transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -31,6 +33,8 @@ from memgraph.working import Working, prefetch_plan
 # Applied patches keep their ops in the store only when small; a bulk ingest's
 # receipts already record every effect, and a 400k-op JSON blob helps nobody.
 MAX_STORED_OPS = 1000
+# Patches at least this large run with the cyclic GC paused (see _gc_paused).
+GC_PAUSE_OPS = 1000
 
 
 @dataclass
@@ -96,6 +100,25 @@ def _write(txn: StoreTxn, work: Working, patch: MemoryPatchCandidate) -> ApplyRe
     )
 
 
+@contextmanager
+def _gc_paused(pause: bool) -> Iterator[None]:
+    """Pause the cyclic GC while a large patch is planned and written.
+
+    A bulk patch allocates hundreds of thousands of short-lived, acyclic
+    objects; with a large heap each triggered collection rescans everything
+    (measured: 15-25% of a bulk ingest). Reference counting still frees them;
+    the collector runs again as soon as the patch is done.
+    """
+    if not pause or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _utc(now: datetime | None) -> datetime:
     # Timestamps the engine stamps bypass validation (model_copy), so normalise
     # here: stored JSON then always says ``Z`` and re-exports byte-identically.
@@ -114,7 +137,7 @@ def apply_patch(
     A patch whose ops change nothing (a re-ingest) writes nothing at all.
     """
     now = _utc(now)
-    with store.transaction() as txn:
+    with _gc_paused(len(patch.ops) >= GC_PAUSE_OPS), store.transaction() as txn:
         work = plan(txn, patch, now)
         return _write(txn, work, patch)
 

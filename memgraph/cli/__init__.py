@@ -15,6 +15,7 @@ import sys
 FAST_PATHS = {
     "voice": "memgraph.cli.voice_fast",
     "note": "memgraph.cli.session_fast",
+    "hook": "memgraph.cli.hook_fast",
 }
 
 

@@ -21,10 +21,9 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
     MemorySummary,
-    utcnow,
 )
-from memgraph.errors import SnapshotError
-from memgraph.store.protocol import Neighbourhood, SearchHit
+from memgraph.errors import SnapshotError, StoreError
+from memgraph.store.protocol import Neighbourhood, SearchHit, as_of
 
 
 @dataclass
@@ -37,6 +36,7 @@ class _State:
     receipts: list[MemoryLifecycleReceipt] = field(default_factory=list)
     patches: dict[str, MemoryPatchCandidate] = field(default_factory=dict)
     manifests: dict[str, MemoryEmbeddingManifest] = field(default_factory=dict)
+    receipt_ids: set[str] = field(default_factory=set)
 
     def copy(self) -> _State:
         return _State(
@@ -48,6 +48,7 @@ class _State:
             list(self.receipts),
             dict(self.patches),
             dict(self.manifests),
+            set(self.receipt_ids),
         )
 
 
@@ -112,10 +113,11 @@ class MemoryTxn:
         self.s.domains.update((d.id, d) for d in domains)
 
     def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
-        known = {r.id for r in self.s.receipts}
-        for r in receipts:
-            if r.id in known:
-                raise ValueError(f"receipt {r.id} already exists (receipts are append-only)")
+        known = self.s.receipt_ids
+        new_ids = [r.id for r in receipts]
+        if len(set(new_ids)) != len(new_ids) or known.intersection(new_ids):
+            raise StoreError("receipt id already exists (receipts are append-only)")
+        known.update(new_ids)
         self.s.receipts.extend(receipts)
 
     def put_patch(self, patch: MemoryPatchCandidate) -> None:
@@ -204,7 +206,7 @@ class MemoryStore:
     def export_snapshot(self) -> MemoryGraphSnapshot:
         s = self._state
         return MemoryGraphSnapshot(
-            exported_at=utcnow(),
+            exported_at=as_of(s.receipts),
             domains=[s.domains[k] for k in sorted(s.domains)],
             nodes=[s.nodes[k] for k in sorted(s.nodes)],
             edges=[s.edges[k] for k in sorted(s.edges)],
@@ -219,16 +221,18 @@ class MemoryStore:
         with self._lock:
             if self._state.nodes or self._state.receipts:
                 raise SnapshotError("store is not empty; import a snapshot into a new store")
-            self._state = _State(
+            state = _State(
                 {d.id: d for d in snapshot.domains},
                 {n.id: n for n in snapshot.nodes},
                 list(snapshot.node_history),
                 {e.id: e for e in snapshot.edges},
                 {s.id: s for s in snapshot.summaries},
-                list(snapshot.receipts),
+                [],
                 {p.id: p for p in snapshot.patches},
                 {m.node_id: m for m in snapshot.embeddings},
             )
+            MemoryTxn(state).append_receipts(snapshot.receipts)
+            self._state = state
 
     def close(self) -> None:
         pass

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from memgraph.documents import (
@@ -65,6 +66,15 @@ class StoreTxn(GraphReader, Protocol):
     def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None: ...
 
     def put_patch(self, patch: MemoryPatchCandidate) -> None: ...
+
+
+def as_of(receipts: Sequence[MemoryLifecycleReceipt]) -> datetime | None:
+    """A snapshot's ``exported_at``: the time of the graph's latest receipt.
+
+    Derived from the data rather than the wall clock, so exporting the same
+    graph twice (or after an import) gives byte-identical files.
+    """
+    return max((r.at for r in receipts), default=None)
 
 
 @dataclass

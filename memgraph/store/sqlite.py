@@ -30,8 +30,8 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
-from memgraph.store.protocol import Neighbourhood, SearchHit
-from memgraph.store.schema import all_migrations
+from memgraph.store.protocol import Neighbourhood, SearchHit, as_of
+from memgraph.store.schema import Migration, all_migrations
 
 T = TypeVar("T")
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
@@ -47,7 +47,7 @@ def iso(dt: datetime | None) -> str | None:
             dt = dt.astimezone(UTC)
         # isoformat is fixed width (strftime drops a year's leading zeros) and
         # fast; the cache serves the patch's ``now`` stamped on every row.
-        text = dt.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+        text = dt.isoformat(timespec="microseconds")[:-6] + "Z"  # drop "+00:00"
         if len(_ISO_CACHE) > 4096:
             _ISO_CACHE.clear()
         _ISO_CACHE[dt] = text
@@ -296,13 +296,27 @@ class SQLiteStore:
                     raise StoreError(f"store {self.path}: {exc}") from None
                 if time.monotonic() > deadline:
                     raise StoreBusy(
-                        f"store {self.path} stayed locked for {self.busy_deadline:.0f}s; "
+                        f"store {self.path} stayed locked for {self.busy_deadline:g}s; "
                         "another writer holds it, retry later"
                     ) from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.1)
 
+    def _pending_migrations(self) -> list[Migration]:
+        has_table = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        done: set[int] = set()
+        if has_table:
+            done = {r[0] for r in self.conn.execute("SELECT version FROM schema_migrations")}
+        return [m for m in all_migrations() if m.version not in done]
+
     def _migrate(self) -> None:
+        # A plain read first: opening an up-to-date store must not queue for the
+        # write lock behind other writers (many agents open the store at once).
+        if not self._retry(self._pending_migrations):
+            return
+
         def run() -> None:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
@@ -310,10 +324,8 @@ class SQLiteStore:
                     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
                     " description TEXT NOT NULL, applied_at TEXT NOT NULL)"
                 )
-                done = {r[0] for r in self.conn.execute("SELECT version FROM schema_migrations")}
-                for m in all_migrations():
-                    if m.version in done:
-                        continue
+                # re-read under the write lock: another process may have migrated
+                for m in self._pending_migrations():
                     for statement in _split_sql(m.sql):
                         self.conn.execute(statement)
                     self.conn.execute(
@@ -333,6 +345,13 @@ class SQLiteStore:
             self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield SQLiteTxn(self.conn)
+            except sqlite3.Error as exc:
+                # e.g. a constraint or an append-only trigger: the whole
+                # transaction is undone and the caller gets one clear line
+                self.conn.execute("ROLLBACK")
+                raise StoreError(
+                    f"store {self.path}: write refused, nothing written: {exc}"
+                ) from None
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
@@ -453,8 +472,12 @@ class SQLiteStore:
             return [r[0] for r in self.conn.execute(sql)]
 
         with self.reader():
+            receipts = [
+                MemoryLifecycleReceipt.model_validate_json(d)
+                for d in docs("SELECT doc FROM receipts ORDER BY seq")
+            ]
             return MemoryGraphSnapshot(
-                exported_at=utcnow(),
+                exported_at=as_of(receipts),
                 schema_version=max(self.schema_versions()),
                 domains=[
                     MemoryDomain.model_validate_json(d)
@@ -472,10 +495,7 @@ class SQLiteStore:
                     MemorySummary.model_validate_json(d)
                     for d in docs("SELECT doc FROM summaries ORDER BY id")
                 ],
-                receipts=[
-                    MemoryLifecycleReceipt.model_validate_json(d)
-                    for d in docs("SELECT doc FROM receipts ORDER BY seq")
-                ],
+                receipts=receipts,
                 embeddings=[
                     MemoryEmbeddingManifest.model_validate_json(d)
                     for d in docs("SELECT doc FROM embeddings ORDER BY node_id")

@@ -159,9 +159,12 @@ GENERIC_BASENAMES = frozenset(
     }
 )
 
-# A candidate token: path characters, optionally wrapped in backticks/quotes.
-# ``(?<![\w@:/.-])`` keeps us from starting inside a URL, e-mail or longer word.
-_TOKEN = re.compile(r"(?<![\w@:/.\-~])(~?/?(?:[\w.\-]+/)*[\w.\-]+)(?::\d+(?::\d+)?)?")
+# A candidate token holds a "." or "/" (so plain words never reach the checks
+# below), optionally followed by ``:line[:col]``; ``(?<![...])`` keeps us from
+# starting inside a URL, e-mail or longer word. Extensionless names
+# (Makefile...) are found by their own pattern.
+_TOKEN = re.compile(r"(?<![\w@:/.\-~])(~?[\w.\-/]*[./][\w.\-/]*)(?::\d+(?::\d+)?)?")
+_BARE = re.compile(r"(?<![\w@:/.\-~])(" + "|".join(sorted(EXTENSIONLESS)) + r")(?![\w.\-/])")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+|\bwww\.\S+|\S+@\S+")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+[a-z0-9\-]*$", re.IGNORECASE)
 
@@ -211,7 +214,8 @@ def mentioned_paths(text: str) -> list[str]:
     """
     scan = _URL.sub(" ", text[:MAX_SCAN_CHARS])
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(scan):
+    matches = sorted([*_TOKEN.finditer(scan), *_BARE.finditer(scan)], key=lambda m: m.start())
+    for match in matches:
         token = match.group(1).rstrip(".")
         if not _looks_like_path(token):
             continue

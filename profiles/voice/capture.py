@@ -31,8 +31,8 @@ from profiles.voice.nodes import (
     resolve_project,
     safe_component,
     session_node,
-    storable_path,
     session_node_id,
+    storable_path,
 )
 from profiles.voice.views import (
     MIN_MESSAGES,

@@ -229,9 +229,29 @@ def append_log(vault: Path, line: str) -> None:
         os.close(fd)
 
 
+STALE_TEMP_SECONDS = 300
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """A kill -9 inside atomic_write_text leaves ``.<name>.<rand>.tmp`` behind
+    (hidden: Obsidian ignores it). Remove old ones; a young one may belong to a
+    writer that is running right now."""
+    import time
+
+    limit = time.time() - STALE_TEMP_SECONDS
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if tmp.stat().st_mtime < limit:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
 def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> bool:
     """Write the page if its bytes differ; log it. True when written."""
     path = safe_child(vault, *relpath.parts)
+    if path.parent.is_dir():
+        _remove_stale_temps(path)
     text = render_page(page)
     try:
         if path.read_text(encoding="utf-8") == text:

@@ -195,7 +195,7 @@ def test_forced_sleep_sees_nodes_added_earlier_in_the_same_patch(mg_store, mg_fa
 @pytest.mark.parametrize("profile", ["repo_architecture", "repo_dataflow"])
 def test_repo_candidate_cannot_be_accepted_without_review_receipt(mg_store, mg_factory, profile) -> None:  # type: ignore[no-untyped-def]
     n = mg_factory.node("c", profile=profile, lifecycle="proposed")
-    with pytest.raises(PatchRejected, match="without an approving review receipt"):
+    with pytest.raises(PatchRejected, match=r"illegal lifecycle transition \(new\) -> accepted"):
         ops.upsert_node(mg_store, n.model_copy(update={"lifecycle": "accepted"}))  # never born accepted
     ops.upsert_node(mg_store, n)
     with pytest.raises(PatchRejected, match="without an approving review receipt"):

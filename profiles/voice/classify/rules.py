@@ -47,7 +47,8 @@ _COMMAND_VERBS = (
     "run|rerun|re-run|commit|push|pull|fix|show|open|check|deploy|restart|install|build|"
     "merge|rebase|try|retry|lint|format|delete|remove|rm|cat|ls|grep|print|list|add|create|"
     "update|bump|revert|continue|proceed|go|start|stop|kill|test|debug|look|read|write|"
-    "generate|refactor|rename|move|clean|ship|release|tag|lanza|ejecuta|mach|starte|lance"
+    "generate|refactor|rename|move|clean|ship|release|tag|implement|change|replace|set|put|"
+    "find|search|explain|describe|summari[sz]e|help|lanza|ejecuta|mach|starte|lance"
 )
 
 _CUES: dict[Label, tuple[tuple[re.Pattern[str], float], ...]] = {
@@ -279,7 +280,7 @@ _CUES: dict[Label, tuple[tuple[re.Pattern[str], float], ...]] = {
             1.5,
         ),
         (re.compile(r"^\s*(don'?t|dont|do not|never|always|keep|use|avoid)\b", _I), 1.0),
-        (re.compile(r"\b(stop|quit) \w+ing\b|\bhard rule\b|\bthe rule is\b", _I), 2.5),
+        (re.compile(r"\b(stop|quit) \w+ing\b|\bhard rule\b|\bthe rule is\b", _I), 3.5),
         (re.compile(r"\b(immer|nie|niemals|siempre|nunca|toujours|jamais|bitte immer)\b", _I), 2.5),
         (re.compile(r"以后|不要|总是|永远|必须"), 2.5),
         (
@@ -311,12 +312,18 @@ _CUES: dict[Label, tuple[tuple[re.Pattern[str], float], ...]] = {
         (re.compile(r"\b(the tests|the diff|the logs?|ci|the build)\b", _I), 0.5),
         (re.compile(r"\b(and (commit|push|retry|rerun|run))\b", _I), 1.0),
         (re.compile(r"\b(otra vez|nochmal|encore)\b", _I), 1.0),
+        (re.compile(r"^\s*(please|pls|can you|could you)\b", _I), 1.0),
+        (re.compile(r"^\s*/[a-z][\w-]*(\s|$)", _I), 3.0),  # a slash command typed as a prompt
+        (re.compile(r"^\s*(我们需要|需要|请|帮我|麻烦)"), 2.0),
     ),
 }
 
 _IMPERATIVE_START = re.compile(rf"^\s*({_COMMAND_VERBS})\b", _I)
 
 _STOPWORD_LINES = (
+    "wrong right good bad fine better worse nice nicer cleaner prefer rather",
+    "nothing something anything everything thing things does doing done way bit lot",
+    "yet then than via per etc maybe perhaps",
     "a an and are as at be been but by can could did do does dont don't for from had",
     "has have i i'd i'm if in into is it it's its just let lets let's me my no not",
     "now of on or our out pls please so some still such than that thats that's the",
@@ -351,7 +358,7 @@ def extract_topics(text: str, limit: int = MAX_TOPICS) -> list[str]:
         token = next(g for g in match.groups() if g)
         topics.append(token.strip("./-"))
     words = [w.lower() for w in _WORD.findall(_CODE_TOKEN.sub(" ", text))]
-    counts = Counter(w for w in words if w not in _STOPWORDS and len(w) >= 4)
+    counts = Counter(w for w in words if w not in _STOPWORDS and len(w) >= 3)
     # most frequent first; among equals, the earliest in the message
     order = {w: i for i, w in reversed(list(enumerate(words)))}
     topics.extend(sorted(counts, key=lambda w: (-counts[w], order[w])))

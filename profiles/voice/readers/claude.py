@@ -34,28 +34,34 @@ HARNESS = "claude-code"
 # record has "type":"user" and "role":"user"; assistant/progress/snapshot lines
 # normally have neither.
 _USER = b'"user"'
-_OTHER_SOURCES = (b'"queue-operation"', b'"queued_command"', b'"local_command"')
+_QUEUE_OP, _QUEUED_COMMAND, _LOCAL_COMMAND = (
+    b'"queue-operation"',
+    b'"queued_command"',
+    b'"local_command"',
+)
 _TOOL_RESULT = b'"tool_result"'
 # The only tool results that carry typed text (rejection feedback, both wordings,
 # and AskUserQuestion answers); v2.0 feedback is a bare is_error result.
-_TOOL_HUMAN = (
-    b"the user said:",
-    b"User has answered your questions",
-    b'"is_error":true',
-    b'"is_error": true',
-)
-_SIDECHAIN = (b'"isSidechain":true', b'"isSidechain": true')
+_SAID, _ANSWERED = b"the user said:", b"User has answered your questions"
+_IS_ERROR, _IS_ERROR_SP = b'"is_error":true', b'"is_error": true'
+_SIDECHAIN, _SIDECHAIN_SP = b'"isSidechain":true', b'"isSidechain": true'
 _SIDE_QUESTION = b"This is a side question from the user"
 _TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]{1,40})"')
 
 
 def may_hold_human(raw: bytes) -> bool:
     """False only for lines that cannot yield an operator message."""
+    # Spelled out rather than any(...): this runs on every line and generator
+    # overhead was a measurable share of the read.
     if _USER not in raw:
-        return any(m in raw for m in _OTHER_SOURCES)
-    if _TOOL_RESULT in raw and not any(m in raw for m in _TOOL_HUMAN):
+        return _QUEUE_OP in raw or _QUEUED_COMMAND in raw or _LOCAL_COMMAND in raw
+    if _TOOL_RESULT in raw and not (
+        _SAID in raw or _ANSWERED in raw or _IS_ERROR in raw or _IS_ERROR_SP in raw
+    ):
         return False
-    return not (any(m in raw for m in _SIDECHAIN) and _SIDE_QUESTION not in raw)
+    if _SIDECHAIN in raw or _SIDECHAIN_SP in raw:
+        return _SIDE_QUESTION in raw
+    return True
 
 
 def read_claude(

@@ -44,7 +44,7 @@ def open_transcript(path: Path) -> BinaryIO:
     if path.is_dir():
         raise ReaderError(f"cannot read transcript {path}: it is a directory")
     try:
-        return path.open("rb")
+        return path.open("rb", buffering=CHUNK_BYTES)
     except FileNotFoundError:
         raise ReaderError(f"cannot read transcript {path}: no such file") from None
     except PermissionError:
@@ -56,51 +56,39 @@ def open_transcript(path: Path) -> BinaryIO:
 def iter_lines(
     fh: BinaryIO, stats: ReadStats, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, bytes]]:
-    """Yield ``(line_number, raw_bytes)`` for every line of at most max_line_bytes.
+    """Yield ``(line_number, raw_bytes_without_newline)`` for every line of at most
+    max_line_bytes.
 
-    Longer lines are never held in memory: their bytes are dropped as they stream
-    past and the line is counted as bad. A final line without a newline (a
-    truncated or still-being-written record) is yielded like any other; JSON
-    parsing decides whether it is complete.
+    ``readline(limit)`` finds line ends in C (an order of magnitude faster than
+    splitting chunks in Python) and bounds memory: a longer line is consumed in
+    CHUNK_BYTES pieces and dropped, never held whole, and counted as bad. A final
+    line without a newline (truncated, or still being written) is yielded like any
+    other; JSON parsing decides whether it is complete.
     """
     lineno = 0
-    pending: list[bytes] = []
-    pending_len = 0
-    oversize = False
+    readline = fh.readline
     while True:
         try:
-            chunk = fh.read(CHUNK_BYTES)
+            line = readline(max_line_bytes + 1)
         except OSError as exc:
             warn(stats, f"read error after line {lineno}: {exc.strerror or exc}; stopped")
-            break
-        if not chunk:
-            break
-        parts = chunk.split(b"\n")
-        last = parts.pop()  # the piece after the final newline (maybe empty)
-        for piece in parts:
-            lineno += 1
-            stats.lines += 1
-            if oversize or pending_len + len(piece) > max_line_bytes:
-                bad_line(stats, lineno, f"longer than {max_line_bytes} bytes")
-            elif pending:
-                pending.append(piece)
-                yield lineno, b"".join(pending)
-            else:
-                yield lineno, piece
-            pending, pending_len, oversize = [], 0, False
-        if last:
-            pending_len += len(last)
-            if pending_len > max_line_bytes:
-                oversize, pending = True, []
-            elif not oversize:
-                pending.append(last)
-    if pending or oversize:
+            return
+        if not line:
+            return
         lineno += 1
         stats.lines += 1
-        if oversize:
-            bad_line(stats, lineno, f"longer than {max_line_bytes} bytes")
+        if line[-1:] == b"\n":
+            yield lineno, line[:-1]
+        elif len(line) <= max_line_bytes:
+            yield lineno, line  # end of file without a newline
         else:
-            yield lineno, b"".join(pending)
+            try:
+                while (rest := readline(CHUNK_BYTES)) and rest[-1:] != b"\n":
+                    pass
+            except OSError as exc:
+                warn(stats, f"read error in line {lineno}: {exc.strerror or exc}; stopped")
+                return
+            bad_line(stats, lineno, f"longer than {max_line_bytes} bytes")
 
 
 def parse_object(raw: bytes, lineno: int, stats: ReadStats) -> dict[str, Any] | None:

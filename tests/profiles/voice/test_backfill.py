@@ -15,7 +15,7 @@ from profiles.voice.capture import CaptureRequest, capture_transcript
 from profiles.voice.pages import parse_page
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import PROMPTS, claude_records, write_transcript  # noqa: E402
+from _capture_helpers import PROMPTS, claude_records, write_transcript
 
 SIDS = [f"{i:08x}-aaaa-bbbb-cccc-00000000000{i}" for i in range(1, 4)]
 
@@ -28,7 +28,9 @@ def store(tmp_path: Path) -> Store:
 def tree(root: Path) -> list[Path]:
     """Two sessions with a page, one with too few messages."""
     files = [
-        write_transcript(root / "-w-atlas" / f"{SIDS[0]}.jsonl", claude_records(PROMPTS, sid=SIDS[0])),
+        write_transcript(
+            root / "-w-atlas" / f"{SIDS[0]}.jsonl", claude_records(PROMPTS, sid=SIDS[0])
+        ),
         write_transcript(
             root / "-w-zeta" / f"{SIDS[1]}.jsonl",
             claude_records([f"zeta task {i}" for i in range(5)], sid=SIDS[1], cwd="/w/zeta"),
@@ -84,7 +86,9 @@ def test_touched_but_identical_file_is_not_reprocessed(store: Store, tmp_path: P
 def test_grown_transcript_is_recaptured(store: Store, tmp_path: Path) -> None:
     files = tree(tmp_path / "tx")
     run_backfill(store, req(tmp_path))
-    write_transcript(files[2], claude_records(["just one", "ok", "and two", "and three"], sid=SIDS[2]))
+    write_transcript(
+        files[2], claude_records(["just one", "ok", "and two", "and three"], sid=SIDS[2])
+    )
     report = run_backfill(store, req(tmp_path))
     assert report.counts() == {"unchanged": 2, "paged": 1}
     row = next(r for r in registry_rows(store) if r.session_id == SIDS[2])
@@ -173,3 +177,59 @@ def test_corpus_backfill(corpus: Path, store: Store, tmp_path: Path) -> None:
         assert store.search(f'"{word}"', profile="voice") == []
     again = run_backfill(store, req(tmp_path, roots=[corpus / "claude-code", corpus / "codex"]))
     assert set(again.counts()) == {"unchanged"}
+
+
+@pytest.mark.slow
+def test_sigkill_mid_backfill_then_rerun(tmp_path: Path) -> None:
+    """A real kill -9 during a backfill: the rerun completes it with no duplicate
+    nodes, no half-written page, and the same graph as an uninterrupted run."""
+    import signal
+    import sqlite3
+    import subprocess
+    import time
+
+    root = tmp_path / "tx"
+    for i in range(40):
+        sid = f"{i:08x}-dddd-4ddd-8ddd-{i:012x}"
+        prompts = [f"task {i} step {k} about hooks and pages" for k in range(4)]
+        write_transcript(root / "p" / f"{sid}.jsonl", claude_records(prompts, sid=sid, filler=2000))
+    env = {
+        **os.environ,
+        "MEMGRAPH_HOME": str(tmp_path / "home"),
+        "MEMGRAPH_VAULT": str(tmp_path / "v"),
+        "MEMGRAPH_TRANSCRIPTS": str(root),
+    }
+    cmd = [sys.executable, "-c", "from memgraph.cli import main; main()", "voice", "--backfill"]
+    proc = subprocess.Popen(
+        [*cmd[:3], *cmd[3:]], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    db = tmp_path / "home" / "memgraph.db"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(db, timeout=1) as conn:
+                if conn.execute("SELECT count(*) FROM voice_registry").fetchone()[0] >= 5:
+                    break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert rerun.returncode == 0, rerun.stderr
+    store = open_store(db)
+    rows = registry_rows(store)
+    assert len(rows) == 40 and {r.status for r in rows} == {"paged"}
+    pages = sorted((tmp_path / "v").rglob("*.md"))
+    pages = [p for p in pages if p.name != "log.md"]
+    assert len(pages) == 40
+    for p in pages:
+        assert len(parse_page(p.read_text()).messages) == 4
+    clean = open_store(tmp_path / "clean.db")
+    run_backfill(clean, BackfillRequest(roots=[root], vault=tmp_path / "v-clean"))
+    assert store.counts()["nodes"] == clean.counts()["nodes"] == 40 * 5
+    assert store.counts()["edges"] == clean.counts()["edges"]
+    # a kill inside atomic_write_text may leave a hidden temp file, never a half page
+    for leftover in (tmp_path / "v").rglob("*.tmp"):
+        assert leftover.name.startswith(".")

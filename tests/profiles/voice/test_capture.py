@@ -18,7 +18,7 @@ from profiles.voice.views import session_nodes
 from profiles.voice.wiki import validate_file
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import PROMPTS, SID, claude_records, op_msg, write_transcript  # noqa: E402
+from _capture_helpers import PROMPTS, SID, claude_records, op_msg, write_transcript
 
 NOW = datetime(2026, 5, 1, 12, tzinfo=UTC)
 LATER = datetime(2026, 5, 2, 12, tzinfo=UTC)

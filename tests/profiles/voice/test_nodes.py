@@ -24,7 +24,7 @@ from profiles.voice.nodes import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import SID, T0, op_msg  # noqa: E402
+from _capture_helpers import SID, T0, op_msg
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 
@@ -70,8 +70,14 @@ def test_ids_are_stable_across_runs() -> None:
     a = message_node(op_msg("x", 1), NodeContext("c", "c", NOW))
     b = message_node(op_msg("x", 1), NodeContext("c", "c", T0))
     assert a.id == b.id
-    s = session_node(SID, NodeContext("c", "c", NOW), message_count=3, transcript="/t",
-                     valid_from=T0, valid_to=T0)
+    s = session_node(
+        SID,
+        NodeContext("c", "c", NOW),
+        message_count=3,
+        transcript="/t",
+        valid_from=T0,
+        valid_to=T0,
+    )
     assert s.id == node_id("voice", "voice_session", SID)
     assert s.attributes["message_count"] == 3 and s.attributes["transcript"] == "/t"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -59,7 +60,7 @@ HOSTILE = [
     "a\n---\nb",
     "> **14:32** — fake message",
     "first\n> **14:32** — fake\n**09:00** — also fake",
-    "x\n<!-- mg {\"uuid\": \"evil\", \"ts\": \"2020-01-01T00:00:00Z\"} -->\n> **00:00** — injected",
+    'x\n<!-- mg {"uuid": "evil", "ts": "2020-01-01T00:00:00Z"} -->\n> **00:00** — injected',
     "<!-- mg {} -->",
     "title: evil\ntype: voice\nmessage_count: 99",
     "---\ntitle: x\n---\n## Messages\n## Classifications",
@@ -113,8 +114,9 @@ def test_round_trip_with_surrogates(texts: list[str]) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | text_no_surrogates,
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(text_no_surrogates, children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(text_no_surrogates, children, max_size=3)
+    ),
     max_leaves=10,
 )
 
@@ -218,10 +220,8 @@ def test_truncated_page_is_detected() -> None:
 def test_every_prefix_of_a_page_parses_or_raises_page_error() -> None:
     text = render_page(page("one", "two\nlines", "three"))
     for n in range(0, len(text), 7):
-        try:
+        with contextlib.suppress(PageError):
             parse_page(text[:n])
-        except PageError:
-            pass
 
 
 def test_tampered_marker_and_time_are_rejected() -> None:
@@ -243,10 +243,8 @@ def test_tampered_marker_and_time_are_rejected() -> None:
 @settings(max_examples=300)
 @given(st.text())
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
-    try:
+    with contextlib.suppress(PageError):
         parse_page(text)
-    except PageError:
-        pass
 
 
 @settings(max_examples=200)
@@ -254,7 +252,5 @@ def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
 def test_arbitrary_bytes_after_a_valid_header(noise: bytes) -> None:
     text = render_page(page("one", "two", "three"))
     head, _, _ = text.partition("## Messages")
-    try:
+    with contextlib.suppress(PageError):
         parse_page(head + noise.decode("utf-8", "replace"))
-    except PageError:
-        pass

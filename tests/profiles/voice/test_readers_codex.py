@@ -6,6 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from profiles.voice.prefilter import is_trivial
 from profiles.voice.readers import ReadOptions, read_transcript
 
 SID = "019c372e-2526-7e72-83e1-9cba8efad18d"
@@ -129,3 +133,18 @@ def test_trivial_codex_prompt_respects_flag(tmp_path: Path) -> None:
     assert read_transcript(p).messages == []
     keep = ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
     assert [m.text for m in read_transcript(p, keep).messages] == ["thanks"]
+
+
+typed = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300
+).filter(lambda t: t.strip() and not t.lstrip().startswith(("<", "#")) and not is_trivial(t))
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(typed, min_size=1, max_size=5, unique=True))
+def test_kept_codex_text_is_what_was_typed(tmp_path: Path, prompts: list[str]) -> None:
+    records = [meta()] + [r for i, t in enumerate(prompts) for r in user_pair(t, i + 1)]
+    read = read_transcript(write(tmp_path, records))
+    assert [m.text for m in read.messages] == [t.strip() for t in prompts]

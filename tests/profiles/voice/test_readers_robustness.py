@@ -171,14 +171,11 @@ def test_detect_harness() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=2000), st.integers(min_value=1, max_value=64))
-def test_iter_lines_reconstructs_any_bytes(data: bytes, chunk: int) -> None:
-    old = jsonl_mod.CHUNK_BYTES
-    jsonl_mod.CHUNK_BYTES = chunk  # small chunks put line ends at every boundary
-    try:
-        stats = ReadStats()
-        got = list(iter_lines(io.BytesIO(data), stats))
-    finally:
-        jsonl_mod.CHUNK_BYTES = old
+def test_iter_lines_reconstructs_any_bytes(data: bytes, buffer: int) -> None:
+    stats = ReadStats()
+    # a tiny buffer puts line ends at every refill boundary
+    fh = io.BufferedReader(io.BytesIO(data), buffer_size=buffer)  # type: ignore[arg-type]
+    got = list(iter_lines(fh, stats))
     expected = data.split(b"\n")
     if expected and expected[-1] == b"":
         expected.pop()
@@ -188,18 +185,24 @@ def test_iter_lines_reconstructs_any_bytes(data: bytes, chunk: int) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=20))
-def test_iter_lines_cap_drops_exactly_the_long_lines(lines: list[bytes]) -> None:
+@given(
+    st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=20), st.booleans()
+)
+def test_iter_lines_cap_drops_exactly_the_long_lines(lines: list[bytes], final_nl: bool) -> None:
     old = jsonl_mod.CHUNK_BYTES
-    jsonl_mod.CHUNK_BYTES = 7
+    jsonl_mod.CHUNK_BYTES = 7  # the over-long remainder is skipped in small pieces
     try:
         stats = ReadStats()
-        data = b"".join(line + b"\n" for line in lines)
-        got = list(iter_lines(io.BytesIO(data), stats, max_line_bytes=20))
+        data = b"\n".join(lines) + (b"\n" if final_nl and lines else b"")
+        fh = io.BufferedReader(io.BytesIO(data), buffer_size=5)  # type: ignore[arg-type]
+        got = list(iter_lines(fh, stats, max_line_bytes=20))
     finally:
         jsonl_mod.CHUNK_BYTES = old
+    if lines and lines[-1] == b"" and not final_nl:
+        lines = lines[:-1]  # "a\n" + "" is just one line
     assert [raw for _, raw in got] == [line for line in lines if len(line) <= 20]
     assert stats.bad_lines == sum(len(line) > 20 for line in lines)
+    assert stats.lines == len(lines)
 
 
 def test_parse_object_and_timestamp_units() -> None:

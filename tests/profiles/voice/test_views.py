@@ -25,7 +25,7 @@ from profiles.voice.views import (
 from profiles.voice.wiki import validate_file
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import PROMPTS, SID, op_msg  # noqa: E402
+from _capture_helpers import PROMPTS, SID, op_msg
 
 NOW = datetime(2026, 5, 1, 12, tzinfo=UTC)
 REL = "atlas/voice/2026-04-14-80166115.md"
@@ -56,21 +56,33 @@ def test_classification_table_and_activity_window(store: Store, tmp_path: Path) 
     _, nodes = session_nodes(store, SID)
     ops = []
     for n in nodes:
-        attrs = {**n.attributes, "classification": "decision", "confidence": 0.75,
-                 "topics": ["hooks", "pages"]}
-        ops += [ReviseNode(node_id=n.id, changes=NodeRevision(attributes=attrs)),
-                TransitionNode(node_id=n.id, to_state="classified")]
+        attrs = {
+            **n.attributes,
+            "classification": "decision",
+            "confidence": 0.75,
+            "topics": ["hooks", "pages"],
+        }
+        ops += [
+            ReviseNode(node_id=n.id, changes=NodeRevision(attributes=attrs)),
+            TransitionNode(node_id=n.id, to_state="classified"),
+        ]
     sess, _ = session_nodes(store, SID)
     assert sess is not None
     window = {"id": "aw-2026-04-14-1432", "artifacts": [{"type": "commit", "sha": "abc"}]}
-    ops.append(ReviseNode(node_id=sess.id, changes=NodeRevision(
-        attributes={**sess.attributes, "activity_window": window})))
+    ops.append(
+        ReviseNode(
+            node_id=sess.id,
+            changes=NodeRevision(attributes={**sess.attributes, "activity_window": window}),
+        )
+    )
     apply_patch(store, new_patch(ops), datetime(2026, 6, 1, tzinfo=UTC))
     path = write_session_page(store, tmp_path / "v", SID)
     assert path is not None
     text = path.read_text()
-    assert "| 1 | 14:32 | please wire the session-end hook into the settings file | decision " \
-           "| 0.75 | hooks, pages |" in text
+    assert (
+        "| 1 | 14:32 | please wire the session-end hook into the settings file | decision "
+        "| 0.75 | hooks, pages |" in text
+    )
     page = parse_page(text)
     assert page.status == "classified"
     assert page.activity_window == window
@@ -107,8 +119,9 @@ def test_a_store_rebuilt_from_pages_renders_the_same_page(tmp_path: Path) -> Non
     page = parse_page(path.read_text())
     other = open_store(tmp_path / "b.db")
     rel = PurePosixPath(REL)
-    ops = [UpsertNode(node=n) for n in [session_node_from_page(page, rel),
-                                         *nodes_from_page(page, rel)]]
+    ops = [
+        UpsertNode(node=n) for n in [session_node_from_page(page, rel), *nodes_from_page(page, rel)]
+    ]
     apply_patch(other, new_patch(ops), NOW)
     rendered = write_session_page(other, tmp_path / "v2", SID)
     assert rendered is not None
@@ -135,3 +148,19 @@ def rebuilt_id(page: object) -> str:
 )
 def test_page_title(texts: list[str], title: str) -> None:
     assert page_title(texts, "2026-04-14") == title
+
+
+def test_stale_temp_files_are_cleaned_young_ones_kept(store: Store, tmp_path: Path) -> None:
+    import os
+
+    path = captured(store, tmp_path)
+    old = path.parent / f".{path.name}.abc123.tmp"
+    young = path.parent / f".{path.name}.def456.tmp"
+    old.write_text("half")
+    young.write_text("in flight")
+    os.utime(old, (1, 1))
+    page = parse_page(path.read_text())
+    from profiles.voice.views import write_page_file
+
+    write_page_file(tmp_path / "v", PurePosixPath(REL), page)
+    assert not old.exists() and young.exists()

@@ -25,9 +25,16 @@ def wiki(kind: str, extra: str = "", body: str = "# Title\n\nSome text with [[a 
 
 def voice_page_text(**kw: object) -> str:
     base: dict[str, object] = dict(
-        title="hook install settings", constellation="atlas", project="atlas",
-        session_id="80166115-aaaa", created=date(2026, 4, 14), updated=date(2026, 4, 14),
-        valid_from=T, valid_to=T, ingested_at=T, sources=["/t/x.jsonl"],
+        title="hook install settings",
+        constellation="atlas",
+        project="atlas",
+        session_id="80166115-aaaa",
+        created=date(2026, 4, 14),
+        updated=date(2026, 4, 14),
+        valid_from=T,
+        valid_to=T,
+        ingested_at=T,
+        sources=["/t/x.jsonl"],
         messages=[VoiceMessageEntry(record_uuid="u", timestamp=T, text="[[unbalanced")],
     )
     base.update(kw)
@@ -88,8 +95,15 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
 def test_arbitrary_frontmatter_values(extra: dict[str, str]) -> None:
     import yaml
 
-    front = yaml.safe_dump({"title": "t", "type": "process", "created": date(2026, 1, 1),
-                            "updated": date(2026, 1, 1), **extra})
+    front = yaml.safe_dump(
+        {
+            "title": "t",
+            "type": "process",
+            "created": date(2026, 1, 1),
+            "updated": date(2026, 1, 1),
+            **extra,
+        }
+    )
     validate_wiki_page(f"---\n{front}---\nbody\n")
 
 

@@ -299,3 +299,20 @@ def test_missing_views_module_is_reported(
 def test_naive_clock_is_refused(store: Store) -> None:
     with pytest.raises(ConfigError, match="timezone-aware"):
         run_night_pass(store, NightPassRequest(now=datetime(2026, 1, 1, 3)), RuleClassifier())
+
+
+def test_real_voice_page_gets_the_classifications_table(
+    store: Store, messages: list[MemoryNode], tmp_path: Path
+) -> None:
+    """With engineer B's views: the pass re-renders the page from the classified nodes."""
+    pytest.importorskip("profiles.voice.views")
+    vault = tmp_path / "vault"
+    result = run_night_pass(store, request(vault=vault), RuleClassifier())
+    assert not result.page_problems
+    # s1 has 3 messages (a page); s2 has 2, below the page minimum
+    [page] = [Path(p) for p in result.pages]
+    assert page.is_relative_to(vault)
+    text = page.read_text(encoding="utf-8")
+    table = text.split("## Classifications", 1)[1]
+    for label in ("command", "question", "directive"):
+        assert label in table

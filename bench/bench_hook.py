@@ -1,0 +1,221 @@
+"""Whole-process time of `memgraph hook session-end` on a ~10 MB transcript.
+
+Generates realistic Claude Code transcripts (mostly assistant records and tool
+results, ~100 human prompts), then runs the hook as Claude Code would (JSON on
+stdin, a fresh process each time) against a store that already exists.
+Prints the median and every run. Budget: < 300 ms (seed: 2 s).
+
+    python bench/bench_hook.py [--runs 7] [--mb 10] [--prompts 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+_WORD_TEXT = """
+hook page session store index vault render parse commit branch test deploy config cache query
+schema migrate token budget window voice message project review refactor latency error retry
+timeout queue worker agent prompt context summary graph node edge
+"""
+WORDS = tuple(_WORD_TEXT.split())
+
+
+def _stamp(t: datetime) -> str:
+    return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def generate(path: Path, target_mb: float, prompts: int, seed: int) -> int:
+    """Write a transcript of about ``target_mb`` MB; returns its size in bytes."""
+    rng = random.Random(seed)
+    sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/u/work/atlas",
+        "sessionId": sid,
+        "version": "2.1.97",
+        "gitBranch": "main",
+        "entrypoint": "cli",
+    }
+    t = datetime(2026, 4, 14, 9, 0, tzinfo=UTC)
+    target = int(target_mb * 1e6)
+    per_prompt = target // prompts
+    written = 0
+    parent = None
+    with path.open("w", encoding="utf-8") as fh:
+
+        def put(rec: dict[str, object]) -> None:
+            nonlocal written, parent
+            line = json.dumps(rec, ensure_ascii=False) + "\n"
+            fh.write(line)
+            written += len(line.encode("utf-8"))
+            parent = rec.get("uuid", parent)
+
+        for i in range(prompts):
+            t += timedelta(seconds=rng.randint(30, 600))
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 40)))
+            put(
+                {
+                    **env,
+                    "type": "user",
+                    "uuid": str(uuid.UUID(int=rng.getrandbits(128))),
+                    "parentUuid": parent,
+                    "timestamp": _stamp(t),
+                    "promptId": f"p{i}",
+                    "message": {"role": "user", "content": f"please {text}"},
+                }
+            )
+            start = written
+            n = 0
+            while written - start < per_prompt:
+                n += 1
+                t += timedelta(seconds=rng.randint(1, 20))
+                call = f"toolu_{rng.getrandbits(64):016x}"
+                put(
+                    {
+                        **env,
+                        "type": "assistant",
+                        "uuid": str(uuid.uuid4()),
+                        "parentUuid": parent,
+                        "timestamp": _stamp(t),
+                        "requestId": "req_x",
+                        "message": {
+                            "id": "msg_x",
+                            "role": "assistant",
+                            "model": "claude-opus-4-6",
+                            "content": [
+                                {
+                                    "type": "tool_use",
+                                    "id": call,
+                                    "name": "Bash",
+                                    "input": {"command": "rg -n hook src/"},
+                                }
+                            ],
+                            "stop_reason": "tool_use",
+                            "usage": {"input_tokens": 10},
+                        },
+                    }
+                )
+                output = "\n".join(
+                    f"src/{rng.choice(WORDS)}.py:{k}: " + " ".join(rng.choices(WORDS, k=12))
+                    for k in range(rng.randint(20, 120))
+                )
+                put(
+                    {
+                        **env,
+                        "type": "user",
+                        "uuid": str(uuid.uuid4()),
+                        "parentUuid": parent,
+                        "timestamp": _stamp(t),
+                        "promptId": f"p{i}",
+                        "sourceToolAssistantUUID": parent,
+                        "message": {
+                            "role": "user",
+                            "content": [
+                                {"type": "tool_result", "tool_use_id": call, "content": output}
+                            ],
+                        },
+                        "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False},
+                    }
+                )
+                if n % 3 == 0:
+                    put(
+                        {
+                            **env,
+                            "type": "assistant",
+                            "uuid": str(uuid.uuid4()),
+                            "parentUuid": parent,
+                            "timestamp": _stamp(t),
+                            "message": {
+                                "role": "assistant",
+                                "content": [
+                                    {"type": "text", "text": " ".join(rng.choices(WORDS, k=80))}
+                                ],
+                            },
+                        }
+                    )
+    return written
+
+
+def run_hook(transcript: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, child cpu seconds) of one hook process."""
+    payload = json.dumps(
+        {
+            "session_id": transcript.stem,
+            "transcript_path": str(transcript),
+            "cwd": "/home/u/work/atlas",
+            "hook_event_name": "SessionEnd",
+            "reason": "prompt_input_exit",
+        }
+    )
+    exe = Path(sys.executable).with_name("memgraph")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memgraph.cli"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [*cmd, "hook", "session-end"],
+        input=payload.encode(),
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"hook failed: {proc.stderr.decode()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--mb", type=float, default=10.0)
+    ap.add_argument("--prompts", type=int, default=100)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        env = {
+            **os.environ,
+            "MEMGRAPH_HOME": str(root / "home"),
+            "MEMGRAPH_VAULT": str(root / "vault"),
+            "MEMGRAPH_CONFIG": str(root / "none.toml"),
+        }
+        files = []
+        for i in range(args.runs + 1):
+            path = root / "t" / f"{uuid.UUID(int=i + 1, version=4)}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            size = generate(path, args.mb, args.prompts, seed=i)
+            files.append(path)
+        run_hook(files[0], env)  # creates and migrates the store: not what a hook pays
+        new = [run_hook(f, env) for f in files[1:]]
+        again = [run_hook(f, env) for f in files[1:]]
+        load = os.getloadavg()
+        print(
+            f"transcript {size / 1e6:.1f} MB, {args.prompts} prompts; "
+            f"load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cpus"
+        )
+        for label, runs in (("new session", new), ("re-run     ", again)):
+            wall = [w for w, _ in runs]
+            cpu = [c for _, c in runs]
+            print(
+                f"hook session-end, {label}: median {statistics.median(wall) * 1000:.0f} ms wall "
+                f"({', '.join(f'{x * 1000:.0f}' for x in wall)}), "
+                f"median {statistics.median(cpu) * 1000:.0f} ms cpu"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Lean path for ``memgraph hook session-end`` (no typer, no pydantic-settings).
+
+Claude Code runs the hook at every session end, so its start-up is paid each
+time. ``run(argv)`` handles ``session-end [--home H] [--vault V] [--store S]``
+and returns the exit code; anything else (``install``, ``--help``, unknown
+flags) returns None and the typer app takes over. Output and errors match the
+typer command exactly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+_FLAGS = ("--home", "--vault", "--store")
+
+
+def _parse(argv: list[str]) -> dict[str, str] | None:
+    if not argv or argv[0] != "session-end":
+        return None
+    found: dict[str, str] = {}
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        name, eq, value = arg.partition("=")
+        if name not in _FLAGS:
+            return None  # --help, typos: typer explains better
+        if not eq:
+            if i + 1 >= len(rest):
+                return None
+            value = rest[i + 1]
+            i += 1
+        found[name[2:]] = value
+        i += 1
+    return found
+
+
+def _config_file() -> Path:
+    explicit = os.environ.get("MEMGRAPH_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memgraph" / "config.toml"
+
+
+def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
+    """(store file, vault) with ``memgraph.config.Settings`` precedence:
+    flag > MEMGRAPH_* env > TOML config file > default."""
+    config: dict[str, object] = {}
+    path = _config_file()
+    if path.is_file():
+        import tomllib
+
+        from memgraph.errors import ConfigError
+
+        try:
+            config = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"invalid configuration: {exc}") from None
+
+    def pick(key: str, default: Path) -> Path:
+        value = flags.get(key) or os.environ.get(f"MEMGRAPH_{key.upper()}") or config.get(key)
+        return Path(str(value)) if value else default
+
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    home = pick("home", Path(data) / "memgraph")
+    vault = pick("vault", Path.home() / "memgraph-vault")
+    store = Path(flags["store"]) if flags.get("store") else home / "memgraph.db"
+    return store, vault
+
+
+def run(argv: list[str]) -> int | None:
+    flags = _parse(argv)
+    if flags is None:
+        return None
+    from memgraph.errors import MemgraphError
+
+    try:
+        from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
+
+        store, vault = resolve_paths(flags)
+        raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
+        print(session_end(raw, store, vault))
+    except MemgraphError as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"Error: {message}", file=sys.stderr)
+        return exc.exit_code
+    return 0

@@ -1,0 +1,100 @@
+"""`memgraph voice --backfill` and `memgraph voice extract`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli.app import app
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "profiles" / "voice"))
+from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+
+runner = CliRunner()
+
+
+def test_backfill_uses_env_roots_and_reruns_clean(isolated_env: Path) -> None:
+    write_transcript(isolated_env / "transcripts" / "p" / f"{SID}.jsonl", claude_records(PROMPTS))
+    first = runner.invoke(app, ["voice", "--backfill"])
+    assert first.exit_code == 0, first.output
+    lines = first.stdout.splitlines()
+    assert lines[0] == "paged    atlas/voice/2026-04-14-80166115.md  (4 messages)"
+    assert lines[-1].startswith("backfill: 1 transcripts, 1 paged, 0 skipped, 0 unchanged")
+    second = runner.invoke(app, ["voice", "--backfill", "--json"])
+    assert second.exit_code == 0
+    objs = [json.loads(line) for line in second.stdout.splitlines()]
+    assert objs[0]["status"] == "unchanged" and objs[0]["session_id"] == SID
+    assert objs[-1]["summary"]["unchanged"] == 1
+
+
+def test_backfill_flags(isolated_env: Path) -> None:
+    root = isolated_env / "elsewhere"
+    write_transcript(root / f"{SID}.jsonl", claude_records(PROMPTS))
+    result = runner.invoke(
+        app,
+        [
+            "voice",
+            "--backfill",
+            "--transcripts",
+            str(root),
+            "--project",
+            "atlas",
+            "--since",
+            "2000-01-01",
+            "--vault",
+            str(isolated_env / "v2"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert (isolated_env / "v2" / "atlas" / "voice" / "2026-04-14-80166115.md").is_file()
+    none = runner.invoke(
+        app, ["voice", "--backfill", "--transcripts", str(root), "--project", "zz"]
+    )
+    assert "1 transcripts, 0 paged" in none.stdout
+
+
+@pytest.mark.parametrize("value", ["yesterday", "2026-13-01", "20"])
+def test_backfill_bad_since_is_usage_error(value: str) -> None:
+    result = runner.invoke(app, ["voice", "--backfill", "--since", value])
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: ") and "--since" in result.output
+
+
+def test_backfill_missing_root_warns(isolated_env: Path) -> None:
+    result = runner.invoke(app, ["voice", "--backfill", "--transcripts", str(isolated_env / "no")])
+    assert result.exit_code == 0
+    assert "does not exist" in result.stderr
+
+
+def test_extract_prints_qualifying_messages_and_writes_nothing(isolated_env: Path) -> None:
+    path = write_transcript(isolated_env / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
+    result = runner.invoke(app, ["voice", "extract", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o["text"] for o in objs] == PROMPTS[:3]  # "ok" is trivial
+    assert set(objs[0]) >= {"session_id", "uuid", "timestamp", "text"}
+    assert objs[0]["timestamp"] == "2026-04-14T14:32:05.123000Z"
+    assert not (isolated_env / "mg-home").exists() and not (isolated_env / "vault").exists()
+    plain = runner.invoke(app, ["voice", "extract", str(path)])
+    assert plain.stdout.splitlines()[0] == (
+        "[2026-04-14 14:32 80166115] please wire the session-end hook into the settings file"
+    )
+    everything = runner.invoke(app, ["voice", "extract", str(path), "--json", "--all"])
+    assert len(everything.stdout.splitlines()) == 4
+
+
+def test_extract_missing_file_is_one_line_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["voice", "extract", str(tmp_path / "nope.jsonl")])
+    assert result.exit_code == 1 and result.output.startswith("Error: ")
+
+
+def test_extract_corpus_file(corpus: Path) -> None:
+    path = next((corpus / "codex").glob("*05-51-09*.jsonl"))
+    result = runner.invoke(app, ["voice", "extract", str(path), "--json"])
+    assert result.exit_code == 0
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert objs and all("<environment_context>" not in o["text"] for o in objs)

@@ -1,0 +1,162 @@
+"""SQLite specifics: WAL, recorded migrations, append-only receipts, FTS kept in
+the same transaction, clear errors for unusable files and held locks."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memgraph import ops
+from memgraph.documents import NodeRevision, UpsertNode
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import PatchRejected, StoreBusy, StoreError
+from memgraph.store import open_store
+from memgraph.store.memory import MemoryStore
+from memgraph.store.schema import MIGRATIONS, all_migrations
+from memgraph.store.sqlite import SQLiteStore, iso
+
+
+def fts_ids(store: SQLiteStore, word: str) -> set[str]:
+    return {h.node_id for h in store.search(word)}
+
+
+def test_open_store_picks_the_backend(tmp_path: Path) -> None:
+    assert isinstance(open_store(":memory:"), MemoryStore)
+    s = open_store(tmp_path / "deep" / "dir" / "mg.db")
+    assert isinstance(s, SQLiteStore) and (tmp_path / "deep" / "dir" / "mg.db").is_file()
+    s.close()
+
+
+def test_wal_mode(mg_sqlite: SQLiteStore) -> None:
+    assert mg_sqlite.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_migrations_are_recorded_once(tmp_path: Path) -> None:
+    path = tmp_path / "mg.db"
+    with SQLiteStore(path) as s:
+        rows = s.conn.execute("SELECT version, description, applied_at FROM schema_migrations").fetchall()
+    assert [r[0] for r in rows] == [m.version for m in all_migrations()]
+    assert {1, 100} <= {r[0] for r in rows}
+    assert all(r[1] and r[2].endswith("Z") for r in rows)
+    with SQLiteStore(path) as again:  # reopening applies nothing twice
+        assert again.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(rows)
+        assert again.schema_versions() == sorted(r[0] for r in rows)
+    assert [m.version for m in MIGRATIONS] == sorted(m.version for m in MIGRATIONS)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE receipts SET op = 'forged'",
+        "DELETE FROM receipts",
+        "UPDATE receipts SET doc = '{}' WHERE seq = 1",
+    ],
+)
+def test_receipts_refuse_update_and_delete(mg_sqlite: SQLiteStore, mg_factory, sql: str) -> None:  # type: ignore[no-untyped-def]
+    ops.upsert_node(mg_sqlite, mg_factory.node("a"))
+    with pytest.raises(sqlite3.DatabaseError, match="receipts are append-only"):
+        mg_sqlite.conn.execute(sql)
+    assert len(mg_sqlite.receipts()) == 1
+    # through the store API the same refusal is one clear StoreError
+    with pytest.raises(StoreError, match="append-only"), mg_sqlite.transaction() as txn:
+        txn.conn.execute(sql)  # type: ignore[attr-defined]
+
+
+def test_fts_follows_inserts_updates_and_rollbacks(mg_sqlite: SQLiteStore, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    a = mg_factory.node("a", title="zebra crossing", claim="giraffes everywhere")
+    ops.upsert_node(mg_sqlite, a)
+    assert fts_ids(mg_sqlite, "zebra") == {a.id} == fts_ids(mg_sqlite, "giraffes")
+    ops.revise_node(mg_sqlite, a.id, NodeRevision(claim="okapi only"))
+    assert fts_ids(mg_sqlite, "giraffes") == set() and fts_ids(mg_sqlite, "okapi") == {a.id}
+    # a rejected patch leaves no FTS trace either: index and rows share one transaction
+    b = mg_factory.node("b", claim="narwhal")
+    with pytest.raises(PatchRejected):
+        apply_patch(mg_sqlite, new_patch([UpsertNode(node=b), ops.RetireNode(node_id="n-x")]))  # type: ignore[attr-defined]
+    assert fts_ids(mg_sqlite, "narwhal") == set()
+    mg_sqlite.conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_fts_rows_commit_with_their_nodes(mg_sqlite: SQLiteStore, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    """Another connection never sees a node without its FTS row or vice versa."""
+    nodes = [mg_factory.node(f"n{i}", claim=f"walrus number {i}") for i in range(50)]
+    with mg_sqlite.transaction() as txn:
+        txn.put_nodes(nodes, [])
+        other = sqlite3.connect(mg_sqlite.path)
+        seen = other.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'").fetchone()
+        assert seen[0] == 0  # not committed yet
+    assert other.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'").fetchone()[0] == 50
+    assert other.execute("SELECT count(*) FROM nodes").fetchone()[0] == 50
+    other.close()
+
+
+def test_fts_matches_unicode_without_diacritics(mg_sqlite: SQLiteStore, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    a = mg_factory.node("a", claim="Crème brûlée für Müller")
+    ops.upsert_node(mg_sqlite, a)
+    assert fts_ids(mg_sqlite, "creme brulee") == {a.id}
+    assert fts_ids(mg_sqlite, "muller") == {a.id}
+
+
+def test_not_a_database_is_a_store_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="not a usable memgraph store|cannot open"):
+        SQLiteStore(junk)
+    assert junk.read_bytes().startswith(b"this is not sqlite")  # untouched
+
+
+def test_corrupt_database_is_a_store_error(tmp_path: Path, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "mg.db"
+    with SQLiteStore(path) as s:
+        ops.upsert_node(s, mg_factory.node("a"))
+        s.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # smash the schema page
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        SQLiteStore(path)
+
+
+def test_directory_and_missing_readonly_paths(tmp_path: Path) -> None:
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(StoreError):
+        SQLiteStore(tmp_path / "adir")
+    with pytest.raises(StoreError, match="no store at"):
+        SQLiteStore(tmp_path / "none.db", readonly=True)
+
+
+def test_readonly_store_refuses_writes(tmp_path: Path, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "mg.db"
+    SQLiteStore(path).close()
+    ro = SQLiteStore(path, readonly=True)
+    with pytest.raises(StoreError):
+        ops.upsert_node(ro, mg_factory.node("a"))
+    ro.close()
+
+
+def test_lock_held_past_deadline_is_store_busy(tmp_path: Path, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "mg.db"
+    SQLiteStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    store = SQLiteStore(path, busy_deadline=0.3)
+    store.conn.execute("PRAGMA busy_timeout = 50")
+    try:
+        with pytest.raises(StoreBusy, match="stayed locked"):
+            ops.upsert_node(store, mg_factory.node("a"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    ops.upsert_node(store, mg_factory.node("a"))  # free again: works
+    store.close()
+
+
+def test_iso_is_fixed_width_utc() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    assert iso(None) is None
+    assert iso(datetime(1, 1, 1, tzinfo=UTC)) == "0001-01-01T00:00:00.000000Z"
+    plus5 = timezone(timedelta(hours=5))
+    assert iso(datetime(2026, 1, 1, 5, tzinfo=plus5)) == "2026-01-01T00:00:00.000000Z"
+    assert len({len(iso(datetime(y, 1, 1, tzinfo=UTC)) or "") for y in (1, 999, 2026, 9999)}) == 1
