@@ -25,8 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from context_cut import select_context_cut  # noqa: E402
-from memgraph.documents import (  # noqa: E402
+from context_cut import select_context_cut
+from memgraph.documents import (
     AnchorKind,
     CutName,
     MemoryAnchor,
@@ -39,9 +39,9 @@ from memgraph.documents import (  # noqa: E402
     UpsertEdge,
     UpsertNode,
 )
-from memgraph.engine import apply_patch, new_patch  # noqa: E402
-from memgraph.ids import edge_id, node_id, summary_id  # noqa: E402
-from memgraph.store import open_store  # noqa: E402
+from memgraph.engine import apply_patch, new_patch
+from memgraph.ids import edge_id, node_id, summary_id
+from memgraph.store import open_store
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MIX = [  # profile, kind, state, share
@@ -78,15 +78,28 @@ def make_nodes(n: int, rng: random.Random) -> list[MemoryNode]:
         anchors = []
         if profile in ("evidence", "voice"):
             anchors = [
-                MemoryAnchor(id=f"a-{i:08x}", kind=AnchorKind.transcript, ref=f"/t/{i % 500}.jsonl",
-                             line=i % 900 + 1)
+                MemoryAnchor(
+                    id=f"a-{i:08x}",
+                    kind=AnchorKind.transcript,
+                    ref=f"/t/{i % 500}.jsonl",
+                    line=i % 900 + 1,
+                )
             ]
         nodes.append(
             MemoryNode(
-                id=node_id(profile, kind, str(i)), domain_id=rng.choice(DOMAINS),
-                profile=ProfileName(profile), kind=kind, title=" ".join(words[:6]),
-                claim=" ".join(words), lifecycle=state, anchors=anchors, created_at=T0,
-                updated_at=T0, valid_from=T0, salience=rng.random(), confidence=rng.random(),
+                id=node_id(profile, kind, str(i)),
+                domain_id=rng.choice(DOMAINS),
+                profile=ProfileName(profile),
+                kind=kind,
+                title=" ".join(words[:6]),
+                claim=" ".join(words),
+                lifecycle=state,
+                anchors=anchors,
+                created_at=T0,
+                updated_at=T0,
+                valid_from=T0,
+                salience=rng.random(),
+                confidence=rng.random(),
             )
         )
     return nodes
@@ -104,16 +117,30 @@ def build(path: Path, n: int) -> None:
     for a in repo:
         b = rng.choice(repo)
         if a.id != b.id:
-            edges.append(MemoryEdge(id=edge_id("depends_on", a.id, b.id), source_id=a.id,
-                                    target_id=b.id, kind="depends_on",
-                                    profile=ProfileName.repo_architecture, lifecycle="observed"))
+            edges.append(
+                MemoryEdge(
+                    id=edge_id("depends_on", a.id, b.id),
+                    source_id=a.id,
+                    target_id=b.id,
+                    kind="depends_on",
+                    profile=ProfileName.repo_architecture,
+                    lifecycle="observed",
+                )
+            )
     ev = [x for x in nodes if x.profile.value == "evidence"]
     for a in rng.sample(ev, len(ev) // 10):
         b = rng.choice(ev)
         if a.id != b.id:
-            edges.append(MemoryEdge(id=edge_id("contradicts", a.id, b.id), source_id=a.id,
-                                    target_id=b.id, kind="contradicts",
-                                    profile=ProfileName.evidence, lifecycle="observed"))
+            edges.append(
+                MemoryEdge(
+                    id=edge_id("contradicts", a.id, b.id),
+                    source_id=a.id,
+                    target_id=b.id,
+                    kind="contradicts",
+                    profile=ProfileName.evidence,
+                    lifecycle="observed",
+                )
+            )
     for i in range(0, len(edges), 5000):
         apply_patch(store, new_patch([UpsertEdge(edge=e) for e in edges[i : i + 5000]]))
     # summaries over clusters of 10 nodes (a fifth of the graph), then summaries of 10 summaries
@@ -122,22 +149,36 @@ def build(path: Path, n: int) -> None:
     for i in range(0, len(pool), 10):
         members = pool[i : i + 10]
         ids = [m.id for m in members]
-        level1.append(MemorySummary(
-            id=summary_id("bench", *ids), domain_id=members[0].domain_id, covers_node_ids=ids,
-            target=members[0].title, claim="cluster: " + members[0].claim[:120],
-            confidence=rng.choice([0.3, 0.7, 0.9])))
+        level1.append(
+            MemorySummary(
+                id=summary_id("bench", *ids),
+                domain_id=members[0].domain_id,
+                covers_node_ids=ids,
+                target=members[0].title,
+                claim="cluster: " + members[0].claim[:120],
+                confidence=rng.choice([0.3, 0.7, 0.9]),
+            )
+        )
     level2 = [
-        MemorySummary(id=summary_id("bench2", *[s.id for s in level1[i : i + 10]]),
-                      domain_id="dom0", covers_summary_ids=[s.id for s in level1[i : i + 10]],
-                      target=level1[i].target, claim="area: " + level1[i].claim[:80],
-                      confidence=0.8)
+        MemorySummary(
+            id=summary_id("bench2", *[s.id for s in level1[i : i + 10]]),
+            domain_id="dom0",
+            covers_summary_ids=[s.id for s in level1[i : i + 10]],
+            target=level1[i].target,
+            claim="area: " + level1[i].claim[:80],
+            confidence=0.8,
+        )
         for i in range(0, len(level1), 10)
     ]
     for batch in (level1, level2):
         for i in range(0, len(batch), 2000):
-            apply_patch(store, new_patch([SummarizeCluster(summary=s) for s in batch[i : i + 2000]]))
-    print(f"built {n} nodes, {len(edges)} edges, {len(level1) + len(level2)} summaries "
-          f"in {time.perf_counter() - t:.1f}s -> {path}")
+            apply_patch(
+                store, new_patch([SummarizeCluster(summary=s) for s in batch[i : i + 2000]])
+            )
+    print(
+        f"built {n} nodes, {len(edges)} edges, {len(level1) + len(level2)} summaries "
+        f"in {time.perf_counter() - t:.1f}s -> {path}"
+    )
     store.close()
 
 
@@ -187,9 +228,11 @@ def main() -> None:
         times.sort()
         p95 = times[int(len(times) * 0.95) - 1]
         # CPU time is what the cut costs; wall time also holds waits for a shared CPU
-        print(f"{cut.value:12} wall p50 {statistics.median(times):6.1f} ms  p95 {p95:6.1f} ms  "
-              f"max {times[-1]:6.1f} ms | cpu p50 {statistics.median(cpu):6.1f} ms  "
-              f"({len(times)} queries{', hybrid' if nerve else ''})")
+        print(
+            f"{cut.value:12} wall p50 {statistics.median(times):6.1f} ms  p95 {p95:6.1f} ms  "
+            f"max {times[-1]:6.1f} ms | cpu p50 {statistics.median(cpu):6.1f} ms  "
+            f"({len(times)} queries{', hybrid' if nerve else ''})"
+        )
     store.close()
 
 

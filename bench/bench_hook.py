@@ -179,6 +179,45 @@ def run_hook(transcript: Path, env: dict[str, str]) -> tuple[float, float]:
     return elapsed, cpu
 
 
+PHASES = """
+import sys, time
+from pathlib import Path
+T = time.process_time
+marks = [("start", T())]
+import profiles.voice.hooks, memgraph.store, profiles.voice.capture, profiles.voice.backfill
+marks.append(("imports", T()))
+from memgraph.store import open_store
+store = open_store(Path(sys.argv[2]))
+marks.append(("open store", T()))
+from profiles.voice.prefilter import PrefilterOptions
+from profiles.voice.readers import ReadOptions, read_transcript
+from profiles.voice.capture import CaptureRequest, capture_messages
+from profiles.voice.backfill import record_capture
+path, vault = Path(sys.argv[1]), Path(sys.argv[3])
+read = read_transcript(path, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False)))
+marks.append(("read", T()))
+result = capture_messages(store, read.messages, CaptureRequest(transcript=path, vault=vault))
+marks.append(("capture+page", T()))
+record_capture(store, path, result, vault)
+marks.append(("registry", T()))
+store.close()
+marks.append(("close", T()))
+print("  ".join(f"{b[0]} {1000 * (b[1] - a[1]):.0f}" for a, b in zip(marks, marks[1:])))
+"""
+
+
+def phases(transcript: Path, root: Path) -> None:
+    """Cpu ms per phase of one capture, in a fresh interpreter (imports included)."""
+    store = root / "home" / "memgraph.db"
+    out = subprocess.run(
+        [sys.executable, "-c", PHASES, str(transcript), str(store), str(root / "vault")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    print(f"phases (cpu ms): {out.stdout.strip()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=7)
@@ -207,6 +246,9 @@ def main() -> None:
             f"transcript {size / 1e6:.1f} MB, {args.prompts} prompts; "
             f"load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cpus"
         )
+        extra = root / "t" / "phases.jsonl"
+        generate(extra, args.mb, args.prompts, seed=999)
+        phases(extra, root)
         for label, runs in (("new session", new), ("re-run     ", again)):
             wall = [w for w, _ in runs]
             cpu = [c for _, c in runs]

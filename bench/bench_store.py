@@ -111,9 +111,7 @@ def make_edges(nodes: list[MemoryNode], m: int, rng: random.Random) -> list[Memo
     return list(edges.values())
 
 
-def bulk(
-    store: Store, ops: list[UpsertNode] | list[UpsertEdge], batch: int
-) -> tuple[float, float]:
+def bulk(store: Store, ops: list[UpsertNode] | list[UpsertEdge], batch: int) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process) to apply ``ops`` in patches.
 
     CPU time is reported beside wall time because the machine is shared: it

@@ -105,7 +105,11 @@ def assemble(
     for u in units:
         # A unit whose bare text cannot fit is listed without any store reads:
         # with a small budget most units end here, so the cut stays fast.
-        bare = estimate_tokens(summary_text(u.summary) if u.summary else node_text(u.node))  # type: ignore[arg-type]
+        if u.summary is not None:
+            bare = estimate_tokens(summary_text(u.summary))
+        else:
+            assert u.node is not None
+            bare = estimate_tokens(node_text(u.node))
         if bare > packer.left:
             packet.omitted.append(f"{u.key} ({bare}+ tokens)")
             continue

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -10,6 +12,9 @@ from memgraph.documents import SNAPSHOT_FORMAT, MemoryGraphSnapshot
 from memgraph.errors import SnapshotError, StoreError
 from memgraph.fileio import atomic_write_text
 from memgraph.validation import validate_snapshot
+
+if TYPE_CHECKING:
+    from memgraph.store.protocol import Store
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -53,8 +58,45 @@ def is_sqlite_file(path: Path) -> bool:
         return False
 
 
+def check_snapshot(snapshot: MemoryGraphSnapshot, source: str = "snapshot") -> None:
+    """Raise ``SnapshotError`` (first problem + count) unless the graph is valid."""
+    problems = validate_snapshot(snapshot)
+    if problems:
+        raise SnapshotError(
+            f"{source}: {one_line(problems[0])} ({len(problems)} problem(s); "
+            "run `memgraph validate` for all)"
+        )
+
+
+def load_snapshot(store: Store, snapshot: MemoryGraphSnapshot, source: str = "snapshot") -> None:
+    """Validate ``snapshot`` as a whole graph, then import it into an empty store.
+
+    Nothing is written when any problem is found (``SnapshotError``).
+    """
+    check_snapshot(snapshot, source)
+    store.import_snapshot(snapshot)
+
+
+def import_snapshot_file(store: Store, path: Path) -> MemoryGraphSnapshot:
+    """Read, validate and import a snapshot file; returns what was imported."""
+    snapshot = read_snapshot_file(path)
+    load_snapshot(store, snapshot, str(path))
+    return snapshot
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """Control characters escaped and length capped: input-derived text (ids,
+    JSON keys) must never break the one-line-per-problem output."""
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+
+
 def validate_path(path: Path) -> list[str]:
     """Problems of a store file or a snapshot file, each as ``path: message``."""
+    return [one_line(p) for p in _validate_path(path)]
+
+
+def _validate_path(path: Path) -> list[str]:
     if not path.exists():
         return [f"{path}: no such file"]
     try:
@@ -76,4 +118,6 @@ def validate_path(path: Path) -> list[str]:
         return [msg if msg.startswith(str(path)) else f"{path}: {msg}"]
     except ValidationError as exc:
         return [f"{path}: stored document is malformed: {exc.errors()[0].get('msg')}"]
+    except sqlite3.Error as exc:
+        return [f"{path}: unreadable store: {exc}"]
     return [f"{path}: {problem}" for problem in validate_snapshot(snapshot)]

@@ -78,6 +78,8 @@ def run(argv: list[str]) -> int | None:
     from memgraph.errors import MemgraphError
 
     try:
+        # light: the heavy modules load inside session_end, after the
+        # transcript's hash has started on a background thread
         from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
         store, vault = resolve_paths(flags)

@@ -61,14 +61,10 @@ def snapshot_import(
     store: Path | None = StoreOpt,
 ) -> None:
     """Load a snapshot into an empty store (validated first; nothing written if invalid)."""
-    from memgraph.errors import SnapshotError
-    from memgraph.snapshot import read_snapshot_file
-    from memgraph.validation import validate_snapshot
+    from memgraph.snapshot import check_snapshot, read_snapshot_file
 
     snap = read_snapshot_file(file)
-    problems = validate_snapshot(snap)
-    if problems:
-        raise SnapshotError(f"{file}: {problems[0]} ({len(problems)} problem(s); see validate)")
+    check_snapshot(snap, str(file))  # before opening: a bad file creates no store
     s = store_from(home, store)
     try:
         s.import_snapshot(snap)

@@ -4,20 +4,21 @@
 not handle (subcommands, ``--backfill``, ``--help``, ``--window``, ``--stats`` on
 a TTY, an argument it cannot parse exactly like click would, a store that needs
 migrating), so typer takes over. Query, ranking and formatting come from
-``profiles/voice/search.py``, which is stdlib-only on purpose and loaded here as
-a single file: importing the ``profiles`` package would load every profile and
-pydantic (~200 ms). Output is byte-identical to the typer command's
-(tests/memgraph/cli/test_voice_fast.py checks that).
+``profiles/voice/search.py``, which is stdlib-only at import on purpose (the
+``profiles`` packages are lazy too), so output is byte-identical to the typer
+command's (tests/memgraph/cli/test_voice_fast.py checks that).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # Subcommands of the voice group (memgraph/cli/voice.py routes these first).
 # tests/memgraph/cli/test_voice_fast.py checks this covers every registered one.
@@ -35,7 +36,6 @@ _VALUE_OPTS = (
     "--window",
 )
 _BOOL_OPTS = ("--full", "--json", "--recent", "--stats")
-_CORE = "profiles.voice.search"
 
 
 def missing_store_message(path: Path) -> str:
@@ -113,7 +113,27 @@ def render_hits(core: ModuleType, hits: list[object], as_json: bool, full: bool)
     return "".join(line + "\n" for line in lines)
 
 
-def build_query(core: ModuleType, ns: argparse.Namespace) -> Any:
+class Flags:
+    """Parsed arguments: what argparse would give, without importing argparse."""
+
+    def __init__(self, **values: Any) -> None:
+        self.query: list[str] | None = values.get("query")
+        self.since: str | None = values.get("since")
+        self.until: str | None = values.get("until")
+        self.project: str | None = values.get("project")
+        self.type: str | None = values.get("type")
+        self.session: str | None = values.get("session")
+        self.limit: int | None = values.get("limit")
+        self.as_of: str | None = values.get("as_of")
+        self.home: str | None = values.get("home")
+        self.window: str | None = values.get("window")
+        self.full: bool = bool(values.get("full"))
+        self.json: bool = bool(values.get("json"))
+        self.recent: bool = bool(values.get("recent"))
+        self.stats: bool = bool(values.get("stats"))
+
+
+def build_query(core: ModuleType, ns: Flags) -> Any:
     """The VoiceQuery for parsed flags (shared with the typer command)."""
     when = core.parse_when
     return core.VoiceQuery(
@@ -131,67 +151,51 @@ def build_query(core: ModuleType, ns: argparse.Namespace) -> Any:
 
 
 def load_core() -> ModuleType:
-    loaded = sys.modules.get(_CORE)
-    if loaded is not None:
-        return loaded
-    import importlib.util
+    # The profiles packages import lazily, so this loads no pydantic.
+    from profiles.voice import search
 
-    top = importlib.util.find_spec("profiles")  # locates the package without running it
-    if top is None or not top.submodule_search_locations:
-        raise ModuleNotFoundError(_CORE)
-    path = Path(next(iter(top.submodule_search_locations))) / "voice" / "search.py"
-    spec = importlib.util.spec_from_file_location("_memgraph_voice_search", path)
-    if spec is None or spec.loader is None:
-        raise ModuleNotFoundError(_CORE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
+    return search
 
 
-class _ParseError(Exception):
-    pass
+def parse(argv: list[str]) -> Flags | None:
+    """Flags for ``argv`` when they parse exactly as click would, else None.
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _ParseError(message)
-
-
-def _parser() -> _Parser:
-    p = _Parser(prog="memgraph voice", add_help=False, allow_abbrev=False)
-    p.add_argument("query", nargs="*")
-    for opt in _VALUE_OPTS:
-        p.add_argument(opt, type=int if opt == "--limit" else str, default=None)
-    for opt in _BOOL_OPTS:
-        p.add_argument(opt, action="store_true")
-    return p
-
-
-def _plain_args(argv: list[str]) -> bool:
-    """True when every dash-argument is one of ours (click would reject others).
-
-    ``--`` (rare) is left to click: argparse's intermixed parsing treats it differently.
+    Anything unusual (an unknown or abbreviated option, ``--``, a missing or
+    non-integer value, ``--flag=value`` on a switch) is left to typer, which is
+    always correct, merely slower.
     """
-    for arg in argv:
-        if arg.startswith("-") and arg.split("=", 1)[0] not in (*_VALUE_OPTS, *_BOOL_OPTS):
-            return False
-    return True
-
-
-def parse(argv: list[str]) -> argparse.Namespace | None:
     if not argv or argv[0] in VOICE_SUBCOMMANDS:
-        return None
-    if any(a.split("=", 1)[0] in _DEFER_FLAGS for a in argv):
         return None
     if argv[0] == "search":  # `voice search QUERY` is the explicit spelling
         argv = argv[1:]
-    if not _plain_args(argv):
-        return None
-    try:
-        return _parser().parse_intermixed_args(argv)
-    except (_ParseError, TypeError, ValueError):
-        return None
+    values: dict[str, Any] = {"query": []}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if not arg.startswith("-") or arg == "-":
+            values["query"].append(arg)
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _DEFER_FLAGS or arg == "--":
+            return None
+        if name in _BOOL_OPTS and not eq:
+            values[name[2:]] = True
+        elif name in _VALUE_OPTS:
+            if not eq:
+                if i >= len(argv) or argv[i].startswith("-"):
+                    return None  # click would complain, or read a dash value: its call
+                value = argv[i]
+                i += 1
+            values[name[2:].replace("-", "_")] = value
+        else:
+            return None
+    if values.get("limit") is not None:
+        try:
+            values["limit"] = int(values["limit"])
+        except ValueError:
+            return None
+    return Flags(**values)
 
 
 def run(argv: list[str]) -> int | None:

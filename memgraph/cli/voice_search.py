@@ -7,12 +7,11 @@ with the same query/formatting code, so the two must print the same bytes.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import typer
 
-from memgraph.cli.voice_fast import build_query, emit, missing_store_message, render_hits
+from memgraph.cli.voice_fast import Flags, build_query, emit, missing_store_message, render_hits
 
 
 def search(
@@ -48,7 +47,7 @@ def search(
     path = settings(home=home).store_path
     if not path.is_file():
         raise NotFound(missing_store_message(path))
-    ns = argparse.Namespace(
+    ns = Flags(
         query=query,
         since=since,
         until=until,

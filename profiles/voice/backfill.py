@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from memgraph.documents import utcnow
-from memgraph.errors import MemgraphError, StoreError
+from memgraph.errors import MemgraphError, ReaderError, StoreError
 from memgraph.store import Store
 from memgraph.store.sqlite import iso
 from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
@@ -241,19 +241,31 @@ def _one(store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns
 
 
 def record_capture(
-    store: Store, path: Path, result: CaptureResult, vault: Path, now: datetime | None = None
+    store: Store,
+    path: Path,
+    result: CaptureResult,
+    vault: Path,
+    now: datetime | None = None,
+    digest: tuple[int, int, str] | None = None,
 ) -> Outcome:
     """Registry row for a transcript captured outside backfill (the hook), so a
-    later backfill skips it. Stat and hash are taken now."""
-    st = path.stat()
-    outcome = _outcome(path_key(path), result, vault, st.st_size)
+    later backfill skips it. ``digest`` = (size, mtime_ns, sha256) taken earlier
+    is used when the file's stat still matches; otherwise it is hashed now."""
+    try:
+        st = path.stat()
+        if digest is None or digest[:2] != (st.st_size, st.st_mtime_ns):
+            digest = (st.st_size, st.st_mtime_ns, file_sha256(path))
+    except OSError as exc:
+        raise ReaderError(f"cannot hash transcript {path}: {exc.strerror or exc}") from None
+    size, mtime_ns, sha = digest
+    outcome = _outcome(path_key(path), result, vault, size)
     registry_put(
         store,
         RegistryRow(
             path=outcome.path,
-            size=st.st_size,
-            mtime_ns=st.st_mtime_ns,
-            sha256=file_sha256(path),
+            size=size,
+            mtime_ns=mtime_ns,
+            sha256=sha,
             session_id=outcome.session_id,
             status=outcome.status,
             reason=outcome.reason,

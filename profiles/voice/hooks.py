@@ -6,16 +6,21 @@ here imports typer or pydantic-settings.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shlex
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import ConfigError, InvalidId, ReaderError
 from memgraph.ids import is_safe_name
-from memgraph.store import Store
+
+if TYPE_CHECKING:  # importing the store pulls in pydantic: keep this module light
+    from memgraph.store import Store
 
 HOOK_EVENT = "SessionEnd"
 HOOK_MARK = "hook session-end"
@@ -60,19 +65,52 @@ def parse_hook_input(raw: bytes | str) -> HookInput:
     return HookInput(Path(path).expanduser(), sid, cwd if isinstance(cwd, str) else None)
 
 
+class FileDigest:
+    """(size, mtime_ns, sha256) of a file, computed on a background thread.
+
+    The hook starts it before importing the heavy modules: hashlib and file reads
+    release the GIL, so the hash costs no wall time on a second core (and warms
+    the page cache for the reader).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._value: tuple[int, int, str] | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            st = os.stat(self.path)
+            h = hashlib.sha256()
+            with open(self.path, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
+            self._value = (st.st_size, st.st_mtime_ns, h.hexdigest())
+        except OSError:
+            self._value = None  # the capture reports the unreadable file itself
+
+    def get(self) -> tuple[int, int, str] | None:
+        self._thread.join()
+        return self._value
+
+
 def session_end(raw: bytes | str, store_path: Path, vault: Path) -> str:
     """Capture the session named by the hook JSON; the one-line summary."""
+    hook = parse_hook_input(raw)
+    digest = FileDigest(hook.transcript_path)
     from memgraph.store import open_store
 
-    hook = parse_hook_input(raw)
     store = open_store(store_path)
     try:
-        return capture_for_hook(store, hook, vault)
+        return capture_for_hook(store, hook, vault, digest)
     finally:
         store.close()
 
 
-def capture_for_hook(store: Store, hook: HookInput, vault: Path) -> str:
+def capture_for_hook(
+    store: Store, hook: HookInput, vault: Path, digest: FileDigest | None = None
+) -> str:
     """Capture + registry row; the one-line summary the hook prints."""
     from profiles.voice.backfill import record_capture
     from profiles.voice.capture import CaptureRequest, capture_transcript
@@ -81,7 +119,8 @@ def capture_for_hook(store: Store, hook: HookInput, vault: Path) -> str:
         transcript=hook.transcript_path, vault=vault, session_id=hook.session_id, cwd=hook.cwd
     )
     result = capture_transcript(store, request)
-    outcome = record_capture(store, hook.transcript_path, result, vault)
+    known = digest.get() if digest is not None else None
+    outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
     sid = (result.session_id or "-")[:8]
     if outcome.page:
         return f"captured {result.messages} messages (session {sid}) -> {outcome.page}"

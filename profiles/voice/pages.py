@@ -276,6 +276,8 @@ def split_frontmatter(text: str, source: str = "page") -> tuple[dict[str, Any], 
     except yaml.YAMLError as exc:
         first = " ".join(str(exc).split())[:200]
         raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
+    except RecursionError:
+        raise PageError(f"{source}: frontmatter is nested too deeply") from None
     if not isinstance(data, dict):
         raise PageError(f"{source}: frontmatter is not a YAML mapping")
     return data, lines[end + 1 :], end + 2
@@ -284,7 +286,7 @@ def split_frontmatter(text: str, source: str = "page") -> tuple[dict[str, Any], 
 def _entry(raw: str, source: str, lineno: int) -> dict[str, Any]:
     try:
         data = json.loads(raw[len(_MG_PREFIX) : -len(_MG_SUFFIX)])
-    except ValueError:
+    except (ValueError, RecursionError):
         raise PageError(f"{source}:{lineno}: message marker holds invalid JSON") from None
     if not isinstance(data, dict):
         raise PageError(f"{source}:{lineno}: message marker is not a JSON object")

@@ -5,10 +5,11 @@
 ``render_stats`` are the one output format both CLI paths print.
 
 Module-level imports are the standard library plus stdlib-only memgraph modules
-(errors, fts, ids) ON PURPOSE: ``memgraph.cli.voice_fast`` loads this file on
-its own to answer ``memgraph voice ...`` without importing pydantic (~200 ms),
-so the typer command and the fast path run the same query and formatting code.
-Do not add heavy imports at module level.
+(errors, fts) ON PURPOSE: ``memgraph.cli.voice_fast`` imports this module to
+answer ``memgraph voice ...`` without pydantic (~200 ms) or typer, so the typer
+command and the fast path run the same query and formatting code.
+Do not add heavy imports at module level: even ``typing`` and ``dataclasses``
+(~10 ms) are kept out, see ``record`` below.
 
 Ranking (see notes/search.md): ``score = bm25 * recency`` with
 ``recency = 0.5 + 0.5 / (1 + age_days / 180)``, age measured from the newest
@@ -18,20 +19,68 @@ messages classified ``command`` sort after every other hit.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import InvalidId, MemgraphError, StoreError, UsageError
 from memgraph.fts import to_fts5_query
-from memgraph.ids import is_safe_name
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from dataclasses import dataclass as record  # mypy checks the records as dataclasses
+    from typing import Any
+
     from memgraph.store import Store
+else:
+
+    def record(frozen: bool = True) -> object:
+        return _light_record
+
+
+def _light_record(cls: Any) -> Any:
+    """A frozen dataclass look-alike: __init__ (positional or keyword, class
+    defaults), __eq__, __hash__, __repr__, immutability. ``dataclasses`` itself
+    imports ``inspect``, which is most of the fast path's import budget."""
+    fields = tuple(cls.__annotations__)
+    defaults = {f: cls.__dict__[f] for f in fields if f in cls.__dict__}
+    name = cls.__name__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(fields):
+            raise TypeError(f"{name}() takes {len(fields)} arguments")
+        values = dict(zip(fields, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in fields or key in values:
+                raise TypeError(f"{name}() got an unexpected or repeated argument {key!r}")
+            values[key] = value
+        for f in fields:
+            if f not in values and f not in defaults:
+                raise TypeError(f"{name}() missing argument {f!r}")
+            object.__setattr__(self, f, values.get(f, defaults.get(f)))
+
+    def __setattr__(self: Any, key: str, value: Any) -> None:
+        raise AttributeError(f"{name} is immutable")
+
+    def _values(self: Any) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in fields)
+
+    def __eq__(self: Any, other: object) -> bool:
+        return type(other) is type(self) and _values(self) == _values(other)
+
+    def __repr__(self: Any) -> str:
+        return f"{name}({', '.join(f'{f}={getattr(self, f)!r}' for f in fields)})"
+
+    cls.__init__, cls.__setattr__, cls.__eq__, cls.__repr__ = (
+        __init__,
+        __setattr__,
+        __eq__,
+        __repr__,
+    )
+    cls.__hash__ = lambda self: hash(_values(self))
+    return cls
+
 
 DEFAULT_LIMIT = 20  # keyword search
 BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed oldest first
@@ -42,7 +91,7 @@ UNCLASSIFIED = "unclassified"  # `--type unclassified` selects messages not yet 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VoiceQuery:
     """What to look for. Empty ``query`` lists messages (newest ``limit``) instead."""
 
@@ -58,7 +107,7 @@ class VoiceQuery:
     window: str | None = None  # activity window id (profiles.activity)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VoiceHit:
     timestamp: datetime
     constellation: str
@@ -72,7 +121,7 @@ class VoiceHit:
     score: float  # lower is better (bm25 convention); 0.0 for listings
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VoiceStats:
     messages: int
     sessions: int
@@ -141,7 +190,7 @@ def connection_of(txn: object) -> sqlite3.Connection:
 
 
 def _filters(q: VoiceQuery) -> tuple[list[str], list[object]]:
-    where = ["v.lifecycle != 'retired'"]
+    where = ["1"]  # the index holds live (non-retired) messages only
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= ?")
@@ -162,6 +211,8 @@ def _filters(q: VoiceQuery) -> tuple[list[str], list[object]]:
             where.append("v.classification = ? COLLATE NOCASE")
             args.append(q.type)
     if q.session:
+        from memgraph.ids import is_safe_name  # hashlib: only when a session is asked for
+
         if not is_safe_name(q.session):
             raise InvalidId(f"--session: {q.session[:80]!r} is not a session id")
         # safe names hold no GLOB metacharacters, so this is an indexed prefix match
@@ -296,18 +347,19 @@ def search_voice(store: Store, query: VoiceQuery) -> list[VoiceHit]:
 
 
 def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
-    live = "lifecycle != 'retired'"
-    messages, sessions, pages, classified, first, last = conn.execute(
-        "SELECT count(*), count(DISTINCT session_id), count(DISTINCT voice_page),"
-        f" count(classification), min(ts), max(ts) FROM voice_index WHERE {live}"
+    # Each aggregate is answered from its own index (covering scans), not the table.
+    messages, classified, first, last = conn.execute(
+        "SELECT count(*), count(classification), min(ts), max(ts) FROM voice_index"
     ).fetchone()
+    sessions = conn.execute("SELECT count(DISTINCT session_id) FROM voice_index").fetchone()[0]
+    pages = conn.execute("SELECT count(DISTINCT voice_page) FROM voice_index").fetchone()[0]
     by_const = conn.execute(
-        f"SELECT constellation, count(*) AS c FROM voice_index WHERE {live} "
+        "SELECT constellation, count(*) AS c FROM voice_index "
         "GROUP BY constellation ORDER BY c DESC, constellation"
     ).fetchall()
     by_cls = conn.execute(
         f"SELECT coalesce(classification, '{UNCLASSIFIED}'), count(*) AS c FROM voice_index "
-        f"WHERE {live} GROUP BY classification ORDER BY c DESC, 1"
+        "GROUP BY classification ORDER BY c DESC, 1"
     ).fetchall()
     return VoiceStats(
         messages=int(messages),
@@ -352,7 +404,9 @@ def format_line(hit: VoiceHit, full: bool = False) -> str:
 
 
 def format_json(hit: VoiceHit) -> str:
-    record = {
+    import json
+
+    data = {
         "timestamp": hit.timestamp.isoformat().replace("+00:00", "Z"),
         "constellation": hit.constellation,
         "session_id": hit.session_id,
@@ -363,7 +417,7 @@ def format_json(hit: VoiceHit) -> str:
         "voice_page": hit.voice_page,
         "node_id": hit.node_id,
     }
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _pct(part: int, whole: int) -> str:

@@ -1,6 +1,6 @@
 """The voice index: a side table over voice message nodes, kept in step by triggers.
 
-``voice_index`` holds one row per voice message node, keyed by ``nodes.rowid`` (so
+``voice_index`` holds one row per live voice message node, keyed by ``nodes.rowid`` (so
 it joins 1:1 with ``node_fts``), with the columns the read path filters and ranks
 on. SQLite triggers on ``nodes`` maintain it inside the same transaction as every
 node write, so the index can never disagree with the canonical store after a
@@ -54,7 +54,9 @@ def _columns(src: str) -> str:
 _INSERT = """INSERT OR REPLACE INTO voice_index(rowid, node_id, session_id, constellation,
     project, ts, day, ingested_at, classification, confidence, voice_page, lifecycle)"""
 
-_IS_MESSAGE = "{0}.profile = 'voice' AND {0}.kind = 'message'"
+# Retired messages are withdrawn: they leave the index (smaller, and no filter on
+# every query or stats scan).
+_IS_MESSAGE = "{0}.profile = 'voice' AND {0}.kind = 'message' AND {0}.lifecycle != 'retired'"
 
 MIGRATIONS: list[Migration] = [
     Migration(
@@ -79,6 +81,8 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX voice_index_session ON voice_index(session_id, ts);
         CREATE INDEX voice_index_project ON voice_index(project, ts);
         CREATE INDEX voice_index_constellation ON voice_index(constellation, ts);
+        CREATE INDEX voice_index_class ON voice_index(classification);
+        CREATE INDEX voice_index_page ON voice_index(voice_page);
         CREATE TRIGGER voice_index_ai AFTER INSERT ON nodes
             WHEN {_IS_MESSAGE.format("new")} BEGIN
             {_INSERT} SELECT {_columns("new")};

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
+from memgraph.errors import MemgraphError
 from memgraph.fileio import atomic_write_text, safe_child
 from memgraph.ids import anchor_id
 from memgraph.store import Store
@@ -33,6 +34,11 @@ from profiles.voice.prefilter import is_trivial
 
 MIN_MESSAGES = 3
 LOG_NAME = "log.md"
+
+
+class VaultError(MemgraphError):
+    """A voice page or log.md cannot be written (permissions, a directory in the way)."""
+
 
 # English stopwords plus the filler of talking to an agent; titles should name
 # the topic ("hook install settings"), not the politeness around it.
@@ -258,12 +264,16 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    atomic_write_text(path, text)
     now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
-    append_log(
-        vault,
-        f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}",
-    )
+    try:
+        atomic_write_text(path, text)
+        append_log(
+            vault,
+            f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | "
+            f"{page.title}",
+        )
+    except OSError as exc:
+        raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
     return True
 
 

@@ -10,8 +10,16 @@ from hypothesis import strategies as st
 from context_cut import estimate_tokens, packet_tokens, select_context_cut
 from context_cut.candidates import query_terms
 from context_cut.cuts import get_cut
-from memgraph.documents import CutName, MemoryContextQuery, MemoryEdge, MemorySummary, ProfileName
-from memgraph.documents import SummarizeCluster, UpsertEdge, UpsertNode
+from memgraph.documents import (
+    CutName,
+    MemoryContextQuery,
+    MemoryEdge,
+    MemorySummary,
+    ProfileName,
+    SummarizeCluster,
+    UpsertEdge,
+    UpsertNode,
+)
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import edge_id, summary_id
 from memgraph.store import open_store
@@ -73,16 +81,24 @@ def _build(mk: Any, spec: dict[str, Any]) -> tuple[Any, list[Any]]:
             s, t = nodes[a], nodes[b]
             if s.profile is ProfileName.evidence and t.profile is ProfileName.evidence:
                 e = MemoryEdge(
-                    id=edge_id("contradicts", s.id, t.id), source_id=s.id, target_id=t.id,
-                    kind="contradicts", profile=ProfileName.evidence, lifecycle="observed",
+                    id=edge_id("contradicts", s.id, t.id),
+                    source_id=s.id,
+                    target_id=t.id,
+                    kind="contradicts",
+                    profile=ProfileName.evidence,
+                    lifecycle="observed",
                 )
                 ops.append(UpsertEdge(edge=e))
     for members, conf in spec["summaries"]:
         covered = sorted({nodes[i].id for i in members if i < len(nodes)})
         if covered:
             s = MemorySummary(
-                id=summary_id("d1", *covered), domain_id="d1", covers_node_ids=covered,
-                target="cluster", claim="a cluster " + " ".join(WORDS[:3]), confidence=conf,
+                id=summary_id("d1", *covered),
+                domain_id="d1",
+                covers_node_ids=covered,
+                target="cluster",
+                claim="a cluster " + " ".join(WORDS[:3]),
+                confidence=conf,
             )
             ops.append(SummarizeCluster(summary=s))
     if ops:
@@ -121,4 +137,11 @@ def test_packets_never_exceed_the_budget_and_list_what_is_left_out(
         )
         assert accounted, f"{n.id} ({n.profile.value}) neither packed, omitted nor summarised"
     for line in packet.omitted:
-        assert line.split()[0].split(":", 1)[0] in {"node", "summary", "edge", "anchor", "receipt", "warning"}
+        assert line.split()[0].split(":", 1)[0] in {
+            "node",
+            "summary",
+            "edge",
+            "anchor",
+            "receipt",
+            "warning",
+        }

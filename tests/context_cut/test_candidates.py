@@ -37,7 +37,9 @@ def test_bm25_is_an_or_over_terms(graph: Any, mk: Any) -> None:
 
 
 @given(st.text(max_size=200))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 def test_hostile_queries_never_raise(graph: Any, mk: Any, text: str) -> None:
     if not graph.store.counts()["nodes"]:
         graph.nodes(mk.node("repo_architecture", "Parser", 'the parser "quotes" NEAR( AND * ^'))
@@ -49,7 +51,12 @@ def test_hostile_queries_never_raise(graph: Any, mk: Any, text: str) -> None:
 
 def _voice(mk: Any, text: str, session: str, project: str, minutes: int = 0) -> Any:
     node = mk.node(
-        "voice", text, text, kind="message", session_id=session, project=project,
+        "voice",
+        text,
+        text,
+        kind="message",
+        session_id=session,
+        project=project,
         record_uuid=f"u-{abs(hash(text))}",
     )
     return node.model_copy(update={"valid_from": mk.t0 + timedelta(minutes=minutes)})
@@ -69,7 +76,9 @@ def test_recall_returns_only_voice_messages_with_filters(graph: Any, mk: Any) ->
         graph.store, RecallRequest(text="retry", since=mk.t0 + timedelta(minutes=10))
     ).hits
     assert [h.node.id for h in since] == [m2.id]
-    assert recall(graph.store, RecallRequest(text="retry", session_id="s1")).hits[0].node.id == m1.id
+    assert (
+        recall(graph.store, RecallRequest(text="retry", session_id="s1")).hits[0].node.id == m1.id
+    )
 
 
 def test_recall_request_rejects_bad_input() -> None:

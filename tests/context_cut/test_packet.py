@@ -93,14 +93,19 @@ def test_same_graph_different_cuts(graph: Any, mk: Any) -> None:
 def test_persona_public_surface(graph: Any, mk: Any) -> None:
     public = mk.node("candidate_intervention", "Offer demo", "offer a demo of the launch")
     private = mk.node(
-        "candidate_intervention", "Mention layoffs", "launch delayed by layoffs", visibility="private"
+        "candidate_intervention",
+        "Mention layoffs",
+        "launch delayed by layoffs",
+        visibility="private",
     )
     idea = mk.node("incubation", "Launch theme", "launch around a theme")
     shown_idea = mk.node("incubation", "Launch party", "launch party idea", public=True)
     transcript = MemoryAnchor(id="a-t", kind=AnchorKind.transcript, ref="/secret/t.jsonl", line=1)
     url = MemoryAnchor(id="a-u", kind=AnchorKind.url, ref="https://example.org/launch")
     with_anchors = mk.node(
-        "candidate_intervention", "Share launch post", "share the launch post",
+        "candidate_intervention",
+        "Share launch post",
+        "share the launch post",
         anchors=[transcript, url],
     )
     graph.nodes(public, private, idea, shown_idea, with_anchors)
@@ -113,10 +118,15 @@ def test_persona_public_surface(graph: Any, mk: Any) -> None:
 
 
 def test_coordinator_lists_domain_obligations_and_more_receipts(graph: Any, mk: Any) -> None:
-    hit = mk.node("agency_pressure", "Fix flaky deploy", "deploy flakes on friday",
-                  action_implication="pin the runner")
-    other = mk.node("agency_pressure", "Answer vendor", "vendor asked for numbers",
-                    lifecycle="obligated")
+    hit = mk.node(
+        "agency_pressure",
+        "Fix flaky deploy",
+        "deploy flakes on friday",
+        action_implication="pin the runner",
+    )
+    other = mk.node(
+        "agency_pressure", "Answer vendor", "vendor asked for numbers", lifecycle="obligated"
+    )
     elsewhere = mk.node("agency_pressure", "Other team ask", "unrelated", domain="d2")
     graph.nodes(hit, other, elsewhere)
     transition_node(graph.store, hit.id, "obligated")
@@ -151,7 +161,9 @@ def test_domain_filter(graph: Any, mk: Any) -> None:
 
 
 def test_budget_too_small_lists_everything_left_out(graph: Any, mk: Any) -> None:
-    nodes = [mk.node("repo_architecture", f"Module {i}", f"module {i} handles parsing") for i in range(6)]
+    nodes = [
+        mk.node("repo_architecture", f"Module {i}", f"module {i} handles parsing") for i in range(6)
+    ]
     graph.nodes(*nodes)
     query = MemoryContextQuery(text="parsing", budget_tokens=60)
     packet = select_context_cut(graph.store, query)

@@ -16,7 +16,9 @@ def q(text: str, **kw: Any) -> MemoryContextQuery:
 def _cluster(graph: Any, mk: Any, confidence: float = 0.9) -> tuple[Any, Any, Any]:
     a = mk.node("repo_architecture", "Session cache", "The session cache keeps tokens in redis")
     b = mk.node("repo_architecture", "Cache eviction", "Eviction of cache entries runs hourly")
-    other = mk.node("repo_dataflow", "Billing export", "Billing rows export nightly to the warehouse")
+    other = mk.node(
+        "repo_dataflow", "Billing export", "Billing rows export nightly to the warehouse"
+    )
     graph.nodes(a, b, other)
     s = mk.summary("caching", "Caching is one redis-backed layer", [a, b], confidence=confidence)
     graph.summarize(s)
@@ -53,7 +55,7 @@ def test_low_confidence_summary_descends(graph: Any, mk: Any) -> None:
 
 
 def test_strong_hit_on_a_covered_node_descends(graph: Any, mk: Any) -> None:
-    a, b, s = _cluster(graph, mk)
+    a, _b, _s = _cluster(graph, mk)
     packet = select_context_cut(graph.store, q("session cache tokens redis"))
     assert a.id in {n.id for n in packet.nodes}
     assert packet.summaries == []

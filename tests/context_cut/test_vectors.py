@@ -161,7 +161,9 @@ def test_hits_with_unverifiable_payloads_are_dropped(graph: Any, mk: Any) -> Non
     coll = collection_name(emb.name, 32)
     index.ensure_collection(coll, 32)
     index.upsert(coll, ["custom-id"], emb.embed(["hello"]))
-    index.client.overwrite_payload(coll, payload={"node_id": "other"}, points=[point_id("custom-id")])
+    index.client.overwrite_payload(
+        coll, payload={"node_id": "other"}, points=[point_id("custom-id")]
+    )
     hits, rejected = index.query(coll, emb.embed(["hello"])[0], 5)
     assert hits == [] and rejected == 1
 

@@ -55,7 +55,9 @@ class Factory:
         self.clock += timedelta(seconds=1)
         return self.clock
 
-    def anchor(self, kind: AnchorKind = AnchorKind.url, ref: str = "https://x.test/a") -> MemoryAnchor:
+    def anchor(
+        self, kind: AnchorKind = AnchorKind.url, ref: str = "https://x.test/a"
+    ) -> MemoryAnchor:
         return MemoryAnchor(id=anchor_id(kind.value, ref), kind=kind, ref=ref)
 
     def node(self, key: str, profile: str = "repo_architecture", **kw: Any) -> MemoryNode:

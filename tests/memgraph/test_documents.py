@@ -202,7 +202,9 @@ ops = st.one_of(
     ),
     st.builds(patch_ops.TransitionNode, node_id=ident, to_state=ident),
     st.builds(patch_ops.ReviewNode, node_id=ident, reviewer=text),
-    st.builds(patch_ops.MergeNodes, source_ids=st.lists(ident, min_size=1, max_size=3), target_id=ident),
+    st.builds(
+        patch_ops.MergeNodes, source_ids=st.lists(ident, min_size=1, max_size=3), target_id=ident
+    ),
     st.builds(patch_ops.AttachAnchor, node_id=ident, anchor=anchors),
     st.builds(patch_ops.SummarizeCluster, summary=summaries),
     st.builds(patch_ops.MarkStale, target_id=ident, source_hashes=st.none() | st.lists(ident)),
@@ -210,7 +212,9 @@ ops = st.one_of(
     st.builds(
         patch_ops.ForcedSleep,
         domain_id=ident,
-        dispositions=st.dictionaries(ident, st.sampled_from(patch_ops.SleepDisposition), max_size=3),
+        dispositions=st.dictionaries(
+            ident, st.sampled_from(patch_ops.SleepDisposition), max_size=3
+        ),
     ),
 )
 patches = st.builds(
@@ -301,7 +305,7 @@ def test_edge_and_summary_minimum_fields() -> None:
 
 def test_naive_datetimes_are_rejected() -> None:
     with pytest.raises(ValidationError):
-        MemoryFreshness(checked_at=datetime(2026, 1, 1))  # noqa: DTZ001
+        MemoryFreshness(checked_at=datetime(2026, 1, 1))
 
 
 def test_datetimes_are_normalised_to_utc_and_serialised_with_z() -> None:

@@ -18,8 +18,8 @@ from memgraph.documents import (
     MemoryAnchor,
     MemoryEmbeddingManifest,
     MemoryGraphSnapshot,
-    MemoryNode,
     MemoryLifecycleReceipt,
+    MemoryNode,
     NodeRevision,
     ProfileName,
     ReviewNode,
@@ -73,7 +73,9 @@ def test_profiles_own_lifecycle(mg_store, mg_factory) -> None:  # type: ignore[n
     with pytest.raises(PatchRejected, match="lifecycle 'cooling' unknown to profile short_term"):
         ops.transition_node(mg_store, note.id, "cooling")
     with pytest.raises(PatchRejected, match="illegal lifecycle transition"):
-        ops.upsert_node(mg_store, mg_factory.node("born-done", profile="short_term", lifecycle="distilled"))
+        ops.upsert_node(
+            mg_store, mg_factory.node("born-done", profile="short_term", lifecycle="distilled")
+        )
 
 
 # -- Qdrant holds vectors, never canonical documents --------------------------------------
@@ -132,7 +134,10 @@ def test_model_output_proposes_core_validation_applies_or_rejects(mg_store, mg_f
     assert after.nodes == before.nodes  # nothing of the proposal applied
     [rej] = mg_store.receipts(target_id=proposal.id)
     assert (rej.op, rej.actor, rej.after) == ("reject_patch", "ollama:gemma", "rejected")
-    good = new_patch([AttachAnchor(node_id=n.id, anchor=mg_factory.anchor(ref="https://ok"))], proposer="ollama:gemma")
+    good = new_patch(
+        [AttachAnchor(node_id=n.id, anchor=mg_factory.anchor(ref="https://ok"))],
+        proposer="ollama:gemma",
+    )
     [r] = apply_or_reject(mg_store, good).receipts
     assert r.actor == "ollama:gemma"
 
@@ -155,7 +160,10 @@ def test_short_term_cannot_survive_forced_sleep_unaccounted(mg_store, mg_factory
             "session:s1",
             {a.id: SleepDisposition.distilled, b.id: SleepDisposition.pruned},
         )
-    assert {n.lifecycle for n in mg_store.iter_nodes(profile="short_term")} == {"active", "clustered"}
+    assert {n.lifecycle for n in mg_store.iter_nodes(profile="short_term")} == {
+        "active",
+        "clustered",
+    }
 
 
 def test_forced_sleep_accounts_every_node_with_a_receipt(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
@@ -193,10 +201,14 @@ def test_forced_sleep_sees_nodes_added_earlier_in_the_same_patch(mg_store, mg_fa
 
 
 @pytest.mark.parametrize("profile", ["repo_architecture", "repo_dataflow"])
-def test_repo_candidate_cannot_be_accepted_without_review_receipt(mg_store, mg_factory, profile) -> None:  # type: ignore[no-untyped-def]
+def test_repo_candidate_cannot_be_accepted_without_review_receipt(
+    mg_store, mg_factory, profile
+) -> None:  # type: ignore[no-untyped-def]
     n = mg_factory.node("c", profile=profile, lifecycle="proposed")
     with pytest.raises(PatchRejected, match=r"illegal lifecycle transition \(new\) -> accepted"):
-        ops.upsert_node(mg_store, n.model_copy(update={"lifecycle": "accepted"}))  # never born accepted
+        ops.upsert_node(
+            mg_store, n.model_copy(update={"lifecycle": "accepted"})
+        )  # never born accepted
     ops.upsert_node(mg_store, n)
     with pytest.raises(PatchRejected, match="without an approving review receipt"):
         ops.transition_node(mg_store, n.id, "accepted")
@@ -240,8 +252,14 @@ def test_snapshot_validation_flags_accepted_repo_node_without_review(mg_factory)
 @pytest.mark.parametrize(
     ("kw", "what"),
     [
-        ({"anchors": [MemoryAnchor(id="a-1", kind=AnchorKind.commit, ref="repo@abc")]}, "anchors: commit"),
-        ({"anchors": [MemoryAnchor(id="a-2", kind=AnchorKind.file, ref="src/x.py")]}, "anchors: file"),
+        (
+            {"anchors": [MemoryAnchor(id="a-1", kind=AnchorKind.commit, ref="repo@abc")]},
+            "anchors: commit",
+        ),
+        (
+            {"anchors": [MemoryAnchor(id="a-2", kind=AnchorKind.file, ref="src/x.py")]},
+            "anchors: file",
+        ),
         ({"attributes": {"repo": "memgraph", "branch": "main"}}, "attributes: branch, repo"),
     ],
 )
@@ -258,7 +276,10 @@ def test_role_memory_cannot_gain_project_truth_later(mg_store, mg_factory) -> No
     with pytest.raises(PatchRejected, match="cannot carry repo truth"):
         ops.revise_node(mg_store, n.id, NodeRevision(attributes={"file_path": "src/a.py"}))
     with pytest.raises(PatchRejected, match="not part of profile role_self"):
-        ops.upsert_node(mg_store, mg_factory.node("c2", profile="role_self").model_copy(update={"kind": "component"}))
+        ops.upsert_node(
+            mg_store,
+            mg_factory.node("c2", profile="role_self").model_copy(update={"kind": "component"}),
+        )
 
 
 # -- evidence anchors stay distinguishable from remembered claims -------------------------------------
@@ -340,7 +361,9 @@ def test_reingest_is_idempotent(mg_store, mg_factory) -> None:  # type: ignore[n
     res = apply(mg_store, *[UpsertNode(node=n) for n in nodes])
     assert res.receipts == []
     again = mg_store.export_snapshot()
-    assert again.model_copy(update={"exported_at": None}) == first.model_copy(update={"exported_at": None})
+    assert again.model_copy(update={"exported_at": None}) == first.model_copy(
+        update={"exported_at": None}
+    )
 
 
 def test_receipts_name_who_when_op_before_after_and_reason(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]

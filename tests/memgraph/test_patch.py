@@ -129,11 +129,13 @@ def test_large_patches_are_stored_without_their_ops(mg_store, mg_factory) -> Non
 def test_now_is_normalised_to_utc_and_must_be_aware(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
     n = mg_factory.node("a")
     plus9 = timezone(timedelta(hours=9))
-    res = apply_patch(mg_store, new_patch([UpsertNode(node=n)]), now=datetime(2026, 5, 1, 9, tzinfo=plus9))
+    res = apply_patch(
+        mg_store, new_patch([UpsertNode(node=n)]), now=datetime(2026, 5, 1, 9, tzinfo=plus9)
+    )
     assert res.receipts[0].at == datetime(2026, 5, 1, 0, tzinfo=UTC)
     assert res.receipts[0].at.tzinfo is UTC
     with pytest.raises(UsageError, match="timezone-aware"):
-        apply_patch(mg_store, new_patch([RetireNode(node_id=n.id)]), now=datetime(2026, 5, 1))  # noqa: DTZ001
+        apply_patch(mg_store, new_patch([RetireNode(node_id=n.id)]), now=datetime(2026, 5, 1))
 
 
 def test_receipt_ids_are_stable_per_patch_and_position(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]

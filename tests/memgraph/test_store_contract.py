@@ -21,7 +21,10 @@ from memgraph.store import Store
 
 def build(store: Store, f: Any) -> dict[str, Any]:
     """a - b - c - d chain plus an isolated e; a summary and an embedding."""
-    nodes = {k: f.node(k, claim=f"{k} handles the login flow" if k == "b" else f"{k} text") for k in "abcde"}
+    nodes = {
+        k: f.node(k, claim=f"{k} handles the login flow" if k == "b" else f"{k} text")
+        for k in "abcde"
+    }
     edges = [f.edge(nodes[x], nodes[y]) for x, y in ("ab", "cb", "cd")]
     summary = f.summary(nodes=[nodes["a"].id, nodes["b"].id])
     manifest = MemoryEmbeddingManifest(
@@ -137,7 +140,7 @@ def test_failed_transaction_leaves_the_store_unchanged(mg_store, mg_factory) -> 
 def test_receipts_are_append_only(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
     build(mg_store, mg_factory)
     existing = mg_store.receipts()[0]
-    with pytest.raises(MemgraphError, match="append-only|UNIQUE"), mg_store.transaction() as txn:
+    with pytest.raises(MemgraphError, match=r"append-only|UNIQUE"), mg_store.transaction() as txn:
         txn.append_receipts([existing.model_copy(update={"reason": "rewritten history"})])
     assert mg_store.receipts()[0] == existing
 
@@ -153,8 +156,12 @@ def test_snapshot_round_trip_between_stores(mg_store, mg_factory, tmp_path) -> N
     for target in (MemoryStore(), SQLiteStore(tmp_path / "copy.db")):
         target.import_snapshot(snap)
         again = target.export_snapshot()
-        assert again.model_copy(update={"schema_version": 0}) == snap.model_copy(update={"schema_version": 0})
-        assert target.search("login")[0].node_id == next(n.id for n in snap.nodes if "login" in n.claim)
+        assert again.model_copy(update={"schema_version": 0}) == snap.model_copy(
+            update={"schema_version": 0}
+        )
+        assert target.search("login")[0].node_id == next(
+            n.id for n in snap.nodes if "login" in n.claim
+        )
         with pytest.raises(SnapshotError, match="not empty"):
             target.import_snapshot(snap)
         target.close()

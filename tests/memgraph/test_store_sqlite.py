@@ -36,12 +36,16 @@ def test_wal_mode(mg_sqlite: SQLiteStore) -> None:
 def test_migrations_are_recorded_once(tmp_path: Path) -> None:
     path = tmp_path / "mg.db"
     with SQLiteStore(path) as s:
-        rows = s.conn.execute("SELECT version, description, applied_at FROM schema_migrations").fetchall()
+        rows = s.conn.execute(
+            "SELECT version, description, applied_at FROM schema_migrations"
+        ).fetchall()
     assert [r[0] for r in rows] == [m.version for m in all_migrations()]
     assert {1, 100} <= {r[0] for r in rows}
     assert all(r[1] and r[2].endswith("Z") for r in rows)
     with SQLiteStore(path) as again:  # reopening applies nothing twice
-        assert again.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(rows)
+        assert again.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(
+            rows
+        )
         assert again.schema_versions() == sorted(r[0] for r in rows)
     assert [m.version for m in MIGRATIONS] == sorted(m.version for m in MIGRATIONS)
 
@@ -84,9 +88,14 @@ def test_fts_rows_commit_with_their_nodes(mg_sqlite: SQLiteStore, mg_factory) ->
     with mg_sqlite.transaction() as txn:
         txn.put_nodes(nodes, [])
         other = sqlite3.connect(mg_sqlite.path)
-        seen = other.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'").fetchone()
+        seen = other.execute(
+            "SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'"
+        ).fetchone()
         assert seen[0] == 0  # not committed yet
-    assert other.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'").fetchone()[0] == 50
+    assert (
+        other.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'walrus'").fetchone()[0]
+        == 50
+    )
     assert other.execute("SELECT count(*) FROM nodes").fetchone()[0] == 50
     other.close()
 
@@ -101,7 +110,7 @@ def test_fts_matches_unicode_without_diacritics(mg_sqlite: SQLiteStore, mg_facto
 def test_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"this is not sqlite at all" * 100)
-    with pytest.raises(StoreError, match="not a usable memgraph store|cannot open"):
+    with pytest.raises(StoreError, match=r"not a usable memgraph store|cannot open"):
         SQLiteStore(junk)
     assert junk.read_bytes().startswith(b"this is not sqlite")  # untouched
 

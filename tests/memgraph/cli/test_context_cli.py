@@ -23,9 +23,18 @@ def _node(profile: str, kind: str, title: str, state: str, **attrs: object) -> M
     if profile == "voice":
         anchors = [MemoryAnchor(id=f"a-{title[:5]}", kind=AnchorKind.transcript, ref="/t.jsonl")]
     return MemoryNode(
-        id=node_id(profile, kind, title), domain_id="d1", profile=ProfileName(profile), kind=kind,
-        title=title, claim=title, lifecycle=state, anchors=anchors, created_at=T0, updated_at=T0,
-        valid_from=T0, attributes=attrs,
+        id=node_id(profile, kind, title),
+        domain_id="d1",
+        profile=ProfileName(profile),
+        kind=kind,
+        title=title,
+        claim=title,
+        lifecycle=state,
+        anchors=anchors,
+        created_at=T0,
+        updated_at=T0,
+        valid_from=T0,
+        attributes=attrs,
     )
 
 
@@ -36,8 +45,14 @@ def db(tmp_path: Path) -> Path:
     nodes = [
         _node("repo_architecture", "component", "Gateway verifies tokens", "observed"),
         _node("repo_dataflow", "flow", "Tokens flow from gateway to cache", "observed"),
-        _node("voice", "message", "we should cache the tokens for longer", "captured",
-              session_id="s1", project="alpha"),
+        _node(
+            "voice",
+            "message",
+            "we should cache the tokens for longer",
+            "captured",
+            session_id="s1",
+            project="alpha",
+        ),
     ]
     apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
     store.close()

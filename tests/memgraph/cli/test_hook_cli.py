@@ -193,3 +193,30 @@ def test_fast_path_resolves_paths_like_settings(
 
     with pytest.raises(ConfigError):
         resolve_paths({})
+
+
+def test_background_digest_is_used_only_while_the_file_is_unchanged(isolated_env: Path) -> None:
+    import hashlib
+    import os
+
+    from memgraph.store import open_store
+    from profiles.voice.backfill import registry_rows
+    from profiles.voice.hooks import FileDigest, HookInput, capture_for_hook
+
+    path = write_transcript(isolated_env / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
+    digest = FileDigest(path)
+    value = digest.get()
+    assert value == (
+        path.stat().st_size,
+        path.stat().st_mtime_ns,
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+    )
+    assert FileDigest(isolated_env / "missing").get() is None
+    # the transcript grows after the digest was taken: the registry gets the new hash
+    write_transcript(path, claude_records([*PROMPTS, "one more thing about the hook"]))
+    os.utime(path, ns=(value[1] + 10**9, value[1] + 10**9))
+    store = open_store(isolated_env / "x.db")
+    capture_for_hook(store, HookInput(path, SID, None), isolated_env / "vault", digest)
+    (row,) = registry_rows(store)
+    assert row.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() != value[2]
+    assert row.size == path.stat().st_size

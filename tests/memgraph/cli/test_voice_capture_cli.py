@@ -98,3 +98,14 @@ def test_extract_corpus_file(corpus: Path) -> None:
     assert result.exit_code == 0
     objs = [json.loads(line) for line in result.stdout.splitlines()]
     assert objs and all("<environment_context>" not in o["text"] for o in objs)
+
+
+def test_progress_bar_draws_on_stderr_only(capsys: pytest.CaptureFixture[str]) -> None:
+    from memgraph.cli.voice_capture import _progress_bar
+
+    with _progress_bar(True) as update:
+        update(5, 10, "a.jsonl")
+        update(10, 10, "b.jsonl")
+    assert capsys.readouterr().out == ""
+    with _progress_bar(False) as nothing:
+        assert nothing is None

@@ -240,6 +240,14 @@ def test_tampered_marker_and_time_are_rejected() -> None:
         parse_page(text.replace("created: 2026-04-14", "created: yesterday"))
 
 
+def test_deep_nesting_is_a_page_error() -> None:
+    text = render_page(page("one"))
+    with pytest.raises(PageError, match="invalid JSON"):
+        parse_page(text.replace('"origin": "prompt"', '"topics": ' + "[" * 100000))
+    with pytest.raises(PageError, match=r"nested too deeply|not valid YAML"):
+        parse_page("---\na: " + "[" * 100000 + "\n---\n")
+
+
 @settings(max_examples=300)
 @given(st.text())
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:

@@ -320,3 +320,20 @@ def test_window_restricts_to_its_messages(store: Store, monkeypatch: pytest.Monk
     Report.message_ids = ()
     assert search_voice(store, VoiceQuery(window="aw-2026-04-14-1430")) == []
     assert outside.id not in {h.node_id for h in hits}
+
+
+def test_query_and_hit_records_behave_like_frozen_dataclasses() -> None:
+    a = VoiceQuery(query="x", limit=3)
+    assert a == VoiceQuery("x", limit=3) and hash(a) == hash(VoiceQuery("x", limit=3))
+    assert a != VoiceQuery(query="x") and a.since is None and a.recent is False
+    assert repr(a).startswith("VoiceQuery(query='x', since=None")
+    with pytest.raises(AttributeError):
+        a.query = "y"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        VoiceQuery(nope=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        VoiceQuery("x", query="y")  # type: ignore[misc]
+    from profiles.voice.search import VoiceHit
+
+    with pytest.raises(TypeError, match="missing"):
+        VoiceHit(text="x")  # type: ignore[call-arg]

@@ -164,3 +164,29 @@ def test_stale_temp_files_are_cleaned_young_ones_kept(store: Store, tmp_path: Pa
 
     write_page_file(tmp_path / "v", PurePosixPath(REL), page)
     assert not old.exists() and young.exists()
+
+
+def test_unwritable_page_is_a_one_line_error(store: Store, tmp_path: Path) -> None:
+    from profiles.voice.views import VaultError
+
+    path = captured(store, tmp_path)
+    path.unlink()
+    path.mkdir()  # a directory where the page should be
+    apply_patch(
+        store,
+        new_patch(
+            [
+                ReviseNode(
+                    node_id=session_node_id(SID),
+                    changes=NodeRevision(
+                        attributes={
+                            **session_nodes(store, SID)[0].attributes,  # type: ignore[union-attr]
+                            "activity_window": {"id": "aw-x"},
+                        }
+                    ),
+                )
+            ]
+        ),
+    )
+    with pytest.raises(VaultError, match="cannot write"):
+        write_session_page(store, tmp_path / "v", SID)

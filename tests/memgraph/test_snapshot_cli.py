@@ -1,0 +1,351 @@
+"""Snapshot export/import (library and CLI) and `memgraph validate` on good,
+bad, malformed, truncated, hostile and corrupt inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from memgraph import ops
+from memgraph.cli.app import app
+from memgraph.documents import (
+    MemoryGraphSnapshot,
+    NodeRevision,
+    ReviewNode,
+    SummarizeCluster,
+    TransitionNode,
+    UpsertEdge,
+    UpsertNode,
+)
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import SnapshotError
+from memgraph.snapshot import (
+    import_snapshot_file,
+    load_snapshot,
+    parse_snapshot,
+    render_snapshot,
+    validate_path,
+    write_snapshot_file,
+)
+from memgraph.store.memory import MemoryStore
+from memgraph.store.sqlite import SQLiteStore
+
+runner = CliRunner()
+
+
+def populate(store: Any, f: Any) -> None:
+    a, b = f.node("a", anchors=[f.anchor()]), f.node("b", lifecycle="proposed")
+    e = f.edge(a, b)
+    s1 = f.summary(nodes=[a.id], edges=[e.id])
+    apply_patch(
+        store,
+        new_patch(
+            [
+                UpsertNode(node=a),
+                UpsertNode(node=b),
+                UpsertEdge(edge=e),
+                SummarizeCluster(summary=s1),
+            ]
+        ),
+    )
+    apply_patch(
+        store,
+        new_patch(
+            [
+                ReviewNode(node_id=b.id, reviewer="r"),
+                TransitionNode(node_id=b.id, to_state="accepted"),
+            ]
+        ),
+    )
+    ops.revise_node(store, a.id, NodeRevision(claim="revised", attributes={"z": 1, "a": [1, 2]}))
+    ops.summarize_cluster(store, f.summary(summaries=[s1.id], claim="top"))
+
+
+@pytest.fixture
+def db(tmp_path: Path, mg_factory: Any) -> Path:
+    path = tmp_path / "good.db"
+    with SQLiteStore(path) as s:
+        populate(s, mg_factory)
+    return path
+
+
+def run(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+# -- library ---------------------------------------------------------------------------
+
+
+def test_export_import_export_is_byte_identical(db: Path, tmp_path: Path) -> None:
+    with SQLiteStore(db) as s:
+        first = render_snapshot(s.export_snapshot())
+    snap = parse_snapshot(first)
+    assert snap.node_history and snap.receipts and snap.patches and snap.summaries
+    with SQLiteStore(tmp_path / "copy.db") as copy:
+        load_snapshot(copy, snap)
+        second = render_snapshot(copy.export_snapshot())
+    assert second == first
+    mem = MemoryStore()
+    load_snapshot(mem, parse_snapshot(second))
+    assert render_snapshot(mem.export_snapshot()).replace(
+        f'"schema_version": {snap.schema_version}', '"schema_version": 1'
+    ) == first.replace(f'"schema_version": {snap.schema_version}', '"schema_version": 1')
+
+
+def test_write_snapshot_file_is_atomic_and_readable(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "snap.json"
+    with SQLiteStore(db) as s:
+        write_snapshot_file(s.export_snapshot(), out)
+    assert [p.name for p in out.parent.iterdir()] == ["snap.json"]  # no temp files left
+    with SQLiteStore(tmp_path / "n.db") as n:
+        assert len(import_snapshot_file(n, out).nodes) == 2
+
+
+def test_invalid_snapshot_is_not_imported(tmp_path: Path, mg_factory: Any) -> None:
+    a = mg_factory.node("a")
+    snap = MemoryGraphSnapshot(nodes=[a], edges=[mg_factory.edge(a, mg_factory.node("ghost"))])
+    store = MemoryStore()
+    with pytest.raises(SnapshotError, match=r"does not exist \(1 problem"):
+        load_snapshot(store, snap)
+    assert store.counts()["nodes"] == 0
+
+
+# -- bad snapshots for `memgraph validate` ------------------------------------------------
+
+
+def _bad_snapshots(f: Any) -> dict[str, tuple[MemoryGraphSnapshot, str]]:
+    a = f.node("a")
+    return {
+        "dangling_edge": (
+            MemoryGraphSnapshot(nodes=[a], edges=[f.edge(a, f.node("ghost"))]),
+            "does not exist",
+        ),
+        "summary_of_missing_id": (
+            MemoryGraphSnapshot(nodes=[a], summaries=[f.summary(nodes=[a.id, "n-gone"])]),
+            "covers missing id n-gone",
+        ),
+        "accepted_repo_without_review": (
+            MemoryGraphSnapshot(nodes=[f.node("c", lifecycle="accepted")]),
+            "without an approving review receipt",
+        ),
+        "role_self_with_repo_truth": (
+            MemoryGraphSnapshot(nodes=[f.node("r", profile="role_self", attributes={"sha": "x"})]),
+            "cannot carry repo truth",
+        ),
+        "duplicate_node": (MemoryGraphSnapshot(nodes=[a, a]), "duplicate id"),
+        "embedding_for_missing_node": (
+            MemoryGraphSnapshot.model_validate(
+                {
+                    "embeddings": [
+                        {
+                            "node_id": "n-x",
+                            "model": "m",
+                            "dimension": 3,
+                            "source_hash": "h",
+                            "embedded_at": "2026-01-01T00:00:00Z",
+                        }
+                    ]
+                }
+            ),
+            "node does not exist",
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "dangling_edge",
+        "summary_of_missing_id",
+        "accepted_repo_without_review",
+        "role_self_with_repo_truth",
+        "duplicate_node",
+        "embedding_for_missing_node",
+    ],
+)
+def test_validate_reports_bad_snapshots(tmp_path: Path, mg_factory: Any, case: str) -> None:
+    snap, message = _bad_snapshots(mg_factory)[case]
+    path = tmp_path / f"{case}.json"
+    write_snapshot_file(snap, path)
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines and all(line.startswith(f"{path}: ") for line in lines)
+    assert any(message in line for line in lines), lines
+    assert "Traceback" not in result.output
+    # import refuses the same file with one line and creates no store
+    target = tmp_path / "never.db"
+    imp = run("snapshot", "import", str(path), "--store", str(target))
+    assert (
+        imp.exit_code == 1
+        and imp.stderr.startswith("Error: ")
+        and len(imp.stderr.splitlines()) == 1
+    )
+    assert not target.exists()
+
+
+def test_validate_good_store_and_good_snapshot(db: Path, tmp_path: Path) -> None:
+    ok = run("validate", str(db))
+    assert ok.exit_code == 0, ok.output
+    assert ok.stdout == "" and ok.stderr.strip() == f"{db}: ok"
+    snap = tmp_path / "good.json"
+    assert run("snapshot", "export", "--store", str(db), "-o", str(snap)).exit_code == 0
+    assert run("validate", str(snap)).exit_code == 0
+
+
+def test_validate_defaults_to_the_home_store(tmp_path: Path, mg_factory: Any) -> None:
+    missing = run("validate")
+    assert missing.exit_code == 1 and "no such file" in missing.stdout
+    home = tmp_path / "mg-home"  # MEMGRAPH_HOME from the autouse fixture
+    with SQLiteStore(home / "memgraph.db") as s:
+        populate(s, mg_factory)
+    assert run("validate").exit_code == 0
+
+
+HOSTILE: dict[str, bytes] = {
+    "empty": b"",
+    "truncated": b'{"format": "memgraph.snapshot/1", "nodes": [{"id": "n-1", "dom',
+    "not_json": b"hello world",
+    "binary": bytes(range(256)),
+    "utf16": '{"nodes": []}'.encode("utf-16"),
+    "deep_nesting": b"[" * 200_000 + b"]" * 200_000,
+    "wrong_type": b'{"nodes": {"id": 1}}',
+    "wrong_format": b'{"format": "evil/9"}',
+    "extra_key_with_newline": b'{"format": "memgraph.snapshot/1", "x\\ny: 1": 1}',
+    "naive_datetime": b'{"exported_at": "2026-01-01T00:00:00"}',
+    "huge_number": b'{"schema_version": 1e99999}',
+    "top_level_list": b"[]",
+    "null": b"null",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_validate_malformed_files_one_line_exit_1(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.json"
+    path.write_bytes(HOSTILE[name])
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 1 and result.stdout.startswith(f"{path}: ")
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    imp = run("snapshot", "import", str(path), "--store", str(tmp_path / "x.db"))
+    assert imp.exit_code == 1 and imp.stderr.startswith("Error: ")
+    assert len(imp.stderr.splitlines()) == 1 and "Traceback" not in imp.output
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_validate_never_crashes_on_arbitrary_bytes(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "fuzz.json"
+    path.write_bytes(data)
+    problems = validate_path(path)
+    assert problems and all("\n" not in p and p.startswith(str(path)) for p in problems)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(cut=st.integers(min_value=0, max_value=10_000))
+def test_truncated_real_snapshots_are_rejected_cleanly(db: Path, tmp_path: Path, cut: int) -> None:
+    with SQLiteStore(db) as s:
+        text = render_snapshot(s.export_snapshot()).encode()
+    cut = cut % len(text)
+    path = tmp_path / "cut.json"
+    path.write_bytes(text[:cut])
+    problems = validate_path(path)
+    stripped = text[:cut].strip()
+    if stripped != text.strip():
+        assert problems, cut
+    assert all("\n" not in p for p in problems)
+
+
+def test_validate_corrupt_sqlite_store(db: Path, tmp_path: Path) -> None:
+    with SQLiteStore(db) as s:
+        s.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(db.read_bytes())
+    bad = tmp_path / "corrupt.db"
+    data[4096:8192] = b"\x00\xff" * 2048  # clobber a b-tree page, keep the header
+    bad.write_bytes(bytes(data))
+    result = run("validate", str(bad))
+    assert result.exit_code == 1 and result.stdout.startswith(f"{bad}: ")
+    assert "Traceback" not in result.output
+    header_only = tmp_path / "header.db"
+    header_only.write_bytes(b"SQLite format 3\x00" + b"\x00" * 50)
+    result = run("validate", str(header_only))
+    assert result.exit_code == 1 and result.stdout.startswith(f"{header_only}: ")
+
+
+def test_validate_a_directory_and_a_foreign_sqlite_file(tmp_path: Path) -> None:
+    import sqlite3
+
+    result = run("validate", str(tmp_path))
+    assert result.exit_code == 1 and result.stdout.startswith(f"{tmp_path}: ")
+    foreign = tmp_path / "foreign.db"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    result = run("validate", str(foreign))
+    assert result.exit_code == 1 and "schema_migrations" in result.stdout
+
+
+def test_validate_bad_store_contents(tmp_path: Path, mg_factory: Any) -> None:
+    """A store whose rows were tampered with outside the engine is reported."""
+    path = tmp_path / "tampered.db"
+    with SQLiteStore(path) as s:
+        populate(s, mg_factory)
+        s.conn.execute("UPDATE edges SET doc = json_set(doc, '$.target_id', 'n-gone')")
+        s.conn.execute("UPDATE nodes SET doc = '{\"id\": 1}' WHERE rowid = 1")
+    result = run("validate", str(path))
+    assert result.exit_code == 1 and "malformed" in result.stdout
+
+
+# -- CLI snapshot round trip and stats ---------------------------------------------------
+
+
+def test_cli_export_import_export_byte_identical(db: Path, tmp_path: Path) -> None:
+    first = run("snapshot", "export", "--store", str(db))
+    assert first.exit_code == 0
+    snap = tmp_path / "s.json"
+    snap.write_text(first.stdout)
+    imp = run("snapshot", "import", str(snap), "--store", str(tmp_path / "copy.db"))
+    assert imp.exit_code == 0 and "imported 2 nodes, 1 edges" in imp.stderr
+    second = run("snapshot", "export", "--store", str(tmp_path / "copy.db"))
+    assert second.stdout == first.stdout
+    out = tmp_path / "s2.json"
+    assert (
+        run("snapshot", "export", "--store", str(tmp_path / "copy.db"), "-o", str(out)).exit_code
+        == 0
+    )
+    assert out.read_text() == first.stdout
+    again = run("snapshot", "import", str(snap), "--store", str(tmp_path / "copy.db"))
+    assert again.exit_code == 1 and "not empty" in again.stderr
+
+
+def test_cli_stats(db: Path) -> None:
+    plain = run("stats", "--store", str(db))
+    assert plain.exit_code == 0 and plain.stdout.startswith("nodes=2 edges=1 summaries=2 receipts=")
+    as_json = run("stats", "--store", str(db), "--json")
+    [line] = as_json.stdout.splitlines()
+    data = json.loads(line)
+    assert data["nodes"] == 2 and data["store"] == str(db)
+
+
+def test_cli_store_errors_are_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a database, not a snapshot")
+    result = run("stats", "--store", str(junk))
+    assert result.exit_code == 1 and result.stderr.startswith("Error: ")
+    assert len(result.stderr.splitlines()) == 1
+    missing = run(
+        "snapshot", "import", str(tmp_path / "nope.json"), "--store", str(tmp_path / "n.db")
+    )
+    assert missing.exit_code == 1 and "cannot read" in missing.stderr
