@@ -11,7 +11,15 @@ from pathlib import Path
 
 import typer
 
-from memgraph.cli.voice_fast import Flags, build_query, emit, missing_store_message, render_hits
+from memgraph.cli.voice_fast import (
+    Flags,
+    build_query,
+    emit,
+    missing_store_message,
+    render_hits,
+    render_stats,
+    stats_rows,
+)
 
 
 def search(
@@ -66,14 +74,14 @@ def search(
         if request is None:
             result = core.voice_stats(store)
             if is_tty():
-                _stats_table(core.stats_rows(result))
+                _stats_table(stats_rows(result))
             else:
-                emit(core.render_stats(result))
+                emit(render_stats(result))
             return
         hits = core.search_voice(store, request)
     finally:
         store.close()
-    emit(render_hits(core, list(hits), as_json, full))
+    emit(render_hits(hits, as_json, full))
 
 
 def _stats_table(rows: list[tuple[str, str]]) -> None:

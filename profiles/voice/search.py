@@ -1,8 +1,8 @@
 """Voice search: the read path over the voice index (node FTS5 + ``voice_index``).
 
 ``search_voice(store, VoiceQuery(...)) -> list[VoiceHit]`` and
-``voice_stats(store) -> VoiceStats``; ``format_line``/``format_json``/
-``render_stats`` are the one output format both CLI paths print.
+``voice_stats(store) -> VoiceStats``. The printed forms live in
+``memgraph.cli.voice_fast`` (shared by both CLI paths).
 
 Module-level imports are the standard library plus stdlib-only memgraph modules
 (errors, fts) ON PURPOSE: ``memgraph.cli.voice_fast`` imports this module to
@@ -85,7 +85,6 @@ def _light_record(cls: Any) -> Any:
 DEFAULT_LIMIT = 20  # keyword search
 BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed oldest first
 RECENT_SESSIONS = 10
-LINE_CHARS = 120
 RECENCY_DAYS = 180.0
 UNCLASSIFIED = "unclassified"  # `--type unclassified` selects messages not yet classified
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -377,72 +376,3 @@ def voice_stats(store: Store) -> VoiceStats:
     """The index's health block: counts, classified share, date range, breakdowns."""
     with store.reader() as txn:
         return stats_conn(connection_of(txn))
-
-
-# -- output --------------------------------------------------------------------
-
-# Terminal safety: text is what someone typed (or pasted), and may hold escape
-# sequences. Line breaks become spaces in the one-line form; other control
-# characters are shown as U+FFFD. --json keeps the text exact.
-_BREAKS = {ord(c): " " for c in "\n\r\t\v\f\x85\u2028\u2029"}
-_CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-ONE_LINE = str.maketrans({**_CONTROLS, **_BREAKS})
-FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
-
-
-def format_line(hit: VoiceHit, full: bool = False) -> str:
-    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC; text cut at 120 chars)."""
-    if full:
-        text = hit.text.translate(FULL)
-    else:
-        text = hit.text.translate(ONE_LINE)
-        if len(text) > LINE_CHARS:
-            text = text[:LINE_CHARS] + "..."
-    const = hit.constellation.translate(ONE_LINE) or "-"
-    sid = hit.session_id[:8].translate(ONE_LINE) or "-"
-    return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'
-
-
-def format_json(hit: VoiceHit) -> str:
-    import json
-
-    data = {
-        "timestamp": hit.timestamp.isoformat().replace("+00:00", "Z"),
-        "constellation": hit.constellation,
-        "session_id": hit.session_id,
-        "project": hit.project,
-        "text": hit.text,
-        "classification": hit.classification,
-        "confidence": hit.confidence,
-        "voice_page": hit.voice_page,
-        "node_id": hit.node_id,
-    }
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "0.0%"
-
-
-def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
-    """(label, value) rows: printed as plain lines, or a rich table on a TTY."""
-    span = (
-        f"{stats.first:%Y-%m-%d %H:%M} .. {stats.last:%Y-%m-%d %H:%M}"
-        if stats.first and stats.last
-        else "-"
-    )
-    rows = [
-        ("messages", str(stats.messages)),
-        ("sessions", str(stats.sessions)),
-        ("pages", str(stats.pages)),
-        ("classified", f"{stats.classified} ({_pct(stats.classified, stats.messages)})"),
-        ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
-        ("range", span),
-    ]
-    rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
-    rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
-    return [(label.translate(ONE_LINE), value) for label, value in rows]
-
-
-def render_stats(stats: VoiceStats) -> str:
-    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

@@ -1,0 +1,191 @@
+"""The MCP server: memgraph's library exposed as tools over stdio.
+
+Tools are thin: each parses its arguments into the same request objects the
+CLI uses and returns the same objects (``voice_search`` returns exactly what
+``memgraph voice --json`` prints). A bad argument raises a ``ToolError`` (the
+client sees ``isError``), never a crashed server. The store is opened per call:
+several harnesses share it, and SQLite handles the concurrency.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memgraph.config import Settings
+from memgraph.errors import MemgraphError, MissingExtra
+from memgraph.store import Store, open_store
+
+T = TypeVar("T")
+
+MAX_LIMIT = 500
+MAX_BUDGET = 200_000
+INSTRUCTIONS = (
+    "memgraph keeps what the operator said (verbatim, from agent transcripts), session notes "
+    "and typed claims in one graph. Use voice_search for the operator's exact words on a topic, "
+    "wake at the start of a session for the continuity token, note to leave one, context for a "
+    "token-budgeted packet, voice_stats for index health."
+)
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+class MemgraphTools:
+    """The tool implementations, usable without any MCP machinery (and tested so)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @contextmanager
+    def _store(self) -> Iterator[Store]:
+        store = open_store(self.settings.store_path)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def voice_search(
+        self,
+        query: str,
+        since: str | None = None,
+        project: str | None = None,
+        type: str | None = None,
+        limit: int = 20,
+    ) -> list[dict[str, Any]]:
+        from profiles.voice.search import VoiceQuery, format_json, parse_when, search_voice
+
+        if not 1 <= limit <= MAX_LIMIT:
+            raise ValueError(f"limit must be between 1 and {MAX_LIMIT}")
+        request = VoiceQuery(
+            query=query,
+            since=parse_when(since, flag="since") if since else None,
+            project=project,
+            type=type,
+            limit=limit,
+        )
+        with self._store() as store:
+            hits = search_voice(store, request)
+        return [json.loads(format_json(hit)) for hit in hits]
+
+    def voice_stats(self) -> dict[str, Any]:
+        from profiles.voice.search import voice_stats
+
+        with self._store() as store:
+            stats = voice_stats(store)
+        data: dict[str, Any] = _jsonable(stats)
+        data["unclassified"] = stats.unclassified
+        return data
+
+    def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
+        from profiles.session.api import NoteRequest, note
+
+        sid = session_id or self.settings.session
+        if not sid:
+            raise ValueError(
+                "no session: pass session_id, or start the server with MEMGRAPH_SESSION set"
+            )
+        request = NoteRequest(
+            session_id=sid, text=content, workspace=self.settings.workspace, harness="mcp"
+        )
+        with self._store() as store:
+            result: dict[str, Any] = _jsonable(note(store, request))
+        return result
+
+    def wake(self, persona: str | None = None) -> dict[str, Any]:
+        from profiles.session.api import wake
+
+        with self._store() as store:
+            result: dict[str, Any] = _jsonable(wake(store, persona or self.settings.persona))
+        return result
+
+    def context(self, query: str, cut: str = "repo", budget: int = 2000) -> dict[str, Any]:
+        from context_cut.api import select_context_cut
+        from memgraph.documents import CutName, MemoryContextQuery
+
+        if cut not in CutName.__members__:
+            raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
+        if not 1 <= budget <= MAX_BUDGET:
+            raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
+        request = MemoryContextQuery(text=query, cut=CutName(cut), budget_tokens=budget)
+        with self._store() as store:
+            packet = select_context_cut(store, request)
+        data: dict[str, Any] = packet.model_dump(mode="json")
+        return data
+
+
+def _tool(fn: Callable[..., T]) -> Callable[..., T]:
+    """Turn our errors into tool errors with the same one-line message."""
+    import functools
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except (MemgraphError, ValueError) as exc:
+            raise ToolError(" ".join(str(exc).split())) from None
+
+    return wrapper
+
+
+def build_server(settings: Settings) -> Any:
+    """An ``mcp.server.mcpserver.MCPServer`` with memgraph's five tools."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:
+        raise MissingExtra("mcp", "mcp") from None
+    from memgraph import __version__
+
+    tools = MemgraphTools(settings)
+    server = MCPServer(name="memgraph", instructions=INSTRUCTIONS, version=__version__)
+
+    @server.tool(description="Search the operator's own words (FTS5 bm25 + recency).")
+    @_tool
+    def voice_search(
+        query: str,
+        since: str | None = None,
+        project: str | None = None,
+        type: str | None = None,
+        limit: int = 20,
+    ) -> list[dict[str, Any]]:
+        return tools.voice_search(query, since, project, type, limit)
+
+    @server.tool(description="Leave a session-bound spark note.")
+    @_tool
+    def note(content: str, session_id: str | None = None) -> dict[str, Any]:
+        return tools.note(content, session_id)
+
+    @server.tool(description="The continuity token: the last note of the latest session.")
+    @_tool
+    def wake(persona: str | None = None) -> dict[str, Any]:
+        return tools.wake(persona)
+
+    @server.tool(description="A token-budgeted context packet (cut: repo|role|persona|coordinator).")
+    @_tool
+    def context(query: str, cut: str = "repo", budget: int = 2000) -> dict[str, Any]:
+        return tools.context(query, cut, budget)
+
+    @server.tool(description="Health of the voice index: pages, messages, classified share.")
+    @_tool
+    def voice_stats() -> dict[str, Any]:
+        return tools.voice_stats()
+
+    return server
