@@ -79,8 +79,8 @@ def _write(txn: StoreTxn, work: Working, patch: MemoryPatchCandidate) -> ApplyRe
     nodes = list(work.pending_nodes.values())
     previous = [work.previous_nodes[n.id] for n in nodes if n.id in work.previous_nodes]
     txn.put_nodes(nodes, previous)
-    txn.put_edges(list(work.pending_edges.values()))
-    txn.put_summaries(list(work.pending_summaries.values()))
+    txn.put_edges(list(work.pending_edges.values()), list(work.previous_edges.values()))
+    txn.put_summaries(list(work.pending_summaries.values()), list(work.previous_summaries.values()))
     txn.put_manifests(list(work.pending_manifests.values()))
     if work.receipts:
         txn.append_receipts(work.receipts)

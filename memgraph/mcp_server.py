@@ -69,7 +69,8 @@ class MemgraphTools:
         type: str | None = None,
         limit: int = 20,
     ) -> list[dict[str, Any]]:
-        from profiles.voice.search import VoiceQuery, format_json, parse_when, search_voice
+        from memgraph.cli.voice_fast import format_json
+        from profiles.voice.search import VoiceQuery, parse_when, search_voice
 
         if not 1 <= limit <= MAX_LIMIT:
             raise ValueError(f"limit must be between 1 and {MAX_LIMIT}")
@@ -89,9 +90,17 @@ class MemgraphTools:
 
         with self._store() as store:
             stats = voice_stats(store)
-        data: dict[str, Any] = _jsonable(stats)
-        data["unclassified"] = stats.unclassified
-        return data
+        return {
+            "messages": stats.messages,
+            "sessions": stats.sessions,
+            "pages": stats.pages,
+            "classified": stats.classified,
+            "unclassified": stats.unclassified,
+            "first": _jsonable(stats.first),
+            "last": _jsonable(stats.last),
+            "by_constellation": dict(stats.by_constellation),
+            "by_classification": dict(stats.by_classification),
+        }
 
     def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
         from profiles.session.api import NoteRequest, note
@@ -178,7 +187,9 @@ def build_server(settings: Settings) -> Any:
     def wake(persona: str | None = None) -> dict[str, Any]:
         return tools.wake(persona)
 
-    @server.tool(description="A token-budgeted context packet (cut: repo|role|persona|coordinator).")
+    @server.tool(
+        description="A token-budgeted context packet (cut: repo|role|persona|coordinator)."
+    )
     @_tool
     def context(query: str, cut: str = "repo", budget: int = 2000) -> dict[str, Any]:
         return tools.context(query, cut, budget)

@@ -100,6 +100,9 @@ class Working:
         self.pending_nodes: dict[str, MemoryNode] = {}
         self.previous_nodes: dict[str, MemoryNode] = {}
         self.pending_edges: dict[str, MemoryEdge] = {}
+        # versions the store had before this patch: they go to *_history
+        self.previous_edges: dict[str, MemoryEdge] = {}
+        self.previous_summaries: dict[str, MemorySummary] = {}
         self.pending_summaries: dict[str, MemorySummary] = {}
         self.pending_manifests: dict[str, MemoryEmbeddingManifest] = {}
         self.receipts: list[MemoryLifecycleReceipt] = []
@@ -221,10 +224,16 @@ class Working:
         self.pending_nodes[node.id] = node
 
     def set_edge(self, edge: MemoryEdge) -> None:
+        before = self._edges.get(edge.id)
+        if before is not None and edge.id not in self.pending_edges:
+            self.previous_edges.setdefault(edge.id, before)
         self._edges[edge.id] = edge
         self.pending_edges[edge.id] = edge
 
     def set_summary(self, summary: MemorySummary) -> None:
+        before = self._summaries.get(summary.id)
+        if before is not None and summary.id not in self.pending_summaries:
+            self.previous_summaries.setdefault(summary.id, before)
         self._summaries[summary.id] = summary
         self.pending_summaries[summary.id] = summary
 

@@ -26,3 +26,6 @@ class MemoryGraphSnapshot(Temporal):
     patches: list[MemoryPatchCandidate] = Field(default_factory=list)
     # earlier versions of revised nodes, oldest first: nothing is ever lost
     node_history: list[MemoryNode] = Field(default_factory=list)
+    # replaced versions of edges and summaries, oldest first (same rule)
+    edge_history: list[MemoryEdge] = Field(default_factory=list)
+    summary_history: list[MemorySummary] = Field(default_factory=list)

@@ -37,6 +37,8 @@ class _State:
     patches: dict[str, MemoryPatchCandidate] = field(default_factory=dict)
     manifests: dict[str, MemoryEmbeddingManifest] = field(default_factory=dict)
     receipt_ids: set[str] = field(default_factory=set)
+    edge_history: list[MemoryEdge] = field(default_factory=list)
+    summary_history: list[MemorySummary] = field(default_factory=list)
 
     def copy(self) -> _State:
         return _State(
@@ -49,6 +51,8 @@ class _State:
             dict(self.patches),
             dict(self.manifests),
             set(self.receipt_ids),
+            list(self.edge_history),
+            list(self.summary_history),
         )
 
 
@@ -100,10 +104,14 @@ class MemoryTxn:
         self.s.history.extend(previous)
         self.s.nodes.update((n.id, n) for n in nodes)
 
-    def put_edges(self, edges: Sequence[MemoryEdge]) -> None:
+    def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
+        self.s.edge_history.extend(previous)
         self.s.edges.update((e.id, e) for e in edges)
 
-    def put_summaries(self, summaries: Sequence[MemorySummary]) -> None:
+    def put_summaries(
+        self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
+    ) -> None:
+        self.s.summary_history.extend(previous)
         self.s.summaries.update((s.id, s) for s in summaries)
 
     def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
@@ -215,6 +223,8 @@ class MemoryStore:
             embeddings=[s.manifests[k] for k in sorted(s.manifests)],
             patches=sorted(s.patches.values(), key=lambda p: (p.created_at, p.id)),
             node_history=list(s.history),
+            edge_history=list(s.edge_history),
+            summary_history=list(s.summary_history),
         )
 
     def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
@@ -230,6 +240,9 @@ class MemoryStore:
                 [],
                 {p.id: p for p in snapshot.patches},
                 {m.node_id: m for m in snapshot.embeddings},
+                set(),
+                list(snapshot.edge_history),
+                list(snapshot.summary_history),
             )
             MemoryTxn(state).append_receipts(snapshot.receipts)
             self._state = state

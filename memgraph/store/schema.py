@@ -134,6 +134,26 @@ MIGRATIONS.append(
         "DROP TRIGGER IF EXISTS nodes_fts_ai;",
     )
 )
+MIGRATIONS.append(
+    Migration(
+        101,
+        "edge_history and summary_history: replaced versions are kept, like node_history",
+        """
+        CREATE TABLE edge_history (
+            seq INTEGER PRIMARY KEY,
+            edge_id TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE INDEX edge_history_edge ON edge_history(edge_id);
+        CREATE TABLE summary_history (
+            seq INTEGER PRIMARY KEY,
+            summary_id TEXT NOT NULL,
+            doc TEXT NOT NULL
+        );
+        CREATE INDEX summary_history_summary ON summary_history(summary_id);
+        """,
+    )
+)
 
 # Profiles that keep their own index tables in the canonical store (for fast
 # read paths) ship them as migrations in ``<module>.MIGRATIONS``. Version

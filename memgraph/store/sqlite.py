@@ -184,7 +184,12 @@ class SQLiteTxn:
             (last,),
         )
 
-    def put_edges(self, edges: Sequence[MemoryEdge]) -> None:
+    def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
+        if previous:
+            self.conn.executemany(
+                "INSERT INTO edge_history(edge_id, doc) VALUES (?, ?)",
+                [(p.id, p.model_dump_json()) for p in previous],
+            )
         self.conn.executemany(
             "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
             " VALUES (?,?,?,?,?,?,?)",
@@ -202,7 +207,14 @@ class SQLiteTxn:
             ],
         )
 
-    def put_summaries(self, summaries: Sequence[MemorySummary]) -> None:
+    def put_summaries(
+        self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
+    ) -> None:
+        if previous:
+            self.conn.executemany(
+                "INSERT INTO summary_history(summary_id, doc) VALUES (?, ?)",
+                [(p.id, p.model_dump_json()) for p in previous],
+            )
         for s in summaries:
             self.conn.execute(
                 "INSERT OR REPLACE INTO summaries(id, domain_id, freshness, doc) VALUES (?,?,?,?)",
@@ -508,6 +520,14 @@ class SQLiteStore:
                     MemoryNode.model_validate_json(d)
                     for d in docs("SELECT doc FROM node_history ORDER BY seq")
                 ],
+                edge_history=[
+                    MemoryEdge.model_validate_json(d)
+                    for d in docs("SELECT doc FROM edge_history ORDER BY seq")
+                ],
+                summary_history=[
+                    MemorySummary.model_validate_json(d)
+                    for d in docs("SELECT doc FROM summary_history ORDER BY seq")
+                ],
             )
 
     def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
@@ -525,8 +545,8 @@ class SQLiteStore:
                 [(n.id, n.model_dump_json()) for n in snapshot.node_history],
             )
             txn.put_nodes(snapshot.nodes, [])
-            txn.put_edges(snapshot.edges)
-            txn.put_summaries(snapshot.summaries)
+            txn.put_edges(snapshot.edges, snapshot.edge_history)
+            txn.put_summaries(snapshot.summaries, snapshot.summary_history)
             txn.put_manifests(snapshot.embeddings)
             for patch in snapshot.patches:
                 txn.put_patch(patch)

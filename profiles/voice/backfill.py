@@ -84,8 +84,10 @@ class BackfillReport:
 
 
 def path_key(path: Path) -> str:
-    """A path as registry text; undecodable bytes become escapes, never an error."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    """A path as registry text (absolute, so the backfill, the hook and the probe
+    agree whatever root spelling they were given); undecodable bytes become
+    escapes, never an error."""
+    return os.fsencode(os.path.abspath(path)).decode("utf-8", "backslashreplace")
 
 
 def _require_sqlite(store: Store) -> None:

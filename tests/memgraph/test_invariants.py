@@ -24,7 +24,9 @@ from memgraph.documents import (
     ProfileName,
     ReviewNode,
     SleepDisposition,
+    SummarizeCluster,
     TransitionNode,
+    UpsertEdge,
     UpsertNode,
 )
 from memgraph.engine import apply_or_reject, apply_patch, new_patch
@@ -344,14 +346,23 @@ def test_staleness_propagates_to_summaries_of_summaries(mg_store, mg_factory) ->
 
 def test_nothing_is_deleted(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
     a, b = mg_factory.node("a"), mg_factory.node("b")
+    edge = mg_factory.edge(a, b)
+    summary = mg_factory.summary(edges=[edge.id])
     apply(mg_store, UpsertNode(node=a), UpsertNode(node=b))
+    apply(mg_store, UpsertEdge(edge=edge), SummarizeCluster(summary=summary))
+    ops.upsert_edge(mg_store, edge.model_copy(update={"claim": "edge v2"}))  # summary goes stale
+    edge_history = mg_store.export_snapshot().edge_history
+    assert edge_history == [edge.model_copy(update={"ingested_at": edge_history[0].ingested_at})]
+    [old_summary] = mg_store.export_snapshot().summary_history
+    assert old_summary.freshness.state == "fresh" and old_summary.id == summary.id
     ops.revise_node(mg_store, a.id, NodeRevision(claim="v2"))
     ops.merge_nodes(mg_store, [b.id], a.id)
     ops.retire_node(mg_store, a.id)
     snap = mg_store.export_snapshot()
     assert {n.id for n in snap.nodes} == {a.id, b.id}
     assert [h.claim for h in snap.node_history if h.id == a.id] == [a.claim, "v2", "v2"]
-    assert len(snap.receipts) == 2 + 1 + 2 + 1
+    # upserts 2 + edge/summary 2 + edge v2 and its stale summary 2 + revise/merge/retire 4
+    assert len(snap.receipts) == 2 + 2 + 2 + 1 + 2 + 1
 
 
 def test_reingest_is_idempotent(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]

@@ -249,6 +249,15 @@ class PatchMachine(RuleBasedStateMachine):
         assert before.node_history == after.node_history[: len(before.node_history)]
         changed = {n.id for n in after.nodes if n.id in old and n != old[n.id]}
         assert changed == {h.id for h in new_history}
+        # ... and so did every replaced edge and summary
+        for kind in ("edges", "summaries"):
+            hist = "edge_history" if kind == "edges" else "summary_history"
+            was = {d.id: d for d in getattr(before, kind)}
+            prior, now_hist = getattr(before, hist), getattr(after, hist)
+            assert now_hist[: len(prior)] == prior
+            replaced = {d.id for d in getattr(after, kind) if d.id in was and d != was[d.id]}
+            assert replaced == {h.id for h in now_hist[len(prior) :]}
+            assert all(h == was[h.id] for h in now_hist[len(prior) :])
         assert [p.id for p in after.patches if p.id == patch.id] == [patch.id]
 
     @invariant()

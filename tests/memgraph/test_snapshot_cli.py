@@ -65,6 +65,7 @@ def populate(store: Any, f: Any) -> None:
     )
     ops.revise_node(store, a.id, NodeRevision(claim="revised", attributes={"z": 1, "a": [1, 2]}))
     ops.summarize_cluster(store, f.summary(summaries=[s1.id], claim="top"))
+    ops.upsert_edge(store, e.model_copy(update={"claim": "edge v2"}))
 
 
 @pytest.fixture
@@ -87,6 +88,7 @@ def test_export_import_export_is_byte_identical(db: Path, tmp_path: Path) -> Non
         first = render_snapshot(s.export_snapshot())
     snap = parse_snapshot(first)
     assert snap.node_history and snap.receipts and snap.patches and snap.summaries
+    assert snap.edge_history and snap.summary_history and snap.exported_at
     with SQLiteStore(tmp_path / "copy.db") as copy:
         load_snapshot(copy, snap)
         second = render_snapshot(copy.export_snapshot())

@@ -1,0 +1,55 @@
+"""``memgraph probe``: voice-index coverage, monitoring-plugin exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def probe(
+    days: int = typer.Option(7, "--days", min=1, max=365, help="Window in days."),
+    transcripts: list[Path] | None = typer.Option(
+        None, "--transcripts", help="Transcript roots (env MEMGRAPH_TRANSCRIPTS)."
+    ),
+    home: Path | None = typer.Option(None, "--home", help="Store directory (MEMGRAPH_HOME)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """Coverage of the last N days: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."""
+    import json
+
+    from memgraph.config import load_settings
+    from memgraph.errors import MemgraphError
+    from memgraph.store import open_store
+    from profiles.voice.probe import (
+        UNKNOWN,
+        ProbeRequest,
+        ProbeResult,
+        format_probe,
+        probe_json,
+    )
+    from profiles.voice.probe import probe as run_probe
+
+    settings = load_settings(home=home, transcripts=transcripts or None)
+    request = ProbeRequest(roots=list(settings.transcripts), days=days)
+    try:
+        store = open_store(settings.store_path)
+    except MemgraphError as exc:
+        from datetime import UTC, datetime, timedelta
+
+        since = datetime.now(UTC) - timedelta(days=days)
+        result = ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"cannot open the store: {exc}")
+    else:
+        try:
+            result = run_probe(store, request)
+        finally:
+            store.close()
+    if as_json:
+        print(json.dumps(probe_json(result), ensure_ascii=False))
+    else:
+        print(format_probe(result))
+    raise typer.Exit(result.status)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("probe")(probe)
