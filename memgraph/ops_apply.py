@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import profiles
 from memgraph.documents import (
     AttachAnchor,
     ForcedSleep,
@@ -30,7 +31,7 @@ from memgraph.documents import (
 from memgraph.hashing import node_hash, same_node_content
 from memgraph.validation import edge_endpoint_problems, node_problems, summary_problems
 from memgraph.working import Working
-from profiles import REGISTRY, get_profile
+from profiles import get_profile
 from profiles.agent import SHORT_TERM_OPEN_STATES
 
 Problems = list[str]
@@ -41,7 +42,7 @@ def _node_change(work: Working, before: MemoryNode | None, after: MemoryNode) ->
     problems = node_problems(after)
     if problems:
         return problems
-    profile = REGISTRY.get(after.profile) or get_profile(after.profile)
+    profile = profiles.REGISTRY.get(after.profile) or get_profile(after.profile)
     if before is not None and before.profile != after.profile:
         return [f"{after.id}: profile cannot change ({before.profile} -> {after.profile})"]
     current = before.lifecycle if before is not None else None

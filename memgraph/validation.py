@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+# the registry is built on first use (profiles/__init__): import the package, not the name
+import profiles
 from memgraph.documents import (
     MemoryEdge,
     MemoryGraphSnapshot,
     MemoryNode,
     MemorySummary,
 )
-from profiles import REGISTRY
 
 
 def node_problems(node: MemoryNode) -> list[str]:
@@ -25,7 +26,7 @@ def node_problems(node: MemoryNode) -> list[str]:
         problems.append("node: empty id")
     if not node.domain_id.strip():
         problems.append(f"{node.id}: empty domain_id")
-    profile = REGISTRY[node.profile]
+    profile = profiles.REGISTRY[node.profile]
     if node.kind not in profile.node_kinds:
         problems.append(
             f"{node.id}: kind {node.kind!r} is not part of profile {profile.name.value} "
@@ -79,6 +80,7 @@ def _duplicates(kind: str, ids: Iterable[str]) -> list[str]:
 
 def validate_snapshot(snapshot: MemoryGraphSnapshot) -> list[str]:
     """Every generic invariant and the profile laws checkable on a whole graph."""
+    registry = profiles.REGISTRY
     problems: list[str] = []
     problems += _duplicates("node", (n.id for n in snapshot.nodes))
     problems += _duplicates("edge", (e.id for e in snapshot.edges))
@@ -94,13 +96,13 @@ def validate_snapshot(snapshot: MemoryGraphSnapshot) -> list[str]:
     }
     for node in snapshot.nodes:
         problems += node_problems(node)
-        profile = REGISTRY[node.profile]
+        profile = registry[node.profile]
         ctx = _SnapshotContext(nodes, approved)
         for rule in profile.node_rules:
             problems += list(rule(None, node, ctx))
     for edge in snapshot.edges:
         problems += edge_problems(edge, nodes.get(edge.source_id), nodes.get(edge.target_id))
-        profile = REGISTRY[edge.profile]
+        profile = registry[edge.profile]
         if edge.kind not in profile.edge_kinds:
             problems.append(
                 f"{edge.id}: edge kind {edge.kind!r} is not part of {profile.name.value}"

@@ -67,6 +67,7 @@ def test_unknown_when_no_session_completed(tmp_path: Path) -> None:
     (tmp_path / "t").mkdir()
     code, data = _probe(tmp_path / "t")
     assert code == 3
+    assert str(data["reason"]).startswith("no completed sessions")
 
 
 def test_ok_after_backfill(tmp_path: Path) -> None:
