@@ -2,6 +2,8 @@
 
 Law: a message node keeps its text verbatim in ``claim`` and must carry a
 transcript (or page) anchor; the text itself is never rewritten by a revision.
+A classification, when present, is one of the eight labels with a confidence
+in [0, 1] and at most three topics, whoever writes it (rules, Ollama, a user).
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ def message_is_anchored_and_verbatim(
         yield f"{after.id}: voice message text is verbatim and cannot be revised"
 
 
+def classification_is_valid(
+    before: MemoryNode | None, after: MemoryNode, ctx: RuleContext
+) -> Iterable[str]:
+    if after.kind != "message" or after.attributes.get("classification") is None:
+        return []
+    from profiles.voice.classify.labels import classification_problems
+
+    return classification_problems(after.id, after.attributes)
+
+
 VOICE = Profile(
     name=ProfileName.voice,
     description="Operator messages pulled verbatim from agent transcripts; voice sessions.",
@@ -32,5 +44,5 @@ VOICE = Profile(
     initial=frozenset({"captured", "classified"}),
     transitions=table(captured={"classified", "retired"}, classified={"captured", "retired"}),
     retired_state="retired",
-    node_rules=(message_is_anchored_and_verbatim,),
+    node_rules=(message_is_anchored_and_verbatim, classification_is_valid),
 )
