@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import json
-from datetime import UTC, datetime
 from typing import Any
 
-from memgraph.documents import MemoryEdge, MemoryNode, MemorySummary
+from memgraph.documents import MemoryEdge, MemoryNode, MemorySummary, evolve
 from memgraph.ids import content_hash
 
 # Timestamps of bookkeeping and evidence pointers do not change what a node
@@ -17,29 +15,38 @@ _NODE_VOLATILE = {"ingested_at", "updated_at", "created_at", "anchors"}
 _SUMMARY_VOLATILE = {"ingested_at", "freshness"}
 
 
-# Every other node field, in declaration order: computed from the model so a
-# field added later is hashed automatically.
-_NODE_HASHED = tuple(f for f in MemoryNode.model_fields if f not in _NODE_VOLATILE)
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=lambda v: _json_default(v)
-)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat()
-    raise TypeError(f"cannot hash {type(value).__name__}")
-
-
 def node_hash(node: MemoryNode) -> str:
-    """sha256 of the node's claim-bearing fields, as canonical (key-sorted) JSON.
+    """sha256 of the node's claim-bearing fields.
 
-    Fast on purpose: every upsert receipt carries this hash, so it encodes the
-    field values with the C JSON encoder instead of a pydantic dump.
+    Serialised by pydantic-core in field order (fast: every upsert receipt
+    carries this hash); the only free-form mapping, ``attributes``, is
+    key-sorted first so equal content always hashes equally.
+    ``profiles.session.records.node_content_hash`` reproduces this exactly for
+    the lean CLI path: change both together.
     """
-    values = [getattr(node, f) for f in _NODE_HASHED]
-    data = _ENCODER.encode(values).encode("utf-8", "surrogatepass")
+    if node.attributes and not _is_sorted(node.attributes):
+        node = evolve(node, {"attributes": _sorted(node.attributes)})
+    data = node.model_dump_json(exclude=_NODE_VOLATILE).encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest()
+
+
+def _is_sorted(value: Any) -> bool:
+    if type(value) is dict:
+        keys = list(value)
+        if keys != sorted(keys, key=str):
+            return False
+        return all(_is_sorted(v) for v in value.values() if type(v) in (dict, list))
+    if type(value) is list:
+        return all(_is_sorted(v) for v in value if type(v) in (dict, list))
+    return True
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
 
 
 def edge_hash(edge: MemoryEdge) -> str:

@@ -15,6 +15,7 @@ import profiles
 from memgraph.documents import (
     MemoryEdge,
     MemoryGraphSnapshot,
+    MemoryLifecycleReceipt,
     MemoryNode,
     MemorySummary,
 )
@@ -74,6 +75,21 @@ def summary_problems(summary: MemorySummary, missing: Iterable[str]) -> list[str
     return problems
 
 
+def review_approves(receipts: Iterable[MemoryLifecycleReceipt]) -> bool:
+    """Does the latest review still approve? ``receipts`` are one node's, in order.
+
+    The latest ``review_node`` verdict counts, and leaving ``accepted`` (e.g. to
+    ``stale``) voids it: re-acceptance needs a fresh review.
+    """
+    verdict: object = None
+    for r in receipts:
+        if r.op == "review_node":
+            verdict = r.details.get("verdict")
+        elif r.before == "accepted" and r.after != "accepted":
+            verdict = None
+    return verdict == "approve"
+
+
 def _duplicates(kind: str, ids: Iterable[str]) -> list[str]:
     return [f"{kind} {i}: duplicate id" for i, n in Counter(ids).items() if n > 1]
 
@@ -89,11 +105,10 @@ def validate_snapshot(snapshot: MemoryGraphSnapshot) -> list[str]:
     nodes = {n.id: n for n in snapshot.nodes}
     edges = {e.id: e for e in snapshot.edges}
     summaries = {s.id: s for s in snapshot.summaries}
-    approved = {
-        r.target_id
-        for r in snapshot.receipts
-        if r.op == "review_node" and r.details.get("verdict") == "approve"
-    }
+    by_target: dict[str, list[MemoryLifecycleReceipt]] = {}
+    for r in snapshot.receipts:
+        by_target.setdefault(r.target_id, []).append(r)
+    approved = {t for t, rs in by_target.items() if review_approves(rs)}
     for node in snapshot.nodes:
         problems += node_problems(node)
         profile = registry[node.profile]

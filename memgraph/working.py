@@ -21,6 +21,7 @@ from memgraph.documents import (
 )
 from memgraph.hashing import edge_hash, node_hash, summary_hash
 from memgraph.store.protocol import GraphReader
+from memgraph.validation import review_approves
 
 
 def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]]:
@@ -202,17 +203,21 @@ class Working:
         return [n for n in result.values() if n.lifecycle in wanted]
 
     def has_approving_review(self, node_id: str) -> bool:
-        """The latest review verdict for the node (this patch first) approves."""
+        """The latest review verdict (this patch first) approves, and the node has
+        not left ``accepted`` since (``validation.review_approves``)."""
         if node_id in self.approved:
             return True
         if node_id in self.rejected:
             return False
-        reviews = self.reader.receipts_for(node_id, "review_node")
-        return bool(reviews) and reviews[-1].details.get("verdict") == "approve"
+        return review_approves(self.reader.receipts_for(node_id))
 
     # -- writes (pending) --------------------------------------------------
     def set_node(self, node: MemoryNode) -> None:
         before = self._nodes.get(node.id)
+        if before is not None and before.lifecycle == "accepted" != node.lifecycle:
+            # leaving accepted voids earlier reviews (see has_approving_review)
+            self.approved.discard(node.id)
+            self.rejected.add(node.id)
         # history keeps the version the store had before this patch, once
         if before is not None and node.id not in self.pending_nodes:
             self.previous_nodes.setdefault(node.id, before)

@@ -32,6 +32,7 @@ from memgraph.documents import (
 from memgraph.engine import apply_or_reject, apply_patch, new_patch
 from memgraph.errors import PatchRejected
 from memgraph.store import Store
+from memgraph.store.memory import MemoryStore
 from memgraph.validation import validate_snapshot
 from profiles import REGISTRY, UNIFIED_PLAN
 
@@ -242,10 +243,42 @@ def test_review_in_the_same_patch_counts_and_latest_verdict_wins(mg_store, mg_fa
         )
 
 
+def test_reaccepting_a_stale_repo_node_needs_a_fresh_review(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    n = mg_factory.node("c", lifecycle="proposed")
+    ops.upsert_node(mg_store, n)
+    ops.review_node(mg_store, n.id, "alice")
+    ops.transition_node(mg_store, n.id, "accepted")
+    ops.transition_node(mg_store, n.id, "stale", reason="code moved")
+    with pytest.raises(PatchRejected, match="without an approving review"):
+        ops.transition_node(mg_store, n.id, "accepted")  # alice reviewed the old code
+    with pytest.raises(PatchRejected, match="without an approving review"):
+        apply(  # a review voided again within one patch does not count either
+            mg_store,
+            ReviewNode(node_id=n.id, reviewer="bob"),
+            TransitionNode(node_id=n.id, to_state="accepted"),
+            TransitionNode(node_id=n.id, to_state="stale"),
+            TransitionNode(node_id=n.id, to_state="accepted"),
+        )
+    ops.review_node(mg_store, n.id, "bob")
+    assert ops.transition_node(mg_store, n.id, "accepted").receipts
+    assert validate_snapshot(mg_store.export_snapshot()) == []
+
+
 def test_snapshot_validation_flags_accepted_repo_node_without_review(mg_factory) -> None:  # type: ignore[no-untyped-def]
     n = mg_factory.node("c", lifecycle="accepted")
     problems = validate_snapshot(MemoryGraphSnapshot(nodes=[n]))
     assert any("without an approving review receipt" in p for p in problems)
+    # a review that a later exit from accepted voided does not count either
+    store = MemoryStore()
+    ops.upsert_node(store, n.model_copy(update={"lifecycle": "proposed"}))
+    ops.review_node(store, n.id, "alice")
+    ops.transition_node(store, n.id, "accepted")
+    ops.transition_node(store, n.id, "stale")
+    snap = store.export_snapshot()
+    forged = snap.model_copy(
+        update={"nodes": [snap.nodes[0].model_copy(update={"lifecycle": "accepted"})]}
+    )
+    assert any("without an approving review receipt" in p for p in validate_snapshot(forged))
 
 
 # -- role memory cannot store project truth ------------------------------------------------------

@@ -347,7 +347,9 @@ _CODE_TOKEN = re.compile(
     r"|(\b[A-Za-z][a-z0-9]*(?:[A-Z]+[a-z0-9]+)+\b)"  # CamelCase, SQLiteStore
     r"|(\b[a-z]+\.[a-z_]+(?:\.[a-z_]+)*\b)"  # dotted.names
 )
-_WORD = re.compile(r"[^\W\d_][\w+-]{2,}", re.UNICODE)
+# Apostrophes stay inside a word so "don't" is one (contraction) token, which
+# is then skipped, instead of leaving a topic "don".
+_WORD = re.compile(r"[^\W\d_][\w'’+-]{2,}", re.UNICODE)
 
 
 def extract_topics(text: str, limit: int = MAX_TOPICS) -> list[str]:
@@ -358,7 +360,9 @@ def extract_topics(text: str, limit: int = MAX_TOPICS) -> list[str]:
         token = next(g for g in match.groups() if g)
         topics.append(token.strip("./-"))
     words = [w.lower() for w in _WORD.findall(_CODE_TOKEN.sub(" ", text))]
-    counts = Counter(w for w in words if w not in _STOPWORDS and len(w) >= 3)
+    counts = Counter(
+        w for w in words if w not in _STOPWORDS and len(w) >= 3 and "'" not in w and "’" not in w
+    )
     # most frequent first; among equals, the earliest in the message
     order = {w: i for i, w in reversed(list(enumerate(words)))}
     topics.extend(sorted(counts, key=lambda w: (-counts[w], order[w])))
