@@ -47,7 +47,10 @@ def read_snapshot_file(path: Path) -> MemoryGraphSnapshot:
 
 
 def write_snapshot_file(snapshot: MemoryGraphSnapshot, path: Path) -> None:
-    atomic_write_text(path, render_snapshot(snapshot))
+    try:
+        atomic_write_text(path, render_snapshot(snapshot))
+    except OSError as exc:
+        raise SnapshotError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def is_sqlite_file(path: Path) -> bool:

@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from memgraph.cli.common import print_json_line, settings, store_from
 
+if TYPE_CHECKING:
+    from memgraph.store import Store
+
 snapshot_app = typer.Typer(help="Export or import the whole graph as JSON.", no_args_is_help=True)
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+
+
+def _existing_store(home: Path | None, store: Path | None) -> Store:
+    """Open a store that must already exist: reading commands never create one."""
+    path = store if store is not None else settings(home=home).store_path
+    if not path.is_file():
+        from memgraph.errors import StoreError
+
+        raise StoreError(f"no store at {path} (set --store or MEMGRAPH_HOME)")
+    return store_from(home, path)
 
 
 def validate(
@@ -40,7 +54,7 @@ def snapshot_export(
     """Write the whole graph as a JSON snapshot."""
     from memgraph.snapshot import render_snapshot, write_snapshot_file
 
-    s = store_from(home, store)
+    s = _existing_store(home, store)
     try:
         snap = s.export_snapshot()
     finally:
@@ -79,7 +93,7 @@ def stats(
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """Counts of nodes, edges, summaries, receipts, patches in the store."""
-    s = store_from(home, store)
+    s = _existing_store(home, store)
     try:
         counts = s.counts()
     finally:

@@ -332,6 +332,24 @@ def test_cli_export_import_export_byte_identical(db: Path, tmp_path: Path) -> No
     assert again.exit_code == 1 and "not empty" in again.stderr
 
 
+def test_cli_export_to_an_unwritable_place_is_one_line(db: Path, tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    result = run("snapshot", "export", "--store", str(db), "-o", str(tmp_path / "taken"))
+    assert result.exit_code == 1 and result.stderr.startswith("Error: cannot write")
+    assert len(result.stderr.splitlines()) == 1 and (tmp_path / "taken").is_dir()
+
+
+def test_reading_commands_never_create_a_store(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "mg.db"
+    for args in (("stats",), ("snapshot", "export")):
+        result = run(*args, "--store", str(missing))
+        assert (
+            result.exit_code == 1
+            and result.stderr == f"Error: no store at {missing} (set --store or MEMGRAPH_HOME)\n"
+        )
+    assert not missing.parent.exists()
+
+
 def test_cli_stats(db: Path) -> None:
     plain = run("stats", "--store", str(db))
     assert plain.exit_code == 0 and plain.stdout.startswith("nodes=2 edges=1 summaries=2 receipts=")
