@@ -67,7 +67,9 @@ def get_profile(name: str | ProfileName) -> Profile:
 
 def __getattr__(name: str) -> Any:
     if name == "REGISTRY":
-        return _build()
+        registry = _build()
+        globals()["REGISTRY"] = registry  # later lookups are a plain global (hot path)
+        return registry
     if name == "UNIFIED_PLAN":
         from memgraph.documents import ProfileName
 

@@ -126,7 +126,7 @@ def classification_problems(node_id: str, attributes: dict[str, Any]) -> list[st
     """Why ``attributes`` are not a valid classification of a message (empty: valid).
 
     Checks the three contract attributes only; ``None`` classification means
-    "not classified yet" and is valid.
+    "not classified yet" and is valid, and a ``None`` confidence means unknown.
     """
     problems: list[str] = []
     label = attributes.get("classification")
@@ -135,7 +135,9 @@ def classification_problems(node_id: str, attributes: dict[str, Any]) -> list[st
     if not isinstance(label, str) or label not in LABELS:
         problems.append(f"{node_id}: unknown classification {str(label)[:40]!r}")
     conf = attributes.get("confidence")
-    if isinstance(conf, bool) or not isinstance(conf, int | float):
+    if conf is None:
+        pass  # a hand-set label may come without a confidence: unknown, not wrong
+    elif isinstance(conf, bool) or not isinstance(conf, int | float):
         problems.append(f"{node_id}: confidence must be a number, got {str(conf)[:40]!r}")
     elif math.isnan(conf) or not 0.0 <= conf <= 1.0:
         problems.append(f"{node_id}: confidence {conf!r} is outside [0, 1]")
