@@ -10,18 +10,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from memgraph.documents import (
-    MemoryDomain,
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryGraphSnapshot,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemoryPatchCandidate,
-    MemorySummary,
-)
+# Types only: importing the protocol (every store open does) must not build the
+# snapshot/context models a short-lived command never uses.
+if TYPE_CHECKING:
+    from memgraph.documents import (
+        MemoryDomain,
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryGraphSnapshot,
+        MemoryLifecycleReceipt,
+        MemoryNode,
+        MemoryPatchCandidate,
+        MemorySummary,
+    )
 
 
 class GraphReader(Protocol):

@@ -16,13 +16,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memgraph.documents import (
     MemoryDomain,
     MemoryEdge,
     MemoryEmbeddingManifest,
-    MemoryGraphSnapshot,
     MemoryLifecycleReceipt,
     MemoryNode,
     MemoryPatchCandidate,
@@ -30,6 +29,9 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
+
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store.protocol import Neighbourhood, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
 
@@ -480,6 +482,10 @@ class SQLiteStore:
 
     # -- snapshots ---------------------------------------------------------
     def export_snapshot(self) -> MemoryGraphSnapshot:
+        # imported here: the snapshot model pulls in every document, and opening a
+        # store for a hook or a note must not pay for it
+        from memgraph.documents import MemoryGraphSnapshot
+
         def docs(sql: str) -> list[str]:
             return [r[0] for r in self.conn.execute(sql)]
 
