@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 
 # Hot commands get a lean path that avoids importing typer/pydantic-settings.
 # ``run(argv) -> int | None``: an exit code, or None for "not mine, use typer".
@@ -20,7 +21,9 @@ FAST_PATHS = {
 }
 
 
-def main() -> None:
+def main(exit: Callable[[int], object] = os._exit) -> None:
+    """The console script. ``exit`` ends the process after a fast path (tests pass
+    ``sys.exit`` to inspect the process afterwards)."""
     argv = sys.argv[1:]
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
@@ -37,7 +40,8 @@ def main() -> None:
                 # interpreter teardown (tens of ms freeing what the OS frees anyway).
                 sys.stdout.flush()
                 sys.stderr.flush()
-                os._exit(code)
+                exit(code)
+                return
     from memgraph.cli.app import app
 
     app(prog_name="memgraph")

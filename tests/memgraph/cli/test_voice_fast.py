@@ -253,7 +253,7 @@ def test_process_stays_lean_and_matches(populated: Path) -> None:
         "from memgraph.cli import main\n"
         "sys.argv = ['memgraph', 'voice', 'fact', '--limit', '3']\n"
         "try:\n"
-        "    main()\n"
+        "    main(exit=sys.exit)\n"
         "except SystemExit as exc:\n"
         "    heavy = sorted(m for m in ('pydantic', 'typer', 'rich', 'memgraph.documents',"
         " 'argparse', 'dataclasses', 'profiles.voice.policy') if m in sys.modules)\n"
