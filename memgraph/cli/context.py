@@ -9,8 +9,9 @@ say so in one line on stderr.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -19,6 +20,9 @@ from memgraph.cli.common import print_json_line, settings, store_from
 if TYPE_CHECKING:
     from context_cut.vectors import VectorNerve
     from memgraph.config import Settings
+    from memgraph.store import Store
+
+R = TypeVar("R")
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
@@ -70,6 +74,25 @@ def _say(line: str) -> None:
     print(" ".join(line.split()), file=sys.stderr)
 
 
+def _ranked(
+    cfg: Settings, home: Path | None, store: Path | None, run: Callable[[Store, Any], R]
+) -> R:
+    """Open the store and the optional vector nerve, run, close both; say on stderr
+    (one line) when ranking fell back to BM25."""
+    s = store_from(home, store)
+    nerve, notice = _nerve(cfg, required=False)
+    try:
+        result = run(s, nerve)
+    finally:
+        if nerve is not None:
+            nerve.index.close()
+        s.close()
+    notices: list[str] = getattr(result, "notices", [])
+    for line in [notice] if notice else [n for n in notices if n.startswith("vectors")]:
+        _say(line)
+    return result
+
+
 def context(
     text: str = typer.Argument(..., help="What the context is for."),
     cut: str = typer.Option("repo", "--cut", help="repo | role | persona | coordinator"),
@@ -102,16 +125,7 @@ def context(
         text=text, cut=spec.name, budget_tokens=budget, domain_id=domain, limit=limit
     )
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    s = store_from(home, store)
-    nerve, notice = _nerve(cfg, required=False)
-    try:
-        packet = select_context_cut(s, query, nerve)
-    finally:
-        if nerve is not None:
-            nerve.index.close()
-        s.close()
-    for line in [notice] if notice else [n for n in packet.notices if n.startswith("vectors")]:
-        _say(line)
+    packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
     if as_json:
         sys.stdout.write(packet_json(packet) + "\n")
     elif markdown:
@@ -148,16 +162,7 @@ def recall(
     if not text.strip():
         raise UsageError("the query is empty")
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    s = store_from(home, store)
-    nerve, notice = _nerve(cfg, required=False)
-    try:
-        result = run_recall(s, request, nerve)
-    finally:
-        if nerve is not None:
-            nerve.index.close()
-        s.close()
-    for line in [notice] if notice else [n for n in result.notices if n.startswith("vectors")]:
-        _say(line)
+    result = _ranked(cfg, home, store, lambda s, nerve: run_recall(s, request, nerve))
     for hit in result.hits:
         n = hit.node
         attrs = n.attributes
