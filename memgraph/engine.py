@@ -33,7 +33,7 @@ from memgraph.working import Working, prefetch_plan
 # Applied patches keep their ops in the store only when small; a bulk ingest's
 # receipts already record every effect, and a 400k-op JSON blob helps nobody.
 MAX_STORED_OPS = 1000
-# Patches at least this large run with the cyclic GC paused (see _gc_paused).
+# Patches at least this large run with the cyclic GC paused (see gc_paused).
 GC_PAUSE_OPS = 1000
 
 
@@ -101,7 +101,7 @@ def _write(txn: StoreTxn, work: Working, patch: MemoryPatchCandidate) -> ApplyRe
 
 
 @contextmanager
-def _gc_paused(pause: bool) -> Iterator[None]:
+def gc_paused(pause: bool) -> Iterator[None]:
     """Pause the cyclic GC while a large patch is planned and written.
 
     A bulk patch allocates hundreds of thousands of short-lived, acyclic
@@ -137,7 +137,7 @@ def apply_patch(
     A patch whose ops change nothing (a re-ingest) writes nothing at all.
     """
     now = _utc(now)
-    with _gc_paused(len(patch.ops) >= GC_PAUSE_OPS), store.transaction() as txn:
+    with gc_paused(len(patch.ops) >= GC_PAUSE_OPS), store.transaction() as txn:
         work = plan(txn, patch, now)
         return _write(txn, work, patch)
 

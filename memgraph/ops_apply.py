@@ -128,7 +128,7 @@ def upsert_edge(work: Working, op: UpsertEdge) -> Problems:
     ):
         return []
     if edge.ingested_at is None:
-        edge = edge.model_copy(update={"ingested_at": work.now})
+        edge = evolve(edge, {"ingested_at": work.now})
     if before is not None:
         work.changed_ids.add(edge.id)
     work.set_edge(edge)
@@ -177,7 +177,7 @@ def revise_node(work: Working, op: ReviseNode) -> Problems:
         before.lifecycle, profile.revised_state
     ):
         update["lifecycle"] = profile.revised_state
-    after = before.model_copy(update=update)
+    after = evolve(before, update)
     return _commit_node(work, "revise_node", before, after, op.reason, fields=sorted(changes))
 
 
@@ -187,7 +187,7 @@ def transition_node(work: Working, op: TransitionNode) -> Problems:
         return problems
     if before.lifecycle == op.to_state:
         return []  # already there: no change, no receipt
-    after = before.model_copy(update={"lifecycle": op.to_state, "updated_at": work.now})
+    after = evolve(before, {"lifecycle": op.to_state, "updated_at": work.now})
     return _commit_node(work, "transition_node", before, after, op.reason)
 
 

@@ -70,6 +70,21 @@ def recompute(
     repos: RepoResolver | None = None,
 ) -> Recomputed:
     """Recompute and store the windows touching [since, until] (default: all time)."""
+    from memgraph.engine import gc_paused
+
+    # A full pass loads and builds tens of thousands of short-lived documents;
+    # cyclic-GC passes over that heap cost about a fifth of the pass.
+    with gc_paused(True):
+        return _recompute(store, since, until, gap, repos)
+
+
+def _recompute(
+    store: Store,
+    since: datetime | None,
+    until: datetime | None,
+    gap: timedelta,
+    repos: RepoResolver | None,
+) -> Recomputed:
     check_gap(gap)
     since = since or EPOCH
     until = until or END_OF_TIME
