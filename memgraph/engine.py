@@ -207,14 +207,16 @@ def new_patch(
     import uuid
 
     now = utcnow()
-    return MemoryPatchCandidate(
-        id=patch_id or f"p-{uuid.uuid4().hex}",
-        proposer=proposer,
-        reason=reason,
-        ops=ops,
-        created_at=now,
-        ingested_at=now,
-    )
+    # validating a bulk op list allocates like planning it does (see gc_paused)
+    with gc_paused(len(ops) >= GC_PAUSE_OPS):
+        return MemoryPatchCandidate(
+            id=patch_id or f"p-{uuid.uuid4().hex}",
+            proposer=proposer,
+            reason=reason,
+            ops=ops,
+            created_at=now,
+            ingested_at=now,
+        )
 
 
 __all__ = [
