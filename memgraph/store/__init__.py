@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memgraph.store.protocol import GraphReader, Neighbourhood, SearchHit, Store, StoreTxn
+from memgraph.store.protocol import (
+    GraphReader,
+    Neighbourhood,
+    PeriodQuery,
+    SearchHit,
+    Store,
+    StoreTxn,
+)
 
 
 def open_store(path: str | Path) -> Store:
@@ -21,4 +28,12 @@ def open_store(path: str | Path) -> Store:
     return SQLiteStore(path)
 
 
-__all__ = ["GraphReader", "Neighbourhood", "SearchHit", "Store", "StoreTxn", "open_store"]
+__all__ = [
+    "GraphReader",
+    "Neighbourhood",
+    "PeriodQuery",
+    "SearchHit",
+    "Store",
+    "StoreTxn",
+    "open_store",
+]

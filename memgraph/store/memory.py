@@ -23,7 +23,7 @@ from memgraph.documents import (
     MemorySummary,
 )
 from memgraph.errors import SnapshotError, StoreError
-from memgraph.store.protocol import Neighbourhood, SearchHit, as_of
+from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 
 
 @dataclass
@@ -188,6 +188,9 @@ class MemoryStore:
             n = self._state.nodes[nid]
             if (profile is None or n.profile.value == profile) and (kind is None or n.kind == kind):
                 yield n
+
+    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
+        return [n for n in self.iter_nodes(query.profile, query.kind) if query.matches(n)]
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         words = [w.lower() for w in re.findall(r"\w+", query)]

@@ -95,6 +95,38 @@ class Neighbourhood:
 
 
 @dataclass(frozen=True)
+class PeriodQuery:
+    """Nodes of one profile and kind whose valid time meets every bound given.
+
+    Bounds compare ``valid_from`` / ``valid_to``; a node missing the compared
+    time never matches a bound on it.
+    """
+
+    profile: str
+    kind: str
+    lifecycle: str | None = None
+    starts_at_or_after: datetime | None = None  # valid_from >= t
+    starts_before: datetime | None = None  # valid_from < t
+    starts_at_or_before: datetime | None = None  # valid_from <= t
+    ends_at_or_after: datetime | None = None  # valid_to >= t
+
+    def matches(self, node: MemoryNode) -> bool:
+        """The same predicate in Python (for backends without an index)."""
+        if node.profile.value != self.profile or node.kind != self.kind:
+            return False
+        if self.lifecycle is not None and node.lifecycle != self.lifecycle:
+            return False
+        vf, vt = node.valid_from, node.valid_to
+        if self.starts_at_or_after is not None and (vf is None or vf < self.starts_at_or_after):
+            return False
+        if self.starts_before is not None and (vf is None or vf >= self.starts_before):
+            return False
+        if self.starts_at_or_before is not None and (vf is None or vf > self.starts_at_or_before):
+            return False
+        return self.ends_at_or_after is None or (vt is not None and vt >= self.ends_at_or_after)
+
+
+@dataclass(frozen=True)
 class SearchHit:
     node_id: str
     score: float  # bm25: lower is better, as SQLite reports it
@@ -118,6 +150,8 @@ class Store(Protocol):
     def iter_nodes(
         self, profile: str | None = None, kind: str | None = None
     ) -> Iterator[MemoryNode]: ...
+
+    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]: ...
 
     def search(
         self, query: str, limit: int = 20, profile: str | None = None

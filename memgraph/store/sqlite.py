@@ -32,7 +32,7 @@ from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
-from memgraph.store.protocol import Neighbourhood, SearchHit, as_of
+from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
 
 T = TypeVar("T")
@@ -453,6 +453,24 @@ class SQLiteStore:
             rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
         for (doc,) in rows:
             yield MemoryNode.model_validate_json(doc)
+
+    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
+        """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
+        sql = "SELECT doc FROM nodes WHERE profile = ? AND kind = ?"
+        args: list[str | None] = [query.profile, query.kind]
+        for column, op, bound in (
+            ("lifecycle", "=", query.lifecycle),
+            ("valid_from", ">=", iso(query.starts_at_or_after)),
+            ("valid_from", "<", iso(query.starts_before)),
+            ("valid_from", "<=", iso(query.starts_at_or_before)),
+            ("valid_to", ">=", iso(query.ends_at_or_after)),
+        ):
+            if bound is not None:
+                sql += f" AND {column} {op} ?"
+                args.append(bound)
+        with self._lock:
+            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        return [MemoryNode.model_validate_json(doc) for (doc,) in rows]
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         from memgraph.fts import to_fts5_query

@@ -9,7 +9,7 @@ from typing import Any
 
 from memgraph.documents import MemoryNode
 from memgraph.errors import NotFound, UsageError
-from memgraph.store.protocol import Store
+from memgraph.store.protocol import PeriodQuery, Store
 
 WINDOW_ID = re.compile(r"^aw-(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})(?:-([2-9]|[1-9]\d{1,3}))?$")
 
@@ -90,22 +90,9 @@ def find_window(store: Store, window_id: str) -> MemoryNode:
 
 
 def _windows_starting(store: Store, lo: datetime, hi: datetime) -> list[MemoryNode]:
-    from profiles.activity.source import _iso
-
-    conn = getattr(store, "conn", None)
-    if conn is not None and type(store).__name__ == "SQLiteStore":
-        with store._lock:  # type: ignore[attr-defined]
-            rows = conn.execute(
-                "SELECT doc FROM nodes WHERE profile = 'activity' AND kind = 'window'"
-                " AND valid_from >= ? AND valid_from < ?",
-                (_iso(lo), _iso(hi)),
-            ).fetchall()
-        return [MemoryNode.model_validate_json(r[0]) for r in rows]
-    return [
-        n
-        for n in store.iter_nodes("activity", "window")
-        if n.valid_from is not None and lo <= n.valid_from < hi
-    ]
+    return store.nodes_in_period(
+        PeriodQuery("activity", "window", starts_at_or_after=lo, starts_before=hi)
+    )
 
 
 def _entry(node: MemoryNode | None, member: str, art: dict[str, Any]) -> ReportEntry:

@@ -25,7 +25,7 @@ from memgraph.documents import (
 )
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import digest, edge_id, node_id
-from memgraph.store.protocol import Store
+from memgraph.store.protocol import PeriodQuery, Store
 from profiles.activity.windows import Window
 
 PROPOSER = "activity"
@@ -118,26 +118,15 @@ class StoreStats:
 
 def current_windows(store: Store, lo: datetime, hi: datetime) -> list[MemoryNode]:
     """Current window nodes overlapping [lo, hi]."""
-    from profiles.activity.source import _iso
-
-    conn = getattr(store, "conn", None)
-    if conn is not None and type(store).__name__ == "SQLiteStore":
-        with store._lock:  # type: ignore[attr-defined]
-            rows = conn.execute(
-                "SELECT doc FROM nodes WHERE profile = 'activity' AND kind = 'window'"
-                " AND lifecycle = 'current' AND valid_from <= ? AND valid_to >= ?",
-                (_iso(hi), _iso(lo)),
-            ).fetchall()
-        return [MemoryNode.model_validate_json(r[0]) for r in rows]
-    return [
-        n
-        for n in store.iter_nodes("activity", "window")
-        if n.lifecycle == "current"
-        and n.valid_from is not None
-        and n.valid_to is not None
-        and n.valid_from <= hi
-        and n.valid_to >= lo
-    ]
+    return store.nodes_in_period(
+        PeriodQuery(
+            "activity",
+            "window",
+            lifecycle="current",
+            starts_at_or_before=hi,
+            ends_at_or_after=lo,
+        )
+    )
 
 
 def _sessions(node_or_window: MemoryNode | Window) -> set[str]:

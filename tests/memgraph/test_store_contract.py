@@ -172,3 +172,33 @@ def test_export_is_deterministic(mg_store, mg_factory) -> None:  # type: ignore[
     first = mg_store.export_snapshot()
     assert first.exported_at == max(r.at for r in first.receipts)
     assert mg_store.export_snapshot().model_dump_json() == first.model_dump_json()
+
+
+def test_nodes_in_period_bounds(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from memgraph.store import PeriodQuery
+
+    t0 = mg_factory.tick()
+    hour = timedelta(hours=1)
+    made = {
+        key: mg_factory.node(key, valid_from=t0 + i * hour, valid_to=t0 + i * hour + hour / 2)
+        for i, key in enumerate("pqrs")
+    }
+    no_time = mg_factory.node("t", valid_from=None)
+    apply_patch(mg_store, new_patch([UpsertNode(node=n) for n in [*made.values(), no_time]]))
+    kind = made["p"].kind
+
+    def keys(**bounds: Any) -> list[str]:
+        query = PeriodQuery("repo_architecture", kind, **bounds)
+        found = {n.id for n in mg_store.nodes_in_period(query)}
+        return sorted(k for k, n in made.items() if n.id in found) + (
+            ["t"] if no_time.id in found else []
+        )
+
+    assert keys() == ["p", "q", "r", "s", "t"]
+    assert keys(starts_at_or_after=t0 + hour, starts_before=t0 + 3 * hour) == ["q", "r"]
+    assert keys(starts_at_or_before=t0 + hour) == ["p", "q"]
+    assert keys(ends_at_or_after=t0 + 2 * hour) == ["r", "s"]
+    assert keys(lifecycle="retired") == []
+    assert mg_store.nodes_in_period(PeriodQuery("voice", "message")) == []
