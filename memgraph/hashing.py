@@ -26,7 +26,8 @@ def node_hash(node: MemoryNode) -> str:
     """
     if node.attributes and not _is_sorted(node.attributes):
         node = evolve(node, {"attributes": _sorted(node.attributes)})
-    data = node.model_dump_json(exclude=_NODE_VOLATILE).encode("utf-8", "surrogatepass")
+    # the serializer itself, not model_dump_json: same bytes, no str round trip
+    data = MemoryNode.__pydantic_serializer__.to_json(node, exclude=_NODE_VOLATILE)
     return hashlib.sha256(data).hexdigest()
 
 

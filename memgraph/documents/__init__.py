@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         Temporal,
         UtcDatetime,
         evolve,
+        to_json,
         utcnow,
     )
     from memgraph.documents.context import CutName, MemoryContextPacket, MemoryContextQuery
@@ -88,6 +89,7 @@ _WHERE: dict[str, str] = {
     "UpsertNode": "memgraph.documents.patch",
     "UtcDatetime": "memgraph.documents.base",
     "evolve": "memgraph.documents.base",
+    "to_json": "memgraph.documents.base",
     "utcnow": "memgraph.documents.base",
 }
 
@@ -157,5 +159,6 @@ __all__ = [
     "UpsertNode",
     "UtcDatetime",
     "evolve",
+    "to_json",
     "utcnow",
 ]

@@ -12,9 +12,8 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -32,231 +31,17 @@ from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
+from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
+from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
 
 T = TypeVar("T")
-_CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
-
-
-def iso(dt: datetime | None) -> str | None:
-    """Fixed-width UTC text, so SQL string comparison is time order."""
-    if dt is None:
-        return None
-    text = _ISO_CACHE.get(dt)
-    if text is None:
-        if dt.tzinfo is not UTC:
-            dt = dt.astimezone(UTC)
-        # isoformat is fixed width (strftime drops a year's leading zeros) and
-        # fast; the cache serves the patch's ``now`` stamped on every row.
-        text = dt.isoformat(timespec="microseconds")[:-6] + "Z"  # drop "+00:00"
-        if len(_ISO_CACHE) > 4096:
-            _ISO_CACHE.clear()
-        _ISO_CACHE[dt] = text
-    return text
-
-
-_ISO_CACHE: dict[datetime, str] = {}
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
-
-
-def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
-    for i in range(0, len(ids), _CHUNK):
-        yield ids[i : i + _CHUNK]
-
-
-def node_row(n: MemoryNode) -> tuple[object, ...]:
-    body = "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
-    return (
-        n.id,
-        n.profile.value,
-        n.kind,
-        n.domain_id,
-        n.lifecycle,
-        iso(n.valid_from),
-        iso(n.valid_to),
-        iso(n.ingested_at),
-        iso(n.updated_at),
-        n.title,
-        body,
-        n.model_dump_json(),
-    )
-
-
-class SQLiteTxn:
-    """Reads and writes inside one SQLite transaction (implements StoreTxn)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def _fetch(self, sql: str, ids: Iterable[str]) -> list[str]:
-        unique = list(dict.fromkeys(ids))
-        out: list[str] = []
-        for chunk in _chunks(unique):
-            marks = ",".join("?" * len(chunk))
-            out.extend(r[0] for r in self.conn.execute(sql.format(marks), chunk))
-        return out
-
-    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
-        docs = self._fetch("SELECT doc FROM nodes WHERE id IN ({})", ids)
-        nodes = (MemoryNode.model_validate_json(d) for d in docs)
-        return {n.id: n for n in nodes}
-
-    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
-        return set(self._fetch("SELECT id FROM nodes WHERE id IN ({})", ids))
-
-    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
-        docs = self._fetch("SELECT doc FROM edges WHERE id IN ({})", ids)
-        edges = (MemoryEdge.model_validate_json(d) for d in docs)
-        return {e.id: e for e in edges}
-
-    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
-        docs = self._fetch("SELECT doc FROM summaries WHERE id IN ({})", ids)
-        summaries = (MemorySummary.model_validate_json(d) for d in docs)
-        return {s.id: s for s in summaries}
-
-    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
-        sids = self._fetch(
-            "SELECT DISTINCT summary_id FROM summary_covers WHERE covered_id IN ({})", ids
-        )
-        return list(self.get_summaries(sids).values())
-
-    def nodes_in_domain(
-        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
-    ) -> list[MemoryNode]:
-        sql = "SELECT doc FROM nodes WHERE domain_id = ?"
-        args: list[str] = [domain_id]
-        if profile is not None:
-            sql += " AND profile = ?"
-            args.append(profile)
-        if states is not None:
-            wanted = list(states)
-            sql += f" AND lifecycle IN ({','.join('?' * len(wanted))})"
-            args.extend(wanted)
-        return [MemoryNode.model_validate_json(r[0]) for r in self.conn.execute(sql, args)]
-
-    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
-        sql = "SELECT doc FROM receipts WHERE target_id = ?"
-        args = [target_id]
-        if op is not None:
-            sql += " AND op = ?"
-            args.append(op)
-        rows = self.conn.execute(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
-
-    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
-        docs = self._fetch("SELECT doc FROM embeddings WHERE node_id IN ({})", node_ids)
-        manifests = (MemoryEmbeddingManifest.model_validate_json(d) for d in docs)
-        return {m.node_id: m for m in manifests}
-
-    def patch_status(self, patch_id: str) -> str | None:
-        row = self.conn.execute("SELECT status FROM patches WHERE id = ?", (patch_id,)).fetchone()
-        return None if row is None else str(row[0])
-
-    # -- writes ------------------------------------------------------------
-    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
-        if previous:
-            self.conn.executemany(
-                "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
-                [(p.id, p.model_dump_json()) for p in previous],
-            )
-        if not nodes:
-            return
-        # New rows get rowids above the current maximum (updates keep theirs and
-        # are re-indexed by the nodes_fts_au trigger): index them in one statement.
-        last = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]
-        self.conn.executemany(
-            """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
-                   ingested_at, updated_at, title, body, doc)
-               VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-               ON CONFLICT(id) DO UPDATE SET profile=excluded.profile, kind=excluded.kind,
-                   domain_id=excluded.domain_id, lifecycle=excluded.lifecycle,
-                   valid_from=excluded.valid_from, valid_to=excluded.valid_to,
-                   ingested_at=excluded.ingested_at, updated_at=excluded.updated_at,
-                   title=excluded.title, body=excluded.body, doc=excluded.doc""",
-            [node_row(n) for n in nodes],
-        )
-        self.conn.execute(
-            "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes"
-            " WHERE rowid > ?",
-            (last,),
-        )
-
-    def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
-        if previous:
-            self.conn.executemany(
-                "INSERT INTO edge_history(edge_id, doc) VALUES (?, ?)",
-                [(p.id, p.model_dump_json()) for p in previous],
-            )
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [
-                (
-                    e.id,
-                    e.source_id,
-                    e.target_id,
-                    e.kind,
-                    e.profile.value,
-                    e.lifecycle,
-                    e.model_dump_json(),
-                )
-                for e in edges
-            ],
-        )
-
-    def put_summaries(
-        self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
-    ) -> None:
-        if previous:
-            self.conn.executemany(
-                "INSERT INTO summary_history(summary_id, doc) VALUES (?, ?)",
-                [(p.id, p.model_dump_json()) for p in previous],
-            )
-        for s in summaries:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO summaries(id, domain_id, freshness, doc) VALUES (?,?,?,?)",
-                (s.id, s.domain_id, s.freshness.state.value, s.model_dump_json()),
-            )
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO summary_covers(covered_id, summary_id) VALUES (?, ?)",
-                [(cid, s.id) for cid in s.covered_ids()],
-            )
-
-    def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO embeddings(node_id, model, dimension, source_hash, doc)"
-            " VALUES (?,?,?,?,?)",
-            [
-                (m.node_id, m.model, m.dimension, m.source_hash, m.model_dump_json())
-                for m in manifests
-            ],
-        )
-
-    def put_domains(self, domains: Sequence[MemoryDomain]) -> None:
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO domains(id, doc) VALUES (?, ?)",
-            [(d.id, d.model_dump_json()) for d in domains],
-        )
-
-    def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
-        self.conn.executemany(
-            "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-            [
-                (r.id, r.patch_id, r.op, r.target_id, iso(r.at), r.model_dump_json(warnings=False))
-                for r in receipts
-            ],
-        )
-
-    def put_patch(self, patch: MemoryPatchCandidate) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-            (patch.id, patch.status.value, iso(patch.created_at), patch.model_dump_json()),
-        )
 
 
 class SQLiteStore:
@@ -269,6 +54,7 @@ class SQLiteStore:
         self.location = str(self.path)
         self.busy_deadline = busy_deadline
         self._lock = threading.RLock()
+        self._checkpointer: Checkpointer | None = None  # writable stores only
         try:
             if readonly:
                 if not self.path.is_file():
@@ -294,6 +80,8 @@ class SQLiteStore:
             self.conn.execute("PRAGMA temp_store=MEMORY")
             self.conn.execute("PRAGMA cache_size=-65536")
             self._migrate()
+            self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
+            self._checkpointer = Checkpointer(self.path)
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
@@ -371,6 +159,8 @@ class SQLiteStore:
                 raise
             try:
                 self._retry(lambda: self.conn.execute("COMMIT"))
+                if self._checkpointer is not None:
+                    self._checkpointer.poke()
             except BaseException:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
@@ -387,6 +177,8 @@ class SQLiteStore:
                 self.conn.execute("COMMIT")
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self.conn.close()
 
     def __enter__(self) -> SQLiteStore:
@@ -564,10 +356,7 @@ class SQLiteStore:
                     f"store {self.path} is not empty; import a snapshot into a new store path"
                 )
             txn.put_domains(snapshot.domains)
-            self.conn.executemany(
-                "INSERT INTO node_history(node_id, doc) VALUES (?, ?)",
-                [(n.id, n.model_dump_json()) for n in snapshot.node_history],
-            )
+            txn.put_node_history(snapshot.node_history)
             txn.put_nodes(snapshot.nodes, [])
             txn.put_edges(snapshot.edges, snapshot.edge_history)
             txn.put_summaries(snapshot.summaries, snapshot.summary_history)
@@ -591,3 +380,6 @@ def _split_sql(script: str) -> list[str]:
     if rest:
         statements.append(rest)
     return statements
+
+
+__all__ = ["SQLiteStore", "SQLiteTxn", "iso", "node_row"]

@@ -1,0 +1,265 @@
+"""Reads and writes inside one SQLite transaction (``SQLiteTxn``).
+
+Rows go in with ``executemany`` on the caller's thread. Measured and dropped
+(notes/benchmarks.md): handing big batches to a helper thread as one
+``INSERT ... SELECT FROM json_each(?)`` statement: the JSON transport costs
+more per row than executemany, and executemany on a second thread stalls on
+the GIL convoy, so neither overlap paid off on two cores.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+    to_json,
+)
+
+_CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
+
+
+def iso(dt: datetime | None) -> str | None:
+    """Fixed-width UTC text, so SQL string comparison is time order."""
+    if dt is None:
+        return None
+    text = _ISO_CACHE.get(dt)
+    if text is None:
+        if dt.tzinfo is not UTC:
+            dt = dt.astimezone(UTC)
+        # isoformat is fixed width (strftime drops a year's leading zeros) and
+        # fast; the cache serves the patch's ``now`` stamped on every row.
+        text = dt.isoformat(timespec="microseconds")[:-6] + "Z"  # drop "+00:00"
+        if len(_ISO_CACHE) > 4096:
+            _ISO_CACHE.clear()
+        _ISO_CACHE[dt] = text
+    return text
+
+
+_ISO_CACHE: dict[datetime, str] = {}
+
+
+def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(ids), _CHUNK):
+        yield ids[i : i + _CHUNK]
+
+
+def node_row(n: MemoryNode) -> tuple[str | None, ...]:
+    body = "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
+    return (
+        n.id,
+        n.profile.value,
+        n.kind,
+        n.domain_id,
+        n.lifecycle,
+        iso(n.valid_from),
+        iso(n.valid_to),
+        iso(n.ingested_at),
+        iso(n.updated_at),
+        n.title,
+        body,
+        to_json(n),
+    )
+
+
+Row = tuple[str | None, ...]
+
+
+class _Table:
+    """One insert statement, built from its column list."""
+
+    def __init__(self, head: str, columns: Sequence[str], tail: str = "") -> None:
+        marks = ",".join("?" * len(columns))
+        self.many = f"{head} ({', '.join(columns)}) VALUES ({marks}) {tail}".strip()
+
+
+_NODES = _Table(
+    "INSERT INTO nodes",
+    (
+        "id",
+        "profile",
+        "kind",
+        "domain_id",
+        "lifecycle",
+        "valid_from",
+        "valid_to",
+        "ingested_at",
+        "updated_at",
+        "title",
+        "body",
+        "doc",
+    ),
+    """ON CONFLICT(id) DO UPDATE SET profile=excluded.profile, kind=excluded.kind,
+        domain_id=excluded.domain_id, lifecycle=excluded.lifecycle,
+        valid_from=excluded.valid_from, valid_to=excluded.valid_to,
+        ingested_at=excluded.ingested_at, updated_at=excluded.updated_at,
+        title=excluded.title, body=excluded.body, doc=excluded.doc""",
+)
+_NODE_HISTORY = _Table("INSERT INTO node_history", ("node_id", "doc"))
+_EDGES = _Table(
+    "INSERT OR REPLACE INTO edges",
+    ("id", "source_id", "target_id", "kind", "profile", "lifecycle", "doc"),
+)
+_EDGE_HISTORY = _Table("INSERT INTO edge_history", ("edge_id", "doc"))
+_RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id", "at", "doc"))
+# New node rows get rowids above the pre-insert maximum (updates keep theirs
+# and are re-indexed by the nodes_fts_au trigger): index them in one statement.
+_MAX_NODE_ROWID = "SELECT coalesce(max(rowid), 0) FROM nodes"
+_FTS_NEW_ROWS = (
+    "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes WHERE rowid > ?"
+)
+
+
+class SQLiteTxn:
+    """Reads and writes inside one SQLite transaction (implements StoreTxn)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def _insert(self, table: _Table, rows: Iterable[Row]) -> None:
+        self.conn.executemany(table.many, rows)
+
+    # -- reads -------------------------------------------------------------
+    def _fetch(self, sql: str, ids: Iterable[str]) -> list[str]:
+        unique = list(dict.fromkeys(ids))
+        conn = self.conn
+        out: list[str] = []
+        for chunk in _chunks(unique):
+            marks = ",".join("?" * len(chunk))
+            out.extend(r[0] for r in conn.execute(sql.format(marks), chunk))
+        return out
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
+        docs = self._fetch("SELECT doc FROM nodes WHERE id IN ({})", ids)
+        nodes = (MemoryNode.model_validate_json(d) for d in docs)
+        return {n.id: n for n in nodes}
+
+    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
+        return set(self._fetch("SELECT id FROM nodes WHERE id IN ({})", ids))
+
+    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
+        docs = self._fetch("SELECT doc FROM edges WHERE id IN ({})", ids)
+        edges = (MemoryEdge.model_validate_json(d) for d in docs)
+        return {e.id: e for e in edges}
+
+    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
+        docs = self._fetch("SELECT doc FROM summaries WHERE id IN ({})", ids)
+        summaries = (MemorySummary.model_validate_json(d) for d in docs)
+        return {s.id: s for s in summaries}
+
+    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
+        sids = self._fetch(
+            "SELECT DISTINCT summary_id FROM summary_covers WHERE covered_id IN ({})", ids
+        )
+        return list(self.get_summaries(sids).values())
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
+    ) -> list[MemoryNode]:
+        sql = "SELECT doc FROM nodes WHERE domain_id = ?"
+        args: list[str] = [domain_id]
+        if profile is not None:
+            sql += " AND profile = ?"
+            args.append(profile)
+        if states is not None:
+            wanted = list(states)
+            sql += f" AND lifecycle IN ({','.join('?' * len(wanted))})"
+            args.extend(wanted)
+        return [MemoryNode.model_validate_json(r[0]) for r in self.conn.execute(sql, args)]
+
+    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
+        sql = "SELECT doc FROM receipts WHERE target_id = ?"
+        args = [target_id]
+        if op is not None:
+            sql += " AND op = ?"
+            args.append(op)
+        rows = self.conn.execute(sql + " ORDER BY seq", args)
+        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
+
+    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
+        docs = self._fetch("SELECT doc FROM embeddings WHERE node_id IN ({})", node_ids)
+        manifests = (MemoryEmbeddingManifest.model_validate_json(d) for d in docs)
+        return {m.node_id: m for m in manifests}
+
+    def patch_status(self, patch_id: str) -> str | None:
+        row = self.conn.execute("SELECT status FROM patches WHERE id = ?", (patch_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- writes ------------------------------------------------------------
+    def put_node_history(self, previous: Sequence[MemoryNode]) -> None:
+        self._insert(_NODE_HISTORY, ((p.id, to_json(p)) for p in previous))
+
+    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
+        self.put_node_history(previous)
+        if not nodes:
+            return
+        conn = self.conn
+        last = conn.execute(_MAX_NODE_ROWID).fetchone()[0]
+        # rows are made as SQLite takes them: a 20k-node patch never holds
+        # 20k serialised docs at once (measured: less heap churn, ~10% faster)
+        conn.executemany(_NODES.many, map(node_row, nodes))
+        conn.execute(_FTS_NEW_ROWS, (last,))
+
+    def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
+        self._insert(_EDGE_HISTORY, ((p.id, to_json(p)) for p in previous))
+        self._insert(
+            _EDGES,
+            (
+                (e.id, e.source_id, e.target_id, e.kind, e.profile.value, e.lifecycle, to_json(e))
+                for e in edges
+            ),
+        )
+
+    def put_summaries(
+        self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
+    ) -> None:
+        conn = self.conn
+        conn.executemany(
+            "INSERT INTO summary_history(summary_id, doc) VALUES (?, ?)",
+            ((p.id, to_json(p)) for p in previous),
+        )
+        for s in summaries:
+            conn.execute(
+                "INSERT OR REPLACE INTO summaries(id, domain_id, freshness, doc) VALUES (?,?,?,?)",
+                (s.id, s.domain_id, s.freshness.state.value, s.model_dump_json()),
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO summary_covers(covered_id, summary_id) VALUES (?, ?)",
+                [(cid, s.id) for cid in s.covered_ids()],
+            )
+
+    def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO embeddings(node_id, model, dimension, source_hash, doc)"
+            " VALUES (?,?,?,?,?)",
+            [
+                (m.node_id, m.model, m.dimension, m.source_hash, m.model_dump_json())
+                for m in manifests
+            ],
+        )
+
+    def put_domains(self, domains: Sequence[MemoryDomain]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO domains(id, doc) VALUES (?, ?)",
+            [(d.id, d.model_dump_json()) for d in domains],
+        )
+
+    def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
+        self._insert(
+            _RECEIPTS,
+            ((r.id, r.patch_id, r.op, r.target_id, iso(r.at), to_json(r)) for r in receipts),
+        )
+
+    def put_patch(self, patch: MemoryPatchCandidate) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
+            (patch.id, patch.status.value, iso(patch.created_at), patch.model_dump_json()),
+        )
