@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from pydantic_core import PydanticSerializationError
+
 from memgraph.documents import (
     GraphOp,
     MemoryEdge,
@@ -23,6 +25,7 @@ from memgraph.documents import (
     MemoryPatchCandidate,
     MemorySummary,
     PatchStatus,
+    to_json,
     utcnow,
 )
 from memgraph.errors import PatchAlreadyDecided, PatchRejected, UsageError
@@ -61,6 +64,8 @@ def plan(reader: GraphReader, patch: MemoryPatchCandidate, now: datetime) -> Wor
     status = reader.patch_status(patch.id)
     if status is not None:
         raise PatchAlreadyDecided([f"{patch.id}: patch was already {status}"])
+    # every receipt carries these: say so in a dry run too, not only at write time
+    to_json(patch.model_copy(update={"ops": []}))
     work = Working(reader, patch, now)
     nodes, endpoints, edges, summaries = prefetch_plan(patch.ops)
     work.prefetch(nodes, edges, summaries)
@@ -119,6 +124,30 @@ def gc_paused(pause: bool) -> Iterator[None]:
         gc.enable()
 
 
+@contextmanager
+def _encodable(patch_id: str) -> Iterator[None]:
+    """Turn "this text cannot be stored" into a rejection naming the patch.
+
+    Stored documents are UTF-8 JSON, and a Python ``str`` can hold what UTF-8
+    cannot (a lone surrogate, e.g. from a JSON ``\\ud800`` escape). Checking
+    every string up front would tax every bulk ingest; instead the failure is
+    caught where pydantic-core serialises (hashing in plan, rows in write), and
+    the store transaction around it has already rolled back: nothing is written.
+    """
+    try:
+        yield
+    except PydanticSerializationError as exc:
+        # the message quotes the offending character: escape it so it can print
+        detail = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise PatchRejected(
+            [f"{_printable(patch_id)}: a document cannot be stored as UTF-8 JSON ({detail})"]
+        ) from None
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _utc(now: datetime | None) -> datetime:
     # Timestamps the engine stamps bypass validation (model_copy), so normalise
     # here: stored JSON then always says ``Z`` and re-exports byte-identically.
@@ -137,7 +166,11 @@ def apply_patch(
     A patch whose ops change nothing (a re-ingest) writes nothing at all.
     """
     now = _utc(now)
-    with gc_paused(len(patch.ops) >= GC_PAUSE_OPS), store.transaction() as txn:
+    with (
+        _encodable(patch.id),
+        gc_paused(len(patch.ops) >= GC_PAUSE_OPS),
+        store.transaction() as txn,
+    ):
         work = plan(txn, patch, now)
         return _write(txn, work, patch)
 
@@ -146,7 +179,8 @@ def check_patch(store: Store, patch: MemoryPatchCandidate) -> list[str]:
     """Dry run: the problems ``apply_patch`` would reject ``patch`` for."""
     with store.reader() as reader:
         try:
-            plan(reader, patch, utcnow())
+            with _encodable(patch.id):
+                plan(reader, patch, utcnow())
         except PatchRejected as exc:
             return exc.problems
     return []
@@ -157,7 +191,8 @@ def reject_patch(
 ) -> MemoryLifecycleReceipt:
     """Record that ``patch`` was rejected: a patch row and one receipt, no graph change."""
     now = _utc(now)
-    reasons = list(reasons)
+    # a reason may quote unencodable input (an id with a lone surrogate)
+    reasons = [_printable(r) for r in reasons]
     receipt = MemoryLifecycleReceipt(
         id=stable_id("r", patch.id, "reject"),
         patch_id=patch.id,
@@ -172,7 +207,7 @@ def reject_patch(
         reason="; ".join(reasons)[:4000],
         details={"problems": reasons[:50], "op_count": len(patch.ops)},
     )
-    with store.transaction() as txn:
+    with _encodable(patch.id), store.transaction() as txn:
         status = txn.patch_status(patch.id)
         if status is not None:
             raise PatchAlreadyDecided([f"{patch.id}: patch was already {status}"])
@@ -182,6 +217,11 @@ def reject_patch(
                 "ops": patch.ops if len(patch.ops) <= MAX_STORED_OPS else [],
             }
         )
+        try:
+            to_json(stored)
+        except PydanticSerializationError:
+            # ops that cannot be stored are dropped; the receipt still says why
+            stored = stored.model_copy(update={"ops": []})
         txn.put_patch(stored)
         txn.append_receipts([receipt])
     return receipt

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from memgraph.documents import (
     MemoryDomain,
     MemoryEdge,
@@ -21,6 +23,7 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
     MemorySummary,
+    to_json,
 )
 from memgraph.errors import SnapshotError, StoreError
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
@@ -101,26 +104,32 @@ class MemoryTxn:
         return None if p is None else p.status.value
 
     def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
+        _storable(nodes)
         self.s.history.extend(previous)
         self.s.nodes.update((n.id, n) for n in nodes)
 
     def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
+        _storable(edges)
         self.s.edge_history.extend(previous)
         self.s.edges.update((e.id, e) for e in edges)
 
     def put_summaries(
         self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
     ) -> None:
+        _storable(summaries)
         self.s.summary_history.extend(previous)
         self.s.summaries.update((s.id, s) for s in summaries)
 
     def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
+        _storable(manifests)
         self.s.manifests.update((m.node_id, m) for m in manifests)
 
     def put_domains(self, domains: Sequence[MemoryDomain]) -> None:
+        _storable(domains)
         self.s.domains.update((d.id, d) for d in domains)
 
     def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
+        _storable(receipts)
         known = self.s.receipt_ids
         new_ids = [r.id for r in receipts]
         if len(set(new_ids)) != len(new_ids) or known.intersection(new_ids):
@@ -129,7 +138,19 @@ class MemoryTxn:
         self.s.receipts.extend(receipts)
 
     def put_patch(self, patch: MemoryPatchCandidate) -> None:
+        _storable([patch])
         self.s.patches[patch.id] = patch
+
+
+def _storable(docs: Iterable[BaseModel]) -> None:
+    """Fail as the SQLite store does on a document it cannot keep as JSON.
+
+    Serialising is this backend's only cost beyond a dict update, but without
+    it a lone surrogate would be accepted here and refused there, and the
+    contract tests exist to keep the two backends saying the same thing.
+    """
+    for doc in docs:
+        to_json(doc)
 
 
 class MemoryStore:

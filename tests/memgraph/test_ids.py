@@ -124,3 +124,30 @@ def test_summary_hash_ignores_freshness(mg_factory) -> None:  # type: ignore[no-
     stale = s.model_copy(update={"freshness": s.freshness.model_copy(update={"state": "stale"})})
     assert summary_hash(s) == summary_hash(stale)
     assert summary_hash(s) != summary_hash(s.model_copy(update={"claim": "x"}))
+
+
+def test_node_hash_is_pinned() -> None:
+    """Stored receipts carry this hash: a change of formula or serialiser shows here.
+
+    The literal is sha256 of ``model_dump_json(exclude=bookkeeping)`` with the
+    attributes key-sorted, the definition the fast serialiser path must keep.
+    """
+    from datetime import UTC, datetime
+
+    from memgraph.documents import ProfileName
+
+    at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    node = MemoryNode(
+        id="n-golden",
+        domain_id="repo:demo",
+        profile=ProfileName("repo_architecture"),
+        kind="component",
+        title="Golden",
+        claim="Crème brûlée — 🦭",
+        lifecycle="proposed",
+        created_at=at,
+        updated_at=at,
+        valid_from=at,
+        attributes={"z": 1, "a": [1, {"y": 2, "b": None}]},
+    )
+    assert node_hash(node) == "ebfa2d4ce68875e6e68af1a86541b7e305158f8983d93a34888edab8e653e29e"

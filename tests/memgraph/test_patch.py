@@ -144,3 +144,55 @@ def test_receipt_ids_are_stable_per_patch_and_position(mg_store, mg_factory) -> 
     patch = new_patch([UpsertNode(node=mg_factory.node(f"n{i}")) for i in range(3)])
     res = apply_patch(mg_store, patch)
     assert [r.id for r in res.receipts] == [stable_id("r", patch.id, str(i)) for i in (1, 2, 3)]
+
+
+LONE = "\ud800"  # what a JSON "\ud800" escape decodes to; UTF-8 cannot hold it
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["claim", "attributes", "patch_reason"],
+)
+def test_text_utf8_cannot_hold_is_rejected_and_nothing_is_written(  # type: ignore[no-untyped-def]
+    mg_store, mg_factory, where: str
+) -> None:
+    apply_patch(mg_store, new_patch([UpsertNode(node=mg_factory.node("kept"))]))
+    before = mg_store.export_snapshot().model_copy(update={"exported_at": None})
+    good = mg_factory.node("good")
+    if where == "claim":
+        bad, reason = mg_factory.node("bad", claim=f"half a pair {LONE} here"), ""
+    elif where == "attributes":
+        bad, reason = mg_factory.node("bad", attributes={"k": [{"deep": LONE}]}), ""
+    else:  # not in any node: the patch and its receipts carry it
+        bad, reason = mg_factory.node("bad"), f"because {LONE}"
+    patch = new_patch([UpsertNode(node=good), UpsertNode(node=bad)], reason=reason)
+    with pytest.raises(PatchRejected, match="cannot be stored as UTF-8 JSON") as err:
+        apply_patch(mg_store, patch)
+    message = str(err.value)
+    message.encode("utf-8")  # printable: the offending character is escaped
+    assert "\\ud800" in message
+    assert mg_store.export_snapshot().model_copy(update={"exported_at": None}) == before
+    assert check_patch(mg_store, patch) == err.value.problems  # a dry run says the same
+
+
+def test_unstorable_patch_is_recorded_as_rejected_without_its_ops(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    patch = new_patch([UpsertNode(node=mg_factory.node("bad", claim=f"x {LONE}"))])
+    with pytest.raises(PatchRejected, match="UTF-8"):
+        apply_or_reject(mg_store, patch)
+    [stored] = mg_store.export_snapshot().patches
+    assert stored.status == PatchStatus.rejected and stored.ops == []
+    [receipt] = mg_store.receipts(patch_id=patch.id)
+    assert receipt.op == "reject_patch" and "\\ud800" in receipt.reason
+    assert mg_store.counts()["nodes"] == 0
+
+
+def test_unstorable_op_reason_fails_at_write_time_and_rolls_back(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b = mg_factory.node("a"), mg_factory.node("b")
+    apply_patch(mg_store, new_patch([UpsertNode(node=a)]))
+    before = mg_store.export_snapshot().model_copy(update={"exported_at": None})
+    # planning never serialises an op's free-text reason; the receipt row does,
+    # after the node rows of this very patch were written in the transaction
+    patch = new_patch([UpsertNode(node=b), RetireNode(node_id=a.id, reason=LONE)])
+    with pytest.raises(PatchRejected, match="UTF-8"):
+        apply_patch(mg_store, patch)
+    assert mg_store.export_snapshot().model_copy(update={"exported_at": None}) == before
