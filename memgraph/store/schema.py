@@ -6,7 +6,9 @@ Each migration runs once, inside the transaction that records it in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -198,18 +200,46 @@ EXTENSION_MODULES = (
 )
 
 
-def all_migrations() -> list[Migration]:
-    """Core migrations plus every extension module's, ordered by version."""
+# Index rows for NEW node rows are written set-based, not by AFTER INSERT
+# triggers: SQLite runs a trigger as a sub-program per row even when its WHEN
+# clause is false, and the four extension triggers alone cost ~3.7 us per
+# inserted node (notes/substrate.md). Every writer of ``nodes`` inserts its
+# rows, then runs each statement below with one parameter: the largest node
+# rowid before its insert (new rows get larger ones; an upsert that updates
+# keeps its rowid and is re-indexed by the AFTER UPDATE triggers). Extension
+# modules add theirs as ``NEW_NODE_ROWS``.
+NEW_NODE_ROWS: tuple[str, ...] = (
+    "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes WHERE rowid > ?",
+)
+
+
+def _extension_modules() -> list[ModuleType]:
     import importlib
 
-    found = list(MIGRATIONS)
+    modules = []
     for name in EXTENSION_MODULES:
         try:
-            module = importlib.import_module(name)
+            modules.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name == name:
                 continue
             raise
+    return modules
+
+
+@functools.cache
+def new_node_statements() -> tuple[str, ...]:
+    """Core and extension statements indexing node rows above a given rowid."""
+    found = list(NEW_NODE_ROWS)
+    for module in _extension_modules():
+        found.extend(getattr(module, "NEW_NODE_ROWS", ()))
+    return tuple(found)
+
+
+def all_migrations() -> list[Migration]:
+    """Core migrations plus every extension module's, ordered by version."""
+    found = list(MIGRATIONS)
+    for module in _extension_modules():
         found.extend(module.MIGRATIONS)
     versions = [m.version for m in found]
     if len(versions) != len(set(versions)):

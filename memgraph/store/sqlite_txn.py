@@ -23,6 +23,7 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
+from memgraph.store.schema import new_node_statements
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
 
@@ -111,11 +112,8 @@ _EDGES = _Table(
 _EDGE_HISTORY = _Table("INSERT INTO edge_history", ("edge_id", "doc"))
 _RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id", "at", "doc"))
 # New node rows get rowids above the pre-insert maximum (updates keep theirs
-# and are re-indexed by the nodes_fts_au trigger): index them in one statement.
+# and are re-indexed by AFTER UPDATE triggers): see schema.NEW_NODE_ROWS.
 _MAX_NODE_ROWID = "SELECT coalesce(max(rowid), 0) FROM nodes"
-_FTS_NEW_ROWS = (
-    "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes WHERE rowid > ?"
-)
 
 
 class SQLiteTxn:
@@ -206,7 +204,8 @@ class SQLiteTxn:
         # rows are made as SQLite takes them: a 20k-node patch never holds
         # 20k serialised docs at once (measured: less heap churn, ~10% faster)
         conn.executemany(_NODES.many, map(node_row, nodes))
-        conn.execute(_FTS_NEW_ROWS, (last,))
+        for sql in new_node_statements():  # FTS and side tables, set-based
+            conn.execute(sql, (last,))
 
     def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
         self._insert(_EDGE_HISTORY, ((p.id, to_json(p)) for p in previous))

@@ -26,6 +26,7 @@ from typing import Any
 
 from memgraph.errors import StoreBusy, StoreError, UsageError
 from memgraph.ids import stable_id
+from memgraph.store.schema import new_node_statements
 from profiles.session.records import (
     ACTIVE,
     PROFILE,
@@ -186,6 +187,7 @@ def _write(
         "created_at": now,
     }
     body = node["claim"]
+    last = conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]
     conn.execute(
         """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
                ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
@@ -204,6 +206,9 @@ def _write(
             compact(node),
         ),
     )
+    # the node FTS and the session index, as SQLiteTxn.put_nodes does
+    for sql in new_node_statements():
+        conn.execute(sql, (last,))
     conn.execute(
         "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
         " VALUES (?,?,?,?,?,?,?)",

@@ -1,8 +1,9 @@
 """Session index tables (versions 10-19): fast reads for notes, wake and the lean CLI path.
 
-Kept in sync with ``nodes`` by triggers (DELETE then INSERT: an upsert's
-conflict policy overrides a trigger's ``OR REPLACE``), inside the same transaction as every
-node write, so they can never disagree with the graph. They are read paths
+Kept in sync with ``nodes`` inside the same transaction as every node write
+(inserted rows by ``NEW_NODE_ROWS``, updates and deletes by triggers: DELETE
+then INSERT, as an upsert's conflict policy overrides a trigger's ``OR
+REPLACE``), so they can never disagree with the graph. They are read paths
 only; the canonical note is the node.
 """
 
@@ -88,3 +89,43 @@ MIGRATIONS: list[Migration] = [
         """,
     ),
 ]
+
+MIGRATIONS.append(
+    Migration(
+        11,
+        "session: index rows for inserted nodes are added set-based by the store",
+        """
+        DROP TRIGGER IF EXISTS session_notes_ai;
+        DROP TRIGGER IF EXISTS session_sessions_ai;
+        """,
+    )
+)
+
+# Inserted node rows above ``?`` (memgraph.store.schema.NEW_NODE_ROWS), with the
+# triggers' semantics: DELETE then a plain INSERT, so a second session node for
+# one session id still fails the patch (session_sessions' primary key). The
+# unary ``+`` keeps the planner on the rowid range, off the profile index.
+_NEW = "FROM nodes AS n WHERE n.rowid > ? AND +n.profile = 'session' AND +n.kind = '{}'"
+
+NEW_NODE_ROWS: tuple[str, ...] = (
+    f"DELETE FROM session_notes WHERE node_id IN (SELECT n.id {_NEW.format('note')})",
+    f"""INSERT INTO session_notes(node_id, session_id, persona, ts, harness, lifecycle, text)
+        SELECT n.id,
+            json_extract(n.doc, '$.attributes.session_id'),
+            json_extract(n.doc, '$.attributes.persona'),
+            n.valid_from,
+            json_extract(n.doc, '$.attributes.harness'),
+            n.lifecycle,
+            json_extract(n.doc, '$.claim')
+        {_NEW.format("note")}""",
+    f"DELETE FROM session_sessions WHERE node_id IN (SELECT n.id {_NEW.format('session')})",
+    f"""INSERT INTO session_sessions(
+            session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+        SELECT json_extract(n.doc, '$.attributes.session_id'), n.id,
+            json_extract(n.doc, '$.attributes.persona'),
+            json_extract(n.doc, '$.attributes.workspace'),
+            json_extract(n.doc, '$.attributes.started_at'),
+            json_extract(n.doc, '$.attributes.harness'),
+            n.lifecycle
+        {_NEW.format("session")}""",
+)

@@ -2,8 +2,9 @@
 
 ``voice_registry``: one row per processed transcript file, so backfill skips
 what it has done and ``memgraph probe`` can count sessions accounted for.
-``voice_message_session``: session_id -> message node, maintained by triggers on
-``nodes`` in the same transaction as every node write, so re-rendering one
+``voice_message_session``: session_id -> message node, maintained in the same
+transaction as every node write (``NEW_NODE_ROWS`` for inserts, triggers for
+updates and deletes), so re-rendering one
 session's page never scans every message in the store. (Trigger bodies use
 DELETE + INSERT, not INSERT OR REPLACE: inside a trigger the outer statement's
 conflict policy wins, and the node upsert's is ABORT.)
@@ -69,4 +70,19 @@ MIGRATIONS: list[Migration] = [
             FROM nodes WHERE profile = 'voice' AND kind = 'message';
         """,
     ),
+    Migration(
+        4,
+        "voice: message-session rows for inserted nodes are added set-based by the store",
+        "DROP TRIGGER IF EXISTS voice_message_session_ai;",
+    ),
 ]
+
+# Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
+# ``?`` is the largest node rowid before the insert. The unary ``+`` keeps the
+# planner on the rowid range (this patch's rows) instead of the profile index
+# (every message ever stored).
+NEW_NODE_ROWS: tuple[str, ...] = (
+    """INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
+        SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+        FROM nodes WHERE rowid > ? AND +profile = 'voice' AND +kind = 'message'""",
+)

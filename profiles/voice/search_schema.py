@@ -1,11 +1,12 @@
-"""The voice index: a side table over voice message nodes, kept in step by triggers.
+"""The voice index: a side table over voice message nodes, kept in step with them.
 
 ``voice_index`` holds one row per live voice message node, keyed by ``nodes.rowid`` (so
 it joins 1:1 with ``node_fts``), with the columns the read path filters and ranks
-on. SQLite triggers on ``nodes`` maintain it inside the same transaction as every
-node write, so the index can never disagree with the canonical store after a
-commit. ``reindex`` rebuilds it (and the node FTS) from the store;
-``import_vault`` rebuilds message nodes from voice pages alone.
+on. It is maintained inside the same transaction as every node write (inserted
+rows by ``NEW_NODE_ROWS``, updates and deletes by triggers on ``nodes``), so the
+index can never disagree with the canonical store after a commit. ``reindex``
+rebuilds it (and the node FTS) from the store; ``import_vault`` rebuilds
+message nodes from voice pages alone.
 
 Versions 5-9 are reserved for this module (``memgraph.store.schema``).
 """
@@ -97,7 +98,19 @@ MIGRATIONS: list[Migration] = [
         {_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
         """,
     ),
+    Migration(
+        6,
+        "voice_index rows for inserted nodes are added set-based by the store",
+        "DROP TRIGGER IF EXISTS voice_index_ai;",
+    ),
 ]
+
+# Inserted node rows above ``?`` (see memgraph.store.schema.NEW_NODE_ROWS); the
+# unary ``+`` keeps the planner on that rowid range, off the profile index.
+NEW_NODE_ROWS: tuple[str, ...] = (
+    f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
+        AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
+)
 
 
 @dataclass(frozen=True)

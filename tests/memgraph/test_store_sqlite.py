@@ -241,3 +241,26 @@ def test_checkpointer_survives_a_busy_database_and_closes(tmp_path: Path) -> Non
     assert not ck._thread.is_alive()
     ck.close()  # twice is harmless
     conn.close()
+
+
+def test_no_per_row_insert_triggers_on_nodes(mg_sqlite: SQLiteStore) -> None:
+    """Inserted rows are indexed set-based (schema.NEW_NODE_ROWS), never per row."""
+    triggers = mg_sqlite.conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'nodes'"
+        " AND sql LIKE '%AFTER INSERT%'"
+    ).fetchall()
+    assert triggers == []
+
+
+def test_new_row_statements_scan_only_the_new_rows(mg_sqlite: SQLiteStore) -> None:
+    from memgraph.store.schema import new_node_statements
+
+    statements = new_node_statements()
+    assert any("node_fts" in s for s in statements)
+    assert any("voice_index" in s for s in statements)
+    assert any("session_notes" in s for s in statements)
+    for sql in statements:
+        plan = [r[3] for r in mg_sqlite.conn.execute("EXPLAIN QUERY PLAN " + sql, (0,))]
+        on_nodes = [p for p in plan if p.startswith(("SEARCH n ", "SEARCH nodes ", "SCAN n"))]
+        # the rowid range of this write, not a profile index over every row ever stored
+        assert on_nodes and all("INTEGER PRIMARY KEY (rowid>?)" in p for p in on_nodes), plan

@@ -166,8 +166,9 @@ def test_old_store_without_index_is_deferred(populated: Path) -> None:
 
     conn = sqlite3.connect(store_path())
     conn.executescript(
-        "DROP TRIGGER voice_index_ai; DROP TRIGGER voice_index_au; DROP TRIGGER voice_index_ad;"
-        "DROP TABLE voice_index; DELETE FROM schema_migrations WHERE version = 5;"
+        "DROP TRIGGER IF EXISTS voice_index_ai; DROP TRIGGER voice_index_au;"
+        "DROP TRIGGER voice_index_ad; DROP TABLE voice_index;"
+        "DELETE FROM schema_migrations WHERE version IN (5, 6);"
     )
     conn.close()
     assert voice_fast.run(["fact"]) is None

@@ -35,6 +35,15 @@ def test_lean_rows_equal_engine_rows(tmp_path: Path) -> None:
     eng = note(eng_store, NoteRequest("s1", text, ws, "codex", at=AT, key="w-1"))
     assert eng.id == res.node_id
 
+    # the lean path indexes what SQLiteTxn.put_nodes indexes: FTS and session tables
+    assert [h.node_id for h in lean_store.search("quoted")] == [res.node_id]
+    assert [h.node_id for h in eng_store.search("quoted")] == [res.node_id]
+    q = "SELECT node_id, session_id, persona, ts, harness, lifecycle, text FROM session_notes"
+    q += " ORDER BY node_id"
+    assert lean_store.conn.execute(q).fetchall() == eng_store.conn.execute(q).fetchall()  # type: ignore[attr-defined]
+    # the session's start note and this one
+    assert res.node_id in {r[0] for r in lean_store.conn.execute(q)}  # type: ignore[attr-defined]
+
     a = lean_store.export_snapshot()
     b = eng_store.export_snapshot()
     assert validate_snapshot(a) == []

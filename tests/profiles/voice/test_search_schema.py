@@ -85,18 +85,25 @@ def test_migration_indexes_messages_stored_before_it(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     store = SQLiteStore(path)
     add(store, Msg("written before the index existed", ts("2026-01-01")))
-    # Turn the store back into one that never had migration 5.
+    # Turn the store back into one that never had migrations 5 and 6.
     store.conn.executescript(
         """
-        DROP TRIGGER voice_index_ai; DROP TRIGGER voice_index_au; DROP TRIGGER voice_index_ad;
-        DROP TABLE voice_index; DELETE FROM schema_migrations WHERE version = 5;
+        DROP TRIGGER voice_index_au; DROP TRIGGER voice_index_ad;
+        DROP TABLE voice_index; DELETE FROM schema_migrations WHERE version IN (5, 6);
         """
     )
     store.close()
     store = SQLiteStore(path)
-    assert 5 in store.schema_versions()
+    assert {5, 6} <= set(store.schema_versions())
     hits = search_voice(store, VoiceQuery(query="existed"))
     assert [h.text for h in hits] == ["written before the index existed"]
+    # 5 re-created the per-row insert trigger, 6 dropped it again: rows written
+    # now are indexed once, by the store's set-based statement
+    add(store, Msg("written after the upgrade", ts("2026-01-02")))
+    assert [h.text for h in search_voice(store, VoiceQuery(query="upgrade"))] == [
+        "written after the upgrade"
+    ]
+    assert len(index_rows(store)) == 2
 
 
 def test_reindex_repairs_a_damaged_index(tmp_path: Path) -> None:
