@@ -8,11 +8,13 @@ with jittered backoff until a deadline; only then does ``StoreBusy`` surface.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -55,6 +57,7 @@ class SQLiteStore:
         self.busy_deadline = busy_deadline
         self._lock = threading.RLock()
         self._checkpointer: Checkpointer | None = None  # writable stores only
+        self._helper: ThreadPoolExecutor | None = None  # ditto: see SQLiteTxn
         try:
             if readonly:
                 if not self.path.is_file():
@@ -82,6 +85,7 @@ class SQLiteStore:
             self._migrate()
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="memgraph-index")
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
@@ -145,16 +149,22 @@ class SQLiteStore:
     def transaction(self) -> Iterator[SQLiteTxn]:
         with self._lock:
             self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            txn = SQLiteTxn(self.conn, self._helper)
             try:
-                yield SQLiteTxn(self.conn)
+                yield txn
+                txn.settle()
             except sqlite3.Error as exc:
                 # e.g. a constraint or an append-only trigger: the whole
                 # transaction is undone and the caller gets one clear line
+                with contextlib.suppress(sqlite3.Error):
+                    txn.settle()  # the helper's statement ends before ROLLBACK
                 self.conn.execute("ROLLBACK")
                 raise StoreError(
                     f"store {self.path}: write refused, nothing written: {exc}"
                 ) from None
             except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    txn.settle()
                 self.conn.execute("ROLLBACK")
                 raise
             try:
@@ -177,6 +187,8 @@ class SQLiteStore:
                 self.conn.execute("COMMIT")
 
     def close(self) -> None:
+        if self._helper is not None:
+            self._helper.shutdown(wait=True)
         if self._checkpointer is not None:
             self._checkpointer.close()
         self.conn.close()

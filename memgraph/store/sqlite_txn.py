@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future
 from datetime import UTC, datetime
 
 from memgraph.documents import (
@@ -116,11 +117,43 @@ _RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id",
 _MAX_NODE_ROWID = "SELECT coalesce(max(rowid), 0) FROM nodes"
 
 
-class SQLiteTxn:
-    """Reads and writes inside one SQLite transaction (implements StoreTxn)."""
+# Inserted node rows at least this many: index them on the helper thread while
+# this one builds the receipt rows (below it, the handoff costs more than it saves).
+OVERLAP_MIN_ROWS = 2000
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+
+def _run(conn: sqlite3.Connection, statements: Sequence[str], last: int) -> None:
+    for sql in statements:
+        conn.execute(sql, (last,))
+
+
+class SQLiteTxn:
+    """Reads and writes inside one SQLite transaction (implements StoreTxn).
+
+    With a ``helper`` (a one-thread executor of the store), a big node insert
+    hands its set-based index statements (FTS, side tables: one C call each,
+    which releases the GIL throughout) to the helper and returns; the engine's
+    next step, building receipt rows, is Python and runs meanwhile. Any use of
+    ``conn`` first waits for that work, so callers see one ordinary,
+    sequential transaction; ``settle()`` before COMMIT surfaces its errors.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, helper: Executor | None = None) -> None:
+        self._conn = conn
+        self._helper = helper
+        self._pending: Future[None] | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._pending is not None:
+            self.settle()
+        return self._conn
+
+    def settle(self) -> None:
+        """Wait for work handed to the helper; re-raise what it raised."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def _insert(self, table: _Table, rows: Iterable[Row]) -> None:
         self.conn.executemany(table.many, rows)
@@ -204,10 +237,15 @@ class SQLiteTxn:
         # rows are made as SQLite takes them: a 20k-node patch never holds
         # 20k serialised docs at once (measured: less heap churn, ~10% faster)
         conn.executemany(_NODES.many, map(node_row, nodes))
-        for sql in new_node_statements():  # FTS and side tables, set-based
-            conn.execute(sql, (last,))
+        # FTS and side tables for the new rows, set-based
+        if self._helper is not None and len(nodes) >= OVERLAP_MIN_ROWS:
+            self._pending = self._helper.submit(_run, conn, new_node_statements(), last)
+        else:
+            _run(conn, new_node_statements(), last)
 
     def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
+        if not edges and not previous:
+            return  # without touching conn: the helper may be indexing nodes
         self._insert(_EDGE_HISTORY, ((p.id, to_json(p)) for p in previous))
         self._insert(
             _EDGES,
@@ -220,6 +258,8 @@ class SQLiteTxn:
     def put_summaries(
         self, summaries: Sequence[MemorySummary], previous: Sequence[MemorySummary] = ()
     ) -> None:
+        if not summaries and not previous:
+            return
         conn = self.conn
         conn.executemany(
             "INSERT INTO summary_history(summary_id, doc) VALUES (?, ?)",
@@ -236,6 +276,8 @@ class SQLiteTxn:
             )
 
     def put_manifests(self, manifests: Sequence[MemoryEmbeddingManifest]) -> None:
+        if not manifests:
+            return
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings(node_id, model, dimension, source_hash, doc)"
             " VALUES (?,?,?,?,?)",
@@ -252,10 +294,11 @@ class SQLiteTxn:
         )
 
     def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
-        self._insert(
-            _RECEIPTS,
-            ((r.id, r.patch_id, r.op, r.target_id, iso(r.at), to_json(r)) for r in receipts),
-        )
+        rows = ((r.id, r.patch_id, r.op, r.target_id, iso(r.at), to_json(r)) for r in receipts)
+        if self._pending is not None:
+            # the helper is indexing nodes: make the rows now, alongside it
+            rows = list(rows)  # type: ignore[assignment]
+        self._insert(_RECEIPTS, rows)
 
     def put_patch(self, patch: MemoryPatchCandidate) -> None:
         self.conn.execute(

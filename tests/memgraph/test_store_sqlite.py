@@ -264,3 +264,43 @@ def test_new_row_statements_scan_only_the_new_rows(mg_sqlite: SQLiteStore) -> No
         on_nodes = [p for p in plan if p.startswith(("SEARCH n ", "SEARCH nodes ", "SCAN n"))]
         # the rowid range of this write, not a profile index over every row ever stored
         assert on_nodes and all("INTEGER PRIMARY KEY (rowid>?)" in p for p in on_nodes), plan
+
+
+def test_big_insert_indexes_on_the_helper_and_matches_inline(tmp_path: Path, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    from memgraph.store.sqlite_txn import OVERLAP_MIN_ROWS
+
+    nodes = [mg_factory.node(f"n{i}", claim=f"walrus {i}") for i in range(OVERLAP_MIN_ROWS)]
+    big, small = SQLiteStore(tmp_path / "big.db"), SQLiteStore(tmp_path / "small.db")
+    apply_patch(big, new_patch([UpsertNode(node=n) for n in nodes]))  # one patch: the helper
+    for i in range(0, len(nodes), 100):  # many small ones: inline
+        apply_patch(small, new_patch([UpsertNode(node=n) for n in nodes[i : i + 100]]))
+    q = "SELECT rowid FROM node_fts WHERE node_fts MATCH ? ORDER BY rowid"
+    for word in ("walrus", "n7", "1999"):
+        assert big.conn.execute(q, (word,)).fetchall() == small.conn.execute(q, (word,)).fetchall()
+    assert len(big.conn.execute(q, ("walrus",)).fetchall()) == OVERLAP_MIN_ROWS
+    big.conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
+    big.close()
+    small.close()
+
+
+def test_helper_failure_rolls_back_the_whole_patch(
+    tmp_path: Path, mg_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from memgraph.store import sqlite_txn
+    from memgraph.store.schema import new_node_statements
+
+    store = SQLiteStore(tmp_path / "mg.db")
+    ops.upsert_node(store, mg_factory.node("kept"))
+    before = store.export_snapshot().model_copy(update={"exported_at": None})
+    broken = (*new_node_statements(), "INSERT INTO no_such_table SELECT ?")
+    monkeypatch.setattr(sqlite_txn, "new_node_statements", lambda: broken)
+    nodes = [mg_factory.node(f"n{i}") for i in range(sqlite_txn.OVERLAP_MIN_ROWS)]
+    with pytest.raises(StoreError, match=r"nothing written.*no_such_table"):
+        apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
+    assert not store.conn.in_transaction
+    assert store.export_snapshot().model_copy(update={"exported_at": None}) == before
+    monkeypatch.undo()
+    apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))  # usable again
+    assert store.counts()["nodes"] == len(nodes) + 1
+    store.close()
+    assert store._helper is not None and store._helper._shutdown  # close stops it
