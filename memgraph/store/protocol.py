@@ -56,7 +56,11 @@ class GraphReader(Protocol):
 class StoreTxn(GraphReader, Protocol):
     """A write transaction: everything put here commits together or not at all."""
 
-    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None: ...
+    def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
+        """Store ``nodes``; ``previous`` is the stored version of each one that
+        exists (kept as history). A node without one is new: a store may
+        refuse it (and so the transaction) if its id exists after all."""
+        ...
 
     def put_edges(
         self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()

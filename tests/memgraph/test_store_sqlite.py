@@ -304,3 +304,38 @@ def test_helper_failure_rolls_back_the_whole_patch(
     assert store.counts()["nodes"] == len(nodes) + 1
     store.close()
     assert store._helper is not None and store._helper._shutdown  # close stops it
+
+
+def test_one_patch_inserts_new_nodes_and_updates_changed_ones(
+    mg_sqlite: SQLiteStore, mg_factory
+) -> None:  # type: ignore[no-untyped-def]
+    old = mg_factory.node("old", claim="aardvark")
+    ops.upsert_node(mg_sqlite, old)
+    rowid = mg_sqlite.conn.execute("SELECT rowid FROM nodes WHERE id = ?", (old.id,)).fetchone()
+    new = mg_factory.node("new", claim="bonobo")
+    apply_patch(
+        mg_sqlite,
+        new_patch([UpsertNode(node=new), UpsertNode(node=old.model_copy(update={"claim": "cat"}))]),
+    )
+    with mg_sqlite.reader() as r:
+        assert r.get_nodes([old.id])[old.id].claim == "cat"
+    # the update kept its row (an upsert), the new node got a row of its own
+    assert (
+        mg_sqlite.conn.execute("SELECT rowid FROM nodes WHERE id = ?", (old.id,)).fetchone()
+        == rowid
+    )
+    assert fts_ids(mg_sqlite, "cat") == {old.id} and fts_ids(mg_sqlite, "aardvark") == set()
+    assert fts_ids(mg_sqlite, "bonobo") == {new.id}
+    assert mg_sqlite.conn.execute("SELECT count(*) FROM node_history").fetchone()[0] == 1
+
+
+def test_an_existing_node_claimed_new_is_refused_not_overwritten(
+    mg_sqlite: SQLiteStore, mg_factory
+) -> None:  # type: ignore[no-untyped-def]
+    a = mg_factory.node("a", claim="original")
+    ops.upsert_node(mg_sqlite, a)
+    with pytest.raises(StoreError, match="nothing written"), mg_sqlite.transaction() as txn:
+        txn.put_nodes([a.model_copy(update={"claim": "forged"})], [])  # no previous: "new"
+    with mg_sqlite.reader() as r:
+        assert r.get_nodes([a.id])[a.id].claim == "original"
+    assert fts_ids(mg_sqlite, "original") == {a.id}
