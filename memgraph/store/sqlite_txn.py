@@ -1,6 +1,8 @@
 """Reads and writes inside one SQLite transaction (``SQLiteTxn``).
 
-Rows go in with ``executemany`` on the caller's thread. Measured and dropped
+Rows go in with ``executemany`` on the caller's thread; only the set-based
+index statements of a big node insert run on the store's helper thread (see
+``SQLiteTxn``). Measured and dropped
 (notes/benchmarks.md): handing big batches to a helper thread as one
 ``INSERT ... SELECT FROM json_each(?)`` statement: the JSON transport costs
 more per row than executemany, and executemany on a second thread stalls on
