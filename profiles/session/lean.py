@@ -93,10 +93,18 @@ def _begin(conn: sqlite3.Connection, db_path: Path) -> None:
             delay = min(delay * 2, 0.1)
 
 
+# Migration 11 made the store's set-based statements (run below after the
+# insert) the way inserted nodes reach the index tables; a store without it is
+# migrated by the full path first (SQLiteStore applies every pending migration).
+READY_VERSION = 11
+
+
 def _ready(conn: sqlite3.Connection) -> bool:
-    """The store has the session index (migration 10); else the full path migrates."""
+    """The store has the session index as this path maintains it; else the full path migrates."""
     try:
-        row = conn.execute("SELECT 1 FROM schema_migrations WHERE version = 10").fetchone()
+        row = conn.execute(
+            "SELECT 1 FROM schema_migrations WHERE version = ?", (READY_VERSION,)
+        ).fetchone()
     except sqlite3.Error:
         return False
     return row is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -86,4 +87,25 @@ def test_lean_declines_what_it_does_not_handle(tmp_path: Path) -> None:
     start_session(store, StartRequest("s1", tmp_path, "alice"))
     assert lean_note(tmp_path / "mg.db", rec, None) is not None
     assert lean_note(tmp_path / "mg.db", rec, None) is None  # same id again: engine decides
+    store.close()
+
+
+def test_lean_declines_a_store_not_yet_migrated_to_its_index_statements(tmp_path: Path) -> None:
+    from profiles.session.lean import READY_VERSION
+
+    path = tmp_path / "mg.db"
+    store = open_store(path)
+    start_session(store, StartRequest("s1", tmp_path, "alice"))
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM schema_migrations WHERE version = ?", (READY_VERSION,))
+    conn.commit()
+    conn.close()
+    rec = NoteRecord("s1", "", "findable words", AT, "cli", "w", NOW)
+    assert lean_note(path, rec, None) is None  # the full path migrates first
+    open_store(path).close()  # ... which re-applies the migration (idempotent)
+    res = lean_note(path, rec, None)
+    assert res is not None
+    store = open_store(path)
+    assert [h.node_id for h in store.search("findable")] == [res.node_id]
     store.close()
