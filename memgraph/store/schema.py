@@ -185,6 +185,16 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    Migration(
+        103,
+        "rebuild the node FTS: notes the lean `memgraph note` path wrote before migration 11 "
+        "were never indexed",
+        # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
+        "INSERT INTO node_fts(node_fts) VALUES ('rebuild');",
+    )
+)
+
 # Profiles that keep their own index tables in the canonical store (for fast
 # read paths) ship them as migrations in ``<module>.MIGRATIONS``. Version
 # numbers are reserved per module so they never collide:

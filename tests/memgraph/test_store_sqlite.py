@@ -339,3 +339,22 @@ def test_an_existing_node_claimed_new_is_refused_not_overwritten(
     with mg_sqlite.reader() as r:
         assert r.get_nodes([a.id])[a.id].claim == "original"
     assert fts_ids(mg_sqlite, "original") == {a.id}
+
+
+def test_upgrade_indexes_nodes_an_old_writer_left_out_of_fts(tmp_path: Path, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    """Before migration 11 the lean note path inserted node rows without FTS rows."""
+    path = tmp_path / "mg.db"
+    with SQLiteStore(path) as s:
+        ops.upsert_node(s, mg_factory.node("a", claim="indexed normally"))
+        # a row as the old lean path wrote it: no node_fts row
+        s.conn.execute(
+            "INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, updated_at, title, body,"
+            " doc) SELECT 'n-old', profile, kind, domain_id, lifecycle, updated_at, title,"
+            " 'forgotten quokka', doc FROM nodes"
+        )
+        assert fts_ids(s, "quokka") == set()
+        s.conn.execute("DELETE FROM schema_migrations WHERE version = 103")
+    with SQLiteStore(path) as s:
+        assert fts_ids(s, "quokka") == {"n-old"}
+        assert len(fts_ids(s, "indexed")) == 1
+        s.conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
