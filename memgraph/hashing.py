@@ -32,13 +32,21 @@ def node_hash(node: MemoryNode) -> str:
 
 
 def _is_sorted(value: Any) -> bool:
+    # plain loops, no generator: this runs for every upserted node's attributes
     if type(value) is dict:
-        keys = list(value)
-        if keys != sorted(keys, key=str):
+        if len(value) > 1:
+            keys = list(value)
+            if keys != sorted(keys, key=str):
+                return False
+        children: Any = value.values()
+    elif type(value) is list:
+        children = value
+    else:
+        return True
+    for v in children:
+        t = type(v)
+        if (t is dict or t is list) and not _is_sorted(v):
             return False
-        return all(_is_sorted(v) for v in value.values() if type(v) in (dict, list))
-    if type(value) is list:
-        return all(_is_sorted(v) for v in value if type(v) in (dict, list))
     return True
 
 

@@ -151,3 +151,22 @@ def test_node_hash_is_pinned() -> None:
         attributes={"z": 1, "a": [1, {"y": 2, "b": None}]},
     )
     assert node_hash(node) == "ebfa2d4ce68875e6e68af1a86541b7e305158f8983d93a34888edab8e653e29e"
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=2), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(_json_values)
+def test_sortedness_check_agrees_with_sorting(value: object) -> None:
+    """node_hash skips re-sorting attributes when ``_is_sorted`` says so: it must be exact."""
+    import json
+
+    from memgraph.hashing import _is_sorted, _sorted
+
+    assert _is_sorted(value) == (json.dumps(value) == json.dumps(_sorted(value)))
