@@ -45,9 +45,13 @@ def evolve(model: _M, update: dict[str, Any]) -> _M:
     cls = type(model)
     copied = cls.__new__(cls)
     object.__setattr__(copied, "__dict__", {**model.__dict__, **update})
-    object.__setattr__(
-        copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys()
-    )
+    fields_set = model.__pydantic_fields_set__
+    if not update.keys() <= fields_set:
+        fields_set = fields_set | update.keys()
+    # Otherwise the copy shares the original's set (~0.6 us less per copy, and
+    # receipts are copied from a template with every field set). Only attribute
+    # assignment ever mutates it, and documents are not mutated once built.
+    object.__setattr__(copied, "__pydantic_fields_set__", fields_set)
     object.__setattr__(copied, "__pydantic_extra__", None)
     object.__setattr__(copied, "__pydantic_private__", None)
     return copied
