@@ -138,9 +138,11 @@ def _encodable(patch_id: str) -> Iterator[None]:
         yield
     except PydanticSerializationError as exc:
         # the message quotes the offending character: escape it so it can print
-        detail = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
         raise PatchRejected(
-            [f"{_printable(patch_id)}: a document cannot be stored as UTF-8 JSON ({detail})"]
+            [
+                f"{_printable(patch_id)}: a document cannot be stored as UTF-8 JSON"
+                f" ({_printable(str(exc))})"
+            ]
         ) from None
 
 

@@ -7,6 +7,7 @@ Each migration runs once, inside the transaction that records it in
 from __future__ import annotations
 
 import functools
+import sqlite3
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -244,6 +245,17 @@ def new_node_statements() -> tuple[str, ...]:
     for module in _extension_modules():
         found.extend(getattr(module, "NEW_NODE_ROWS", ()))
     return tuple(found)
+
+
+def max_node_rowid(conn: sqlite3.Connection) -> int:
+    """Read before inserting node rows: the one parameter of ``index_new_node_rows``."""
+    return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0])
+
+
+def index_new_node_rows(conn: sqlite3.Connection, last: int) -> None:
+    """Run every ``new_node_statements()`` for the node rows above rowid ``last``."""
+    for sql in new_node_statements():
+        conn.execute(sql, (last,))
 
 
 def all_migrations() -> list[Migration]:

@@ -26,7 +26,7 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
-from memgraph.store.schema import new_node_statements
+from memgraph.store.schema import index_new_node_rows, max_node_rowid
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
 
@@ -118,20 +118,12 @@ _EDGES = _Table(
 )
 _EDGE_HISTORY = _Table("INSERT INTO edge_history", ("edge_id", "doc"))
 _RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id", "at", "doc"))
-# New node rows get rowids above the pre-insert maximum (updates keep theirs
-# and are re-indexed by AFTER UPDATE triggers): see schema.NEW_NODE_ROWS.
-_MAX_NODE_ROWID = "SELECT coalesce(max(rowid), 0) FROM nodes"
 
 
 # Inserted node rows at least this many: index them on the helper thread while
 # this one builds the receipt rows. A handoff costs ~0.1 ms; the statements run
 # ~3-4 us per row, so small patches (every CLI write) stay on one thread.
 OVERLAP_MIN_ROWS = 2000
-
-
-def _run(conn: sqlite3.Connection, statements: Sequence[str], last: int) -> None:
-    for sql in statements:
-        conn.execute(sql, (last,))
 
 
 class SQLiteTxn:
@@ -240,7 +232,9 @@ class SQLiteTxn:
         if not nodes:
             return
         conn = self.conn
-        last = conn.execute(_MAX_NODE_ROWID).fetchone()[0]
+        # new rows get rowids above this (updates keep theirs and are
+        # re-indexed by AFTER UPDATE triggers): see schema.NEW_NODE_ROWS
+        last = max_node_rowid(conn)
         # ``previous`` holds the stored version of every node that exists: the
         # rest are new. Were that ever wrong, the plain INSERT fails on the id's
         # UNIQUE index and the transaction rolls back; nothing is overwritten.
@@ -257,9 +251,9 @@ class SQLiteTxn:
             conn.executemany(_NODES.many, map(node_row, changed))
         # FTS and side tables for the new rows, set-based
         if self._helper is not None and len(nodes) >= OVERLAP_MIN_ROWS:
-            self._pending = self._helper.submit(_run, conn, new_node_statements(), last)
+            self._pending = self._helper.submit(index_new_node_rows, conn, last)
         else:
-            _run(conn, new_node_statements(), last)
+            index_new_node_rows(conn, last)
 
     def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
         if not edges and not previous:

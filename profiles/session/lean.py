@@ -26,7 +26,7 @@ from typing import Any
 
 from memgraph.errors import StoreBusy, StoreError, UsageError
 from memgraph.ids import stable_id
-from memgraph.store.schema import new_node_statements
+from memgraph.store.schema import index_new_node_rows, max_node_rowid
 from profiles.session.records import (
     ACTIVE,
     PROFILE,
@@ -195,7 +195,7 @@ def _write(
         "created_at": now,
     }
     body = node["claim"]
-    last = conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]
+    last = max_node_rowid(conn)
     conn.execute(
         """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
                ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
@@ -215,8 +215,7 @@ def _write(
         ),
     )
     # the node FTS and the session index, as SQLiteTxn.put_nodes does
-    for sql in new_node_statements():
-        conn.execute(sql, (last,))
+    index_new_node_rows(conn, last)
     conn.execute(
         "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
         " VALUES (?,?,?,?,?,?,?)",

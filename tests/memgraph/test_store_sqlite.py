@@ -286,14 +286,14 @@ def test_big_insert_indexes_on_the_helper_and_matches_inline(tmp_path: Path, mg_
 def test_helper_failure_rolls_back_the_whole_patch(
     tmp_path: Path, mg_factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from memgraph.store import sqlite_txn
+    from memgraph.store import schema, sqlite_txn
     from memgraph.store.schema import new_node_statements
 
     store = SQLiteStore(tmp_path / "mg.db")
     ops.upsert_node(store, mg_factory.node("kept"))
     before = store.export_snapshot().model_copy(update={"exported_at": None})
     broken = (*new_node_statements(), "INSERT INTO no_such_table SELECT ?")
-    monkeypatch.setattr(sqlite_txn, "new_node_statements", lambda: broken)
+    monkeypatch.setattr(schema, "new_node_statements", lambda: broken)
     nodes = [mg_factory.node(f"n{i}") for i in range(sqlite_txn.OVERLAP_MIN_ROWS)]
     with pytest.raises(StoreError, match=r"nothing written.*no_such_table"):
         apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
