@@ -50,6 +50,9 @@ COMMAND_MODULES = (
     "voice_index",
     "wiki",
     "demo",
+    "memory",
+    "review",
+    "sleep",
 )
 
 
