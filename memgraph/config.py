@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     qdrant_path: Path | None = None
     embedder: str = "none"  # none | hash | ollama | minilm
     embed_model: str = "all-minilm"
+    sleep_schedule: str = "auto"  # auto | cron | systemd (memgraph sleep --install)
+    crontab: str = "crontab"  # the crontab binary sleep --install runs
+    systemctl: str = "systemctl"
+    hook_budget: int = 1500  # tokens the SessionStart hook may print
 
     @field_validator("transcripts", "repos", mode="before")
     @classmethod

@@ -180,7 +180,7 @@ def build_node(req: MemoryRequest, now: datetime) -> MemoryNode:
     return MemoryNode(
         id=nid,
         domain_id=agent_domain(req.project),
-        profile=req.profile,  # type: ignore[arg-type]
+        profile=req.profile,
         kind=kind,
         title=title,
         claim=text,
