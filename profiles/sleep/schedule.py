@@ -52,7 +52,9 @@ def _method(s: Schedule) -> str:
         return "cron"
     if shutil.which(s.systemctl):
         return "systemd"
-    raise ConfigError("neither crontab nor systemctl found: set MEMGRAPH_CRONTAB or run sleep by hand")
+    raise ConfigError(
+        "neither crontab nor systemctl found: set MEMGRAPH_CRONTAB or run sleep by hand"
+    )
 
 
 def _run(argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -96,7 +98,8 @@ def install(s: Schedule) -> str:
     service, timer = _units(s)
     service.parent.mkdir(parents=True, exist_ok=True)
     service.write_text(
-        f"[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\nExecStart={s.command}\n",
+        "[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
+        f"ExecStart={s.command}\n",
         encoding="utf-8",
     )
     timer.write_text(

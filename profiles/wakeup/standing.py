@@ -1,0 +1,354 @@
+"""Standing material for the role, persona and coordinator cuts (stdlib only).
+
+A role prompt needs what is true of the project whatever the query: the
+operator's decisions, preferences, corrections and directives (voice), accepted
+role memory, what is in short-term memory, the latest spark notes. The persona
+needs its candidate interventions, pressures and public incubating ideas; the
+coordinator pressures and obligations, stale summaries, pending reviews and
+recent receipts. ``gather`` reads each section with one indexed query over the
+SQLite store (``nodes_domain``, ``voice_index``, ``session_notes``), and says
+why a section is empty. The SessionStart hook renders it without pydantic
+(``render``); ``context_cut`` loads the same ids as documents for a packet.
+
+Agent memory lives in domain ``agent:<project>`` (``profiles.memory``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+_PIECE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+VOICE_LABELS = ("decision", "directive", "correction", "preference")
+AGENT_PROFILES = (
+    "role_self",
+    "short_term",
+    "incubation",
+    "agency_pressure",
+    "candidate_intervention",
+    "evidence",
+)
+RECEIPT_SCAN = 5000  # recent receipts looked at for the coordinator
+
+
+def estimate_tokens(text: str) -> int:
+    """The same estimate as ``context_cut.budget.estimate_tokens``."""
+    return sum(
+        max(1, -(-len(p.encode("utf-8", "surrogatepass")) // 4)) for p in _PIECE.findall(text)
+    )
+
+
+@dataclass
+class Item:
+    id: str
+    kind: str  # "node" | "summary" | "receipt" | "note"
+    label: str  # e.g. "voice/decision", "role_self/lesson accepted"
+    text: str
+    anchor: str = ""  # the first evidence pointer, rendered
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    items: list[Item] = field(default_factory=list)
+    empty: str = ""  # why there is nothing, when there is nothing
+
+
+def _first_line(text: str, n: int = 160) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= n else line[: n - 1] + "…"
+
+
+def _anchor(doc: dict[str, Any]) -> str:
+    for a in doc.get("anchors") or []:
+        kind, ref = a.get("kind"), str(a.get("ref") or "")
+        if kind == "transcript":
+            line = a.get("line")
+            return f"transcript {ref}{f':{line}' if line else ''}"
+        if kind == "commit":
+            return f"commit {ref}@{str(a.get('sha') or '')[:10]}"
+        if kind in ("file", "page", "url"):
+            return f"{kind} {ref}"
+    for a in doc.get("anchors") or []:
+        return f"{a.get('kind')} {a.get('ref')}"
+    return ""
+
+
+def _node_item(doc: dict[str, Any], label: str | None = None) -> Item:
+    text = doc.get("claim") or doc.get("title") or ""
+    when = str(doc.get("valid_from") or "")[:10]
+    return Item(
+        id=str(doc["id"]),
+        kind="node",
+        label=label or f"{doc.get('profile')}/{doc.get('kind')} {doc.get('lifecycle')}",
+        text=f"{_first_line(str(text))}{f' ({when})' if when else ''}",
+        anchor=_anchor(doc),
+    )
+
+
+def _domain_nodes(
+    conn: sqlite3.Connection, domain: str, profile: str, states: tuple[str, ...], limit: int
+) -> list[dict[str, Any]]:
+    marks = ",".join("?" * len(states))
+    rows = conn.execute(
+        f"SELECT doc FROM nodes WHERE domain_id = ? AND profile = ? AND lifecycle IN ({marks}) "
+        "ORDER BY updated_at DESC, id LIMIT ?",
+        (domain, profile, *states, limit),
+    ).fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
+def _count(conn: sqlite3.Connection, domain: str, profile: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM nodes WHERE domain_id = ? AND profile = ?", (domain, profile)
+    ).fetchone()
+    return int(row[0])
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def voice_section(conn: sqlite3.Connection, project: str, limit: int) -> Section:
+    s = Section("voice", "Operator decisions, directives, corrections, preferences")
+    if not _has_table(conn, "voice_index"):
+        s.empty = "no voice index in this store: capture with `memgraph voice --backfill`"
+        return s
+    marks = ",".join("?" * len(VOICE_LABELS))
+    rows = conn.execute(
+        "SELECT n.doc FROM voice_index AS v JOIN nodes AS n ON n.rowid = v.rowid "
+        f"WHERE v.project = ? AND v.classification IN ({marks}) ORDER BY v.ts DESC LIMIT ?",
+        (project, *VOICE_LABELS, limit),
+    ).fetchall()
+    for (doc,) in rows:
+        d = json.loads(doc)
+        label = f"voice/{(d.get('attributes') or {}).get('classification')}"
+        s.items.append(_node_item(d, label))
+    if not s.items:
+        any_row = conn.execute(
+            "SELECT count(*), count(classification) FROM voice_index WHERE project = ?", (project,)
+        ).fetchone()
+        if not any_row[0]:
+            s.empty = f"no captured messages for project {project!r}: `memgraph voice --backfill`"
+        elif any_row[1] < any_row[0]:
+            s.empty = (
+                f"{any_row[0] - any_row[1]} message(s) of {project!r} unclassified: "
+                "`memgraph sleep --now`"
+            )
+        else:
+            s.empty = f"no decisions/directives/corrections/preferences among {any_row[0]} messages"
+    return s
+
+
+def _agent_section(
+    conn: sqlite3.Connection,
+    key: str,
+    title: str,
+    domain: str,
+    profile: str,
+    states: tuple[str, ...],
+    limit: int,
+    empty: str,
+) -> Section:
+    s = Section(key, title)
+    s.items = [_node_item(d) for d in _domain_nodes(conn, domain, profile, states, limit)]
+    if not s.items:
+        s.empty = empty
+    return s
+
+
+def notes_section(conn: sqlite3.Connection, project: str, limit: int) -> Section:
+    s = Section("notes", "Latest spark notes")
+    if not _has_table(conn, "session_notes"):
+        s.empty = "no session index in this store"
+        return s
+    rows = conn.execute(
+        "SELECT n.node_id, n.text, n.ts, n.session_id FROM session_notes AS n "
+        "JOIN session_sessions AS s ON s.session_id = n.session_id "
+        "WHERE (s.workspace = ? OR s.workspace LIKE ?) AND n.text NOT LIKE 'session % started (%' "
+        "ORDER BY n.ts DESC LIMIT ?",
+        (project, f"%/{project}", limit),
+    ).fetchall()
+    for node_id, text, ts, sid in rows:
+        s.items.append(
+            Item(
+                str(node_id),
+                "note",
+                "session/note",
+                f"{_first_line(str(text))} ({str(ts)[:10]})",
+                f"session {sid}",
+            )
+        )
+    if not s.items:
+        s.empty = f'no spark notes in {project!r} yet: `memgraph note "..."`'
+    return s
+
+
+def stale_summaries(conn: sqlite3.Connection, domain: str, limit: int) -> Section:
+    s = Section("stale", "Stale summaries")
+    rows = conn.execute(
+        "SELECT doc FROM summaries WHERE domain_id = ? AND freshness = 'stale' LIMIT ?",
+        (domain, limit),
+    ).fetchall()
+    for (doc,) in rows:
+        d = json.loads(doc)
+        why = ", ".join((d.get("freshness") or {}).get("stale_ids", [])[:3])
+        s.items.append(
+            Item(str(d["id"]), "summary", "summary stale", f"{d.get('target')} (changed: {why})")
+        )
+    if not s.items:
+        fresh = conn.execute(
+            "SELECT count(*) FROM summaries WHERE domain_id = ?", (domain,)
+        ).fetchone()[0]
+        s.empty = (
+            f"no stale summaries ({fresh} fresh)"
+            if fresh
+            else "no summaries yet: `memgraph sleep --now`"
+        )
+    return s
+
+
+def pending_reviews(conn: sqlite3.Connection, domain: str, project: str, limit: int) -> Section:
+    s = Section("reviews", "Pending reviews")
+    rows = conn.execute(
+        "SELECT doc FROM nodes WHERE domain_id = ? AND profile IN ('role_self', 'evidence') "
+        "AND lifecycle IN ('proposed', 'observed') ORDER BY updated_at LIMIT ?",
+        (domain, limit),
+    ).fetchall()
+    rows += conn.execute(
+        "SELECT doc FROM nodes WHERE profile IN ('repo_architecture', 'repo_dataflow') "
+        "AND lifecycle IN ('observed', 'proposed') AND (domain_id = ? OR domain_id LIKE ?) "
+        "ORDER BY updated_at LIMIT ?",
+        (domain, f"%:{project}", limit),
+    ).fetchall()
+    s.items = [_node_item(json.loads(r[0])) for r in rows[:limit]]
+    if not s.items:
+        s.empty = "nothing waiting for review (`memgraph review list`)"
+    return s
+
+
+def recent_receipts(conn: sqlite3.Connection, limit: int) -> Section:
+    s = Section("receipts", "Recent receipts")
+    rows = conn.execute(
+        "SELECT doc FROM receipts WHERE seq > (SELECT coalesce(max(seq), 0) - ? FROM receipts) "
+        "ORDER BY seq DESC",
+        (RECEIPT_SCAN,),
+    ).fetchall()
+    for (doc,) in rows:
+        d = json.loads(doc)
+        if d.get("profile") not in AGENT_PROFILES and d.get("op") not in (
+            "review_node",
+            "reject_patch",
+            "summarize_cluster",
+        ):
+            continue
+        change = f"{d.get('before') or '(new)'} -> {d.get('after')}"
+        reason = _first_line(str(d.get("reason") or ""), 80)
+        s.items.append(
+            Item(
+                str(d["id"]),
+                "receipt",
+                f"receipt {d.get('op')}",
+                f"{d.get('target_id')} {change} by {d.get('actor')}: {reason}",
+            )
+        )
+        if len(s.items) >= limit:
+            break
+    if not s.items:
+        s.empty = "no recent agent-memory receipts"
+    return s
+
+
+def gather(conn: sqlite3.Connection, cut: str, project: str, limit: int = 8) -> list[Section]:
+    """The standing sections of ``cut`` for ``project`` (empty ones say why)."""
+    domain = f"agent:{project}"
+    if cut == "role":
+        return [
+            _agent_section(conn, "role_accepted", "Accepted role memory", domain, "role_self",
+                           ("accepted", "revised", "crystallized"), limit,
+                           "no accepted role memory yet: `memgraph review list`"),
+            voice_section(conn, project, limit),
+            _agent_section(conn, "short_term", "In short-term memory", domain, "short_term",
+                           ("active", "clustered"), limit,
+                           "short-term memory is empty (slept, or nothing remembered: "
+                           "`memgraph remember`)"),
+            notes_section(conn, project, max(3, limit // 2)),
+            _agent_section(conn, "role_proposed", "Proposed role memory (unreviewed)", domain,
+                           "role_self", ("proposed",), limit,
+                           "no proposed role memory waiting"),
+        ]  # fmt: skip
+    if cut == "persona":
+        incubating = _domain_nodes(
+            conn, domain, "incubation", ("active", "deepening", "promoted"), limit * 4
+        )
+        public = [d for d in incubating if (d.get("attributes") or {}).get("public") is True]
+        inc = Section("incubation", "Incubating ideas (public)")
+        inc.items = [_node_item(d) for d in public[:limit]]
+        if not inc.items:
+            inc.empty = (
+                f"{len(incubating)} incubating idea(s), none marked public"
+                if incubating
+                else "nothing incubating (sleep incubates questions and tensions)"
+            )
+        return [
+            _agent_section(conn, "interventions", "Candidate interventions", domain,
+                           "candidate_intervention", ("queued", "deferred", "spoken"), limit,
+                           "no candidate interventions: `memgraph propose "
+                           "candidate_intervention ...`"),
+            _agent_section(conn, "pressures", "Agency pressures", domain, "agency_pressure",
+                           ("active", "obligated"), limit, "no open agency pressures"),
+            inc,
+        ]  # fmt: skip
+    if cut == "coordinator":
+        return [
+            _agent_section(conn, "obligations", "Pressures and obligations", domain,
+                           "agency_pressure", ("obligated", "active"), limit,
+                           "no open pressures or obligations"),
+            stale_summaries(conn, domain, limit),
+            pending_reviews(conn, domain, project, limit),
+            recent_receipts(conn, limit),
+        ]  # fmt: skip
+    return []
+
+
+def render(
+    sections: list[Section], budget: int, header: list[str] | None = None, footer: str = ""
+) -> tuple[str, int, int]:
+    """Sections as markdown lines within ``budget`` tokens: (text, tokens, items left out)."""
+    lines: list[str] = []
+    used = 0
+    left_out = 0
+
+    def fits(line: str) -> bool:
+        nonlocal used
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget:
+            return False
+        lines.append(line)
+        used += cost
+        return True
+
+    for line in header or []:
+        fits(line)
+    for s in sections:
+        if not fits(f"## {s.title}"):
+            left_out += len(s.items)
+            continue
+        if not s.items:
+            fits(f"- (empty: {s.empty})")
+            continue
+        for i, item in enumerate(s.items):
+            anchor = f" [{item.anchor}]" if item.anchor else ""
+            if not fits(f"- {item.label}: {item.text}{anchor} ({item.id})"):
+                left_out += len(s.items) - i
+                break
+    if footer:
+        fits(footer)
+    return "\n".join(lines) + ("\n" if lines else ""), used, left_out
