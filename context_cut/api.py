@@ -93,6 +93,13 @@ def select_context_cut(
                 if _admits(spec, query, n)
             ]
 
+        if query.project is not None:
+            from context_cut.standing import standing_units
+
+            standing, empty = standing_units(reader, spec.name.value, query.project)
+            extra = [*standing, *extra]
+            notices += empty
+
         def admits(node: MemoryNode) -> bool:
             return _admits(spec, query, node)
 
@@ -110,8 +117,8 @@ def select_context_cut(
             f"{len(orphans)} vector hit(s) name nodes the store does not have; "
             "run `memgraph index --rebuild`"
         )
-    taken = {u.node.id for u in selection.units if u.node is not None}
-    extra = [u for u in extra if u.node is not None and u.node.id not in taken]
+    taken = {u.key for u in selection.units}
+    extra = [u for u in {u.key: u for u in extra}.values() if u.key not in taken]
     warnings = [
         f"stale summary: {s.id} «{s.target}» covers changed sources "
         f"({', '.join(s.freshness.stale_ids[:5]) or s.freshness.reason}); "

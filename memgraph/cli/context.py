@@ -101,6 +101,12 @@ def context(
     limit: int = typer.Option(50, "--limit", help="Candidate nodes considered."),
     as_json: bool = typer.Option(False, "--json", help="The packet as one JSON line."),
     markdown: bool = typer.Option(False, "--markdown", help="The packet as markdown."),
+    prompt: bool = typer.Option(
+        False, "--prompt", help="One block ready for a role prompt (budget enforced)."
+    ),
+    project: str | None = typer.Option(
+        None, "--project", help="role/persona/coordinator: whose standing material (default: cwd)."
+    ),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
@@ -114,19 +120,45 @@ def context(
     from memgraph.documents import MemoryContextQuery
     from memgraph.errors import UsageError
 
-    if as_json and markdown:
-        raise UsageError("choose one of --json and --markdown")
+    if as_json + markdown + prompt > 1:
+        raise UsageError("choose one of --json, --markdown and --prompt")
     if budget <= 0 or limit <= 0:
         raise UsageError("--budget and --limit must be positive")
     if not text.strip():
         raise UsageError("the query is empty")
     spec = get_cut(cut)
+    if project is None and spec.name.value != "repo":
+        import os
+
+        from profiles.voice.nodes import resolve_project
+
+        project = resolve_project(os.getcwd())
     query = MemoryContextQuery(
-        text=text, cut=spec.name, budget_tokens=budget, domain_id=domain, limit=limit
+        text=text,
+        cut=spec.name,
+        budget_tokens=budget,
+        domain_id=domain,
+        limit=limit,
+        project=project if spec.name.value != "repo" else None,
     )
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
-    if as_json:
+    sections: list[object] = []
+
+    def run(s: Store, nerve: Any) -> Any:
+        if prompt and query.project is not None:
+            from profiles.voice.search import connection_of
+            from profiles.wakeup.standing import gather
+
+            with s.reader() as reader:
+                sections.extend(gather(connection_of(reader), spec.name.value, query.project))
+        return select_context_cut(s, query, nerve)
+
+    packet = _ranked(cfg, home, store, run)
+    if prompt:
+        from context_cut.prompt import prompt_block
+
+        sys.stdout.write(prompt_block(packet, sections, query.project))
+    elif as_json:
         sys.stdout.write(packet_json(packet) + "\n")
     elif markdown:
         sys.stdout.write(packet_markdown(packet))
