@@ -152,7 +152,9 @@ def packet(store: Path, payload: StartPayload, cfg: HookConfig) -> str:
 
     project = project_of(payload.cwd)
     header = [f"# memgraph: session {payload.session_id[:8]} in {project} (persona {cfg.persona})"]
-    if not store.is_file():
+    if store.exists() and not store.is_file():
+        raise ValueError(f"{store} is not a store file")
+    if not store.exists():
         header.append("memgraph has no store yet: `memgraph voice --backfill` to start.")
         text, _, _ = render([], cfg.budget, header)
         return text
