@@ -127,6 +127,26 @@ def last_run(path: Path | None) -> datetime | None:
         return None
 
 
+def sleep_status(path: Path) -> dict[str, Any]:
+    """When sleep last ran (for ``memgraph probe``): the state file, in one line too."""
+    state = read_state(path)
+    last = state.get("last_run")
+    if not last:
+        line = "sleep: never run (`memgraph sleep --now`, or `memgraph sleep --install`)"
+    else:
+        changed = state.get("last_changed") or "never"
+        line = (
+            f"sleep: last run {last} ({state.get('last_status')}, "
+            f"{state.get('last_receipts', 0)} receipts); last change {changed}"
+        )
+    return {
+        "last_run": last,
+        "last_status": state.get("last_status"),
+        "last_changed": state.get("last_changed"),
+        "line": line,
+    }
+
+
 def _write_state(path: Path, report: SleepReport) -> None:
     from memgraph.fileio import atomic_write_text
 

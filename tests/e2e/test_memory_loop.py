@@ -18,10 +18,10 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
-from memgraph.store import open_store  # noqa: E402
+from memgraph.store import open_store
 
 PROJECT = "evergreen"
 AT = "2026-06-01T03:00:00Z"
@@ -77,6 +77,8 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
             args = {"text": text, "session_id": "agent-s1", "project": PROJECT}
             if question:
                 args["question"] = question
+            if tension:
+                args["tension"] = tension
             out["remembered"].append(_payload(await client.call_tool("remember", args)))
         out["role"] = _payload(
             await client.call_tool(

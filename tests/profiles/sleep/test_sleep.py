@@ -283,3 +283,27 @@ def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
         [*run, "--uninstall"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and table.read_text() == ""
+
+
+def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["probe"]).output
+    assert "sleep: never run" in out
+    home = Path(os.environ["MEMGRAPH_HOME"])
+    s = open_store(home / "memgraph.db")
+    try:
+        remember(s, mem("something to sleep on"), T0)
+        req = SleepRequest(
+            now=T0, ignore_window=True, discover_repos=False, state_path=home / "sleep.json"
+        )
+        run_sleep(s, req)
+    finally:
+        s.close()
+    out = runner.invoke(app, ["probe"]).output
+    assert "sleep: last run 2026-03-01T03:00:00Z (applied" in out
+    data = json.loads(runner.invoke(app, ["probe", "--json"]).output)
+    assert data["sleep"]["last_changed"] == "2026-03-01T03:00:00Z"
