@@ -99,7 +99,13 @@ def test_server_lists_and_calls_every_tool(tmp_path: Path) -> None:
     out = anyio.run(_drive, env)
 
     assert out["tools"] == [
-        "context", "note", "propose", "remember", "voice_search", "voice_stats", "wake"
+        "context",
+        "note",
+        "propose",
+        "remember",
+        "voice_search",
+        "voice_stats",
+        "wake",
     ]
     texts = [hit["text"] for hit in out["search"]]
     assert any("exponential backoff" in t for t in texts)
