@@ -24,9 +24,8 @@ import os
 import re
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_INPUT = 1 << 20
 DEFAULT_BUDGET = 1500
@@ -34,16 +33,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 
 
-@dataclass(frozen=True)
-class StartPayload:
+class StartPayload(NamedTuple):
     session_id: str
     cwd: str
     source: str
     transcript_path: str
 
 
-@dataclass(frozen=True)
-class HookConfig:
+class HookConfig(NamedTuple):
     home: Path
     persona: str
     budget: int
