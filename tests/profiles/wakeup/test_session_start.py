@@ -216,3 +216,18 @@ def test_cli_install_then_uninstall(tmp_path: Path) -> None:
     done = mg(env, "hook", "uninstall")
     assert done.returncode == 0 and "removed SessionEnd hook" in done.stdout
     assert settings.read_text() == '{"theme": "dark"}\n'
+
+
+def test_mcp_note_and_remember_use_the_workspace_active_session(tmp_path: Path) -> None:
+    from memgraph.config import load_settings
+    from memgraph.mcp_server import MemgraphTools
+
+    settings = load_settings(workspace=tmp_path / "orchard")
+    (tmp_path / "orchard").mkdir()
+    tools = MemgraphTools(settings)
+    with pytest.raises(ValueError, match="no session"):
+        tools.note("before any session start")
+    record_active(settings.home, settings.workspace, "sess-from-hook")
+    assert tools.note("after the hook")["session_id"] == "sess-from-hook"
+    remembered = tools.remember("the orchard index is rebuilt nightly")
+    assert remembered["domain_id"] == "agent:orchard" and remembered["lifecycle"] == "active"
