@@ -28,8 +28,9 @@ MAX_BUDGET = 200_000
 INSTRUCTIONS = (
     "memgraph keeps what the operator said (verbatim, from agent transcripts), session notes "
     "and typed claims in one graph. Use voice_search for the operator's exact words on a topic, "
-    "wake at the start of a session for the continuity token, note to leave one, context for a "
-    "token-budgeted packet, voice_stats for index health."
+    "wake at the start of a session for the continuity token, note to leave one, remember for "
+    "short-term memory the night pass consolidates, propose for typed claims profile law "
+    "accepts or rejects, context for a token-budgeted packet, voice_stats for index health."
 )
 
 
