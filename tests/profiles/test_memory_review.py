@@ -126,3 +126,25 @@ def test_review_is_generic_over_role_repo_and_evidence(store: Store) -> None:
         review(store, "n-nope", True)
     with pytest.raises(UsageError):
         list_pending(store, profile="voice")
+
+
+def test_cli_rejection_is_one_error_line_naming_the_law(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    monkeypatch.setenv("MEMGRAPH_SESSION", "cli-1")
+    bad = runner.invoke(
+        app, ["propose", "role_self", "render.py owns it", "--file", "render.py", "--project", "o"]
+    )
+    assert bad.exit_code == 1
+    assert bad.output.startswith("Error: ") and bad.output.count("\n") == 1
+    assert "role_self memory cannot carry repo truth (anchors: file)" in bad.output
+    ok = runner.invoke(app, ["remember", "a thing to keep", "--project", "o", "--json"])
+    assert ok.exit_code == 0 and '"lifecycle":"active"' in ok.output
+    monkeypatch.delenv("MEMGRAPH_SESSION")
+    none = runner.invoke(app, ["remember", "no session anywhere", "--project", "o"])
+    assert none.exit_code == 2 and "no active session" in none.output
+    listed = runner.invoke(app, ["review", "list"])
+    assert listed.exit_code == 0 and listed.output == "nothing waiting for review\n"
