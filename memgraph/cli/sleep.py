@@ -21,7 +21,9 @@ def sleep(
         None, "--classifier", help="rules | ollama (env MEMGRAPH_CLASSIFIER)."
     ),
     propose_with_ollama: bool = typer.Option(
-        False, "--ollama", help="Ask Ollama for titles/distillations (validated as patches)."
+        False,
+        "--ollama",
+        help="Ollama proposes titles/distillations (validated); on with classifier ollama.",
     ),
     install: bool = typer.Option(False, "--install", help="Run nightly (crontab or systemd)."),
     uninstall: bool = typer.Option(False, "--uninstall", help="Remove the nightly run."),
@@ -73,7 +75,7 @@ def sleep(
         ollama=OllamaConfig.from_settings(cfg),
     )
     proposer = None
-    if propose_with_ollama:
+    if propose_with_ollama or cfg.classifier == "ollama":
         from profiles.sleep.ollama import OllamaMemoryProposer
 
         proposer = OllamaMemoryProposer(cfg.ollama_model, cfg.ollama_host, cfg.ollama_timeout)
