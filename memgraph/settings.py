@@ -1,54 +1,31 @@
-"""One small settings model: env (MEMGRAPH_*) over a TOML file over defaults.
+"""The validated settings model (pydantic); values come from ``memgraph.config.resolve``.
 
-Read only at entry points (CLI, MCP server) and passed down explicitly;
-library code never reads the environment itself.
+Import ``Settings`` and ``load_settings`` from ``memgraph.config``: this module
+only defines the fields, their defaults and their parsing.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memgraph.errors import ConfigError
+from memgraph.config import STORE_FILE, default_home, default_transcripts, default_vault
 
 
-def default_config_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memgraph" / "config.toml"
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=False)
 
-
-def _default_home() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "memgraph"
-
-
-def _default_transcripts() -> list[Path]:
-    return [Path.home() / ".claude" / "projects", Path.home() / ".codex" / "sessions"]
-
-
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
-
-    home: Path = Field(default_factory=_default_home, description="store directory")
-    vault: Path = Field(
-        default_factory=lambda: Path.home() / "memgraph-vault", description="vault root"
-    )
+    home: Path = Field(default_factory=default_home, description="store directory")
+    vault: Path = Field(default_factory=default_vault, description="vault root")
     # Path lists come from env as os.pathsep-separated text ("a:b"), or a TOML list.
-    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=_default_transcripts)
+    transcripts: list[Path] = Field(default_factory=default_transcripts)
     workspace: Path = Field(default_factory=Path.cwd, description="where .memgraph/ lives")
     session: str | None = None
     persona: str = "default"
-    repos: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    repos: list[Path] = Field(default_factory=list)
     window_gap_minutes: int = 15
     night_window: str = "02:00-06:00"
     classifier: str = "rules"
@@ -71,32 +48,4 @@ class Settings(BaseSettings):
 
     @property
     def store_path(self) -> Path:
-        return self.home / "memgraph.db"
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        path = Path(os.environ.get("MEMGRAPH_CONFIG") or default_config_file())
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if path.is_file():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
-
-
-def load_settings(**overrides: Any) -> Settings:
-    """Settings for an entry point; ``overrides`` (CLI flags) win over everything."""
-    clean = {k: v for k, v in overrides.items() if v is not None}
-    try:
-        settings = Settings(**clean)
-    except Exception as exc:  # pydantic ValidationError or a TOML syntax error
-        first = str(exc).strip().splitlines()
-        raise ConfigError(f"invalid configuration: {' '.join(first[:3])}") from None
-    if "OLLAMA_HOST" in os.environ and settings.ollama_host is None:
-        settings.ollama_host = os.environ["OLLAMA_HOST"]
-    return settings
+        return self.home / STORE_FILE

@@ -228,9 +228,7 @@ class MemoryVoiceIndex:
         ]
 
     def session_span(self, session_id: str) -> tuple[str, str] | None:
-        times = [
-            t for t in (iso(n.valid_from) for n in self.session_messages(session_id)) if t
-        ]
+        times = [t for t in (iso(n.valid_from) for n in self.session_messages(session_id)) if t]
         return (min(times), max(times)) if times else None
 
     def reindex(self) -> tuple[int, int]:

@@ -10,9 +10,7 @@ opened on a path without importing pydantic, for the fast paths
 
 from __future__ import annotations
 
-import random
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +38,9 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
 
 def begin_immediate(conn: sqlite3.Connection, where: object, deadline_s: float) -> None:
     """``BEGIN IMMEDIATE`` with jittered retry until ``deadline_s``, then ``StoreBusy``."""
+    import random  # not at import: the read-only fast path never waits for a lock
+    import time
+
     deadline = time.monotonic() + deadline_s
     delay = 0.002
     while True:

@@ -276,9 +276,7 @@ def append_note_at(
         light.close()
 
 
-def session_view_at(
-    db_path: Path, session_id: str
-) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+def session_view_at(db_path: Path, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
     """``SessionIndex.view`` on a store file opened read-only (the fast note path)."""
     from memgraph.store.sqlite_ext.base import LightSQLite
 
