@@ -96,7 +96,7 @@ def select_context_cut(
         if query.project is not None:
             from context_cut.standing import standing_units
 
-            standing, empty = standing_units(reader, spec.name.value, query.project)
+            standing, empty = standing_units(store, reader, spec.name.value, query.project)
             extra = [*standing, *extra]
             notices += empty
 

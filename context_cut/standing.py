@@ -9,26 +9,26 @@ and each empty section becomes a notice saying why.
 
 from __future__ import annotations
 
-import sqlite3
-
 from context_cut.select import Unit
-from memgraph.store.protocol import GraphReader
+from memgraph.store.protocol import GraphReader, Store
 
 STANDING_CUTS = frozenset({"role", "persona", "coordinator"})
 
 
 def standing_units(
-    reader: GraphReader, cut: str, project: str, limit: int = 8
+    store: Store, reader: GraphReader, cut: str, project: str, limit: int = 8
 ) -> tuple[list[Unit], list[str]]:
-    """(units in section order, one notice per empty section)."""
+    """(units in section order, one notice per empty section); ``reader`` is the
+    caller's open read snapshot (the standing reads run inside it)."""
+    from memgraph.store.interfaces import indexes
     from profiles.wakeup.standing import gather
 
     if cut not in STANDING_CUTS:
         return [], []
-    conn = getattr(reader, "conn", None)
-    if not isinstance(conn, sqlite3.Connection):
-        return [], [f"standing {cut} material needs the SQLite store; query hits only"]
-    sections = gather(conn, cut, project, limit)
+    reads = indexes(store).standing
+    if reads is None:
+        return [], [f"this store backend has no standing {cut} material; query hits only"]
+    sections = gather(reads, cut, project, limit)
     node_ids = [i.id for s in sections for i in s.items if i.kind in ("node", "note")]
     summary_ids = [i.id for s in sections for i in s.items if i.kind == "summary"]
     nodes = reader.get_nodes(node_ids)

@@ -146,11 +146,12 @@ def context(
 
     def run(s: Store, nerve: Any) -> Any:
         if prompt and query.project is not None:
-            from profiles.voice.search import connection_of
+            from memgraph.store.interfaces import indexes
             from profiles.wakeup.standing import gather
 
-            with s.reader() as reader:
-                sections.extend(gather(connection_of(reader), spec.name.value, query.project))
+            reads = indexes(s).standing
+            if reads is not None:
+                sections.extend(gather(reads, spec.name.value, query.project))
         return select_context_cut(s, query, nerve)
 
     packet = _ranked(cfg, home, store, run)

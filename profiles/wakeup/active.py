@@ -63,16 +63,6 @@ def find_active(home: Path, cwd: str | Path) -> str | None:
         current = parent
 
 
-def data_home(env: Mapping[str, str]) -> Path:
-    """``<home>`` as ``memgraph.config.Settings`` resolves it, without pydantic
-    (flag-less: MEMGRAPH_HOME env, then the XDG default). Callers that read a
-    config file pass its ``home`` themselves."""
-    if env.get("MEMGRAPH_HOME"):
-        return Path(env["MEMGRAPH_HOME"])
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "memgraph"
-
-
 def resolve_session(
     flag: str | None, configured: str | None, env: Mapping[str, str], cwd: str | Path, home: Path
 ) -> tuple[str | None, str]:

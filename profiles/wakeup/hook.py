@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -67,27 +66,16 @@ def parse_payload(raw: bytes) -> StartPayload:
 
 
 def load_config(env: Mapping[str, str], flags: Mapping[str, str]) -> HookConfig:
-    """``memgraph.config.Settings`` precedence without pydantic: flag > env > TOML > default."""
-    import tomllib
+    """home, persona and hook_budget through the one resolver (``memgraph.config``:
+    flag > env > TOML > default; stdlib only)."""
+    from memgraph.config import default_home, resolve
 
-    explicit = env.get("MEMGRAPH_CONFIG")
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    path = Path(explicit) if explicit else Path(base) / "memgraph" / "config.toml"
-    config: dict[str, Any] = {}
-    if path.is_file():
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-
-    def pick(key: str) -> Any:
-        return flags.get(key) or env.get(f"MEMGRAPH_{key.upper()}") or config.get(key)
-
-    home = pick("home")
-    if not home:
-        data = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        home = Path(data) / "memgraph"
-    budget = int(pick("hook_budget") or DEFAULT_BUDGET)
+    raw = resolve(flags, env, ("home", "persona", "hook_budget"))
+    home = Path(str(raw["home"])) if raw.get("home") else default_home(env)
+    budget = int(raw.get("hook_budget") or DEFAULT_BUDGET)
     if budget <= 0:
         raise ValueError("hook_budget must be positive")
-    return HookConfig(Path(str(home)), str(pick("persona") or "default"), budget)
+    return HookConfig(home, str(raw.get("persona") or "default"), budget)
 
 
 def project_of(cwd: str) -> str:
@@ -128,12 +116,8 @@ def write_env_file(path: str, session_id: str) -> None:
         fh.write(line)
 
 
-def _wake(conn: sqlite3.Connection, persona: str) -> str:
-    row = conn.execute(
-        "SELECT text, session_id, ts FROM session_notes WHERE persona = ? "
-        "ORDER BY ts DESC, node_id DESC LIMIT 1",
-        (persona,),
-    ).fetchone()
+def _wake(reads: Any, persona: str) -> str:
+    row = reads.latest_note(persona)
     if row is None:
         return (
             "wake: no notes yet: read the repository as it is now, trust it over memory, and "
@@ -155,13 +139,14 @@ def packet(store: Path, payload: StartPayload, cfg: HookConfig) -> str:
         header.append("memgraph has no store yet: `memgraph voice --backfill` to start.")
         text, _, _ = render([], cfg.budget, header)
         return text
-    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=0.2)
+    from memgraph.store.sqlite_ext.standing import LightStanding
+
+    reads = LightStanding(store)
     try:
-        conn.execute("PRAGMA query_only = 1")
-        header.append(_wake(conn, cfg.persona))
-        sections = gather(conn, "role", project, limit=6)
+        header.append(_wake(reads, cfg.persona))
+        sections = gather(reads, "role", project, limit=6)
     finally:
-        conn.close()
+        reads.close()
     footer = (
         f"(memgraph session id: {payload.session_id}; `memgraph note`, `memgraph remember` "
         "and MCP tools use it.)"

@@ -5,8 +5,8 @@ operator's decisions, preferences, corrections and directives (voice), accepted
 role memory, what is in short-term memory, the latest spark notes. The persona
 needs its candidate interventions, pressures and public incubating ideas; the
 coordinator pressures and obligations, stale summaries, pending reviews and
-recent receipts. ``gather`` reads each section with one indexed query over the
-SQLite store (``nodes_domain``, ``voice_index``, ``session_notes``), and says
+recent receipts. ``gather`` reads each section through the store's
+``StandingReads`` index interface (one indexed query each on SQLite), and says
 why a section is empty. The SessionStart hook renders it without pydantic
 (``render``); ``context_cut`` loads the same ids as documents for a packet.
 
@@ -15,9 +15,7 @@ Agent memory lives in domain ``agent:<project>`` (``profiles.memory``).
 
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
 from typing import Any
 
 _PIECE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -31,6 +29,10 @@ AGENT_PROFILES = (
     "evidence",
 )
 RECEIPT_SCAN = 5000  # recent receipts looked at for the coordinator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.interfaces import StandingReads
 
 
 def estimate_tokens(text: str) -> int:
@@ -96,64 +98,36 @@ def _node_item(doc: dict[str, Any], label: str | None = None) -> Item:
 
 
 def _domain_nodes(
-    conn: sqlite3.Connection, domain: str, profile: str, states: tuple[str, ...], limit: int
+    reads: StandingReads, domain: str, profile: str, states: tuple[str, ...], limit: int
 ) -> list[dict[str, Any]]:
-    marks = ",".join("?" * len(states))
-    rows = conn.execute(
-        f"SELECT doc FROM nodes WHERE domain_id = ? AND profile = ? AND lifecycle IN ({marks}) "
-        "ORDER BY updated_at DESC, id LIMIT ?",
-        (domain, profile, *states, limit),
-    ).fetchall()
-    return [json.loads(r[0]) for r in rows]
+    return reads.domain_docs(domain, (profile,), states, limit)
 
 
-def _count(conn: sqlite3.Connection, domain: str, profile: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM nodes WHERE domain_id = ? AND profile = ?", (domain, profile)
-    ).fetchone()
-    return int(row[0])
-
-
-def _has_table(conn: sqlite3.Connection, name: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
-
-
-def voice_section(conn: sqlite3.Connection, project: str, limit: int) -> Section:
+def voice_section(reads: StandingReads, project: str, limit: int) -> Section:
     s = Section("voice", "Operator decisions, directives, corrections, preferences")
-    if not _has_table(conn, "voice_index"):
+    docs = reads.voice_docs(project, VOICE_LABELS, limit)
+    if docs is None:
         s.empty = "no voice index in this store: capture with `memgraph voice --backfill`"
         return s
-    marks = ",".join("?" * len(VOICE_LABELS))
-    rows = conn.execute(
-        "SELECT n.doc FROM voice_index AS v JOIN nodes AS n ON n.rowid = v.rowid "
-        f"WHERE v.project = ? AND v.classification IN ({marks}) ORDER BY v.ts DESC LIMIT ?",
-        (project, *VOICE_LABELS, limit),
-    ).fetchall()
-    for (doc,) in rows:
-        d = json.loads(doc)
+    for d in docs:
         label = f"voice/{(d.get('attributes') or {}).get('classification')}"
         s.items.append(_node_item(d, label))
     if not s.items:
-        any_row = conn.execute(
-            "SELECT count(*), count(classification) FROM voice_index WHERE project = ?", (project,)
-        ).fetchone()
-        if not any_row[0]:
+        total, classified = reads.voice_counts(project)
+        if not total:
             s.empty = f"no captured messages for project {project!r}: `memgraph voice --backfill`"
-        elif any_row[1] < any_row[0]:
+        elif classified < total:
             s.empty = (
-                f"{any_row[0] - any_row[1]} message(s) of {project!r} unclassified: "
+                f"{total - classified} message(s) of {project!r} unclassified: "
                 "`memgraph sleep --now`"
             )
         else:
-            s.empty = f"no decisions/directives/corrections/preferences among {any_row[0]} messages"
+            s.empty = f"no decisions/directives/corrections/preferences among {total} messages"
     return s
 
 
 def _agent_section(
-    conn: sqlite3.Connection,
+    reads: StandingReads,
     key: str,
     title: str,
     domain: str,
@@ -163,31 +137,25 @@ def _agent_section(
     empty: str,
 ) -> Section:
     s = Section(key, title)
-    s.items = [_node_item(d) for d in _domain_nodes(conn, domain, profile, states, limit)]
+    s.items = [_node_item(d) for d in _domain_nodes(reads, domain, profile, states, limit)]
     if not s.items:
         s.empty = empty
     return s
 
 
-def notes_section(conn: sqlite3.Connection, project: str, limit: int) -> Section:
+def notes_section(reads: StandingReads, project: str, limit: int) -> Section:
     s = Section("notes", "Latest spark notes")
-    if not _has_table(conn, "session_notes"):
+    rows = reads.project_notes(project, limit)
+    if rows is None:
         s.empty = "no session index in this store"
         return s
-    rows = conn.execute(
-        "SELECT n.node_id, n.text, n.ts, n.session_id FROM session_notes AS n "
-        "JOIN session_sessions AS s ON s.session_id = n.session_id "
-        "WHERE (s.workspace = ? OR s.workspace LIKE ?) AND n.text NOT LIKE 'session % started (%' "
-        "ORDER BY n.ts DESC LIMIT ?",
-        (project, f"%/{project}", limit),
-    ).fetchall()
     for node_id, text, ts, sid in rows:
         s.items.append(
             Item(
-                str(node_id),
+                node_id,
                 "note",
                 "session/note",
-                f"{_first_line(str(text))} ({str(ts)[:10]})",
+                f"{_first_line(text)} ({ts[:10]})",
                 f"session {sid}",
             )
         )
@@ -196,22 +164,15 @@ def notes_section(conn: sqlite3.Connection, project: str, limit: int) -> Section
     return s
 
 
-def stale_summaries(conn: sqlite3.Connection, domain: str, limit: int) -> Section:
+def stale_summaries(reads: StandingReads, domain: str, limit: int) -> Section:
     s = Section("stale", "Stale summaries")
-    rows = conn.execute(
-        "SELECT doc FROM summaries WHERE domain_id = ? AND freshness = 'stale' LIMIT ?",
-        (domain, limit),
-    ).fetchall()
-    for (doc,) in rows:
-        d = json.loads(doc)
+    for d in reads.summaries(domain, True, limit):
         why = ", ".join((d.get("freshness") or {}).get("stale_ids", [])[:3])
         s.items.append(
             Item(str(d["id"]), "summary", "summary stale", f"{d.get('target')} (changed: {why})")
         )
     if not s.items:
-        fresh = conn.execute(
-            "SELECT count(*) FROM summaries WHERE domain_id = ?", (domain,)
-        ).fetchone()[0]
+        fresh = reads.summary_count(domain)
         s.empty = (
             f"no stale summaries ({fresh} fresh)"
             if fresh
@@ -220,34 +181,19 @@ def stale_summaries(conn: sqlite3.Connection, domain: str, limit: int) -> Sectio
     return s
 
 
-def pending_reviews(conn: sqlite3.Connection, domain: str, project: str, limit: int) -> Section:
+def pending_reviews(reads: StandingReads, domain: str, project: str, limit: int) -> Section:
     s = Section("reviews", "Pending reviews")
-    rows = conn.execute(
-        "SELECT doc FROM nodes WHERE domain_id = ? AND profile IN ('role_self', 'evidence') "
-        "AND lifecycle IN ('proposed', 'observed') ORDER BY updated_at LIMIT ?",
-        (domain, limit),
-    ).fetchall()
-    rows += conn.execute(
-        "SELECT doc FROM nodes WHERE profile IN ('repo_architecture', 'repo_dataflow') "
-        "AND lifecycle IN ('observed', 'proposed') AND (domain_id = ? OR domain_id LIKE ?) "
-        "ORDER BY updated_at LIMIT ?",
-        (domain, f"%:{project}", limit),
-    ).fetchall()
-    s.items = [_node_item(json.loads(r[0])) for r in rows[:limit]]
+    docs = reads.domain_docs(domain, ("role_self", "evidence"), ("proposed", "observed"), limit)
+    docs += reads.repo_candidates(domain, project, limit)
+    s.items = [_node_item(d) for d in docs[:limit]]
     if not s.items:
         s.empty = "nothing waiting for review (`memgraph review list`)"
     return s
 
 
-def recent_receipts(conn: sqlite3.Connection, limit: int) -> Section:
+def recent_receipts(reads: StandingReads, limit: int) -> Section:
     s = Section("receipts", "Recent receipts")
-    rows = conn.execute(
-        "SELECT doc FROM receipts WHERE seq > (SELECT coalesce(max(seq), 0) - ? FROM receipts) "
-        "ORDER BY seq DESC",
-        (RECEIPT_SCAN,),
-    ).fetchall()
-    for (doc,) in rows:
-        d = json.loads(doc)
+    for d in reads.recent_receipts(RECEIPT_SCAN):
         if d.get("profile") not in AGENT_PROFILES and d.get("op") not in (
             "review_node",
             "reject_patch",
@@ -271,27 +217,27 @@ def recent_receipts(conn: sqlite3.Connection, limit: int) -> Section:
     return s
 
 
-def gather(conn: sqlite3.Connection, cut: str, project: str, limit: int = 8) -> list[Section]:
+def gather(reads: StandingReads, cut: str, project: str, limit: int = 8) -> list[Section]:
     """The standing sections of ``cut`` for ``project`` (empty ones say why)."""
     domain = f"agent:{project}"
     if cut == "role":
         return [
-            _agent_section(conn, "role_accepted", "Accepted role memory", domain, "role_self",
+            _agent_section(reads, "role_accepted", "Accepted role memory", domain, "role_self",
                            ("accepted", "revised", "crystallized"), limit,
                            "no accepted role memory yet: `memgraph review list`"),
-            voice_section(conn, project, limit),
-            _agent_section(conn, "short_term", "In short-term memory", domain, "short_term",
+            voice_section(reads, project, limit),
+            _agent_section(reads, "short_term", "In short-term memory", domain, "short_term",
                            ("active", "clustered"), limit,
                            "short-term memory is empty (slept, or nothing remembered: "
                            "`memgraph remember`)"),
-            notes_section(conn, project, max(3, limit // 2)),
-            _agent_section(conn, "role_proposed", "Proposed role memory (unreviewed)", domain,
+            notes_section(reads, project, max(3, limit // 2)),
+            _agent_section(reads, "role_proposed", "Proposed role memory (unreviewed)", domain,
                            "role_self", ("proposed",), limit,
                            "no proposed role memory waiting"),
         ]  # fmt: skip
     if cut == "persona":
         incubating = _domain_nodes(
-            conn, domain, "incubation", ("active", "deepening", "promoted"), limit * 4
+            reads, domain, "incubation", ("active", "deepening", "promoted"), limit * 4
         )
         public = [d for d in incubating if (d.get("attributes") or {}).get("public") is True]
         inc = Section("incubation", "Incubating ideas (public)")
@@ -303,22 +249,22 @@ def gather(conn: sqlite3.Connection, cut: str, project: str, limit: int = 8) -> 
                 else "nothing incubating (sleep incubates questions and tensions)"
             )
         return [
-            _agent_section(conn, "interventions", "Candidate interventions", domain,
+            _agent_section(reads, "interventions", "Candidate interventions", domain,
                            "candidate_intervention", ("queued", "deferred", "spoken"), limit,
                            "no candidate interventions: `memgraph propose "
                            "candidate_intervention ...`"),
-            _agent_section(conn, "pressures", "Agency pressures", domain, "agency_pressure",
+            _agent_section(reads, "pressures", "Agency pressures", domain, "agency_pressure",
                            ("active", "obligated"), limit, "no open agency pressures"),
             inc,
         ]  # fmt: skip
     if cut == "coordinator":
         return [
-            _agent_section(conn, "obligations", "Pressures and obligations", domain,
+            _agent_section(reads, "obligations", "Pressures and obligations", domain,
                            "agency_pressure", ("obligated", "active"), limit,
                            "no open pressures or obligations"),
-            stale_summaries(conn, domain, limit),
-            pending_reviews(conn, domain, project, limit),
-            recent_receipts(conn, limit),
+            stale_summaries(reads, domain, limit),
+            pending_reviews(reads, domain, project, limit),
+            recent_receipts(reads, limit),
         ]  # fmt: skip
     return []
 
