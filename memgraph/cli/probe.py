@@ -44,7 +44,7 @@ def probe(
             result = run_probe(store, request)
         finally:
             store.close()
-    from profiles.sleep.pipeline import STATE_FILE, sleep_status
+    from profiles.sleep.state import STATE_FILE, sleep_status
 
     sleep = sleep_status(settings.home / STATE_FILE)
     if as_json:

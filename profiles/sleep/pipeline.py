@@ -17,7 +17,6 @@ last run, from ``<home>/sleep.json``) up to ``now``.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,9 +29,11 @@ from memgraph.engine import apply_or_reject, new_patch
 from memgraph.errors import ConfigError, PatchRejected
 from memgraph.store.protocol import PeriodQuery, Store
 from profiles.sleep.policy import SleepPolicy
+from profiles.sleep.state import STATE_FILE, iso, last_run, write_state
+
+__all__ = ["STATE_FILE", "SleepReport", "SleepRequest", "Stage", "run_sleep"]
 
 PROPOSER = "memgraph sleep"
-STATE_FILE = "sleep.json"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -79,7 +80,7 @@ class SleepReport:
     rejected: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        span = f"{_iso(self.since) if self.since else 'the beginning'} .. {_iso(self.until)}"
+        span = f"{iso(self.since) if self.since else 'the beginning'} .. {iso(self.until)}"
         out = [f"sleep {self.status}: {span}{' (dry run)' if self.dry_run else ''}"]
         out += [f"  {s.line()}" for s in self.stages]
         if self.dry_run:
@@ -92,76 +93,14 @@ class SleepReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
-            "since": _iso(self.since) if self.since else None,
-            "until": _iso(self.until),
+            "since": iso(self.since) if self.since else None,
+            "until": iso(self.until),
             "dry_run": self.dry_run,
             "receipts": self.receipts,
             "stages": [s.__dict__ for s in self.stages],
             "dispositions": self.dispositions,
             "rejected": self.rejected,
         }
-
-
-def _iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-# -- state --------------------------------------------------------------------
-
-
-def read_state(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def last_run(path: Path | None) -> datetime | None:
-    value = read_state(path).get("last_run")
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
-
-
-def sleep_status(path: Path) -> dict[str, Any]:
-    """When sleep last ran (for ``memgraph probe``): the state file, in one line too."""
-    state = read_state(path)
-    last = state.get("last_run")
-    if not last:
-        line = "sleep: never run (`memgraph sleep --now`, or `memgraph sleep --install`)"
-    else:
-        changed = state.get("last_changed") or "never"
-        line = (
-            f"sleep: last run {last} ({state.get('last_status')}, "
-            f"{state.get('last_receipts', 0)} receipts); last change {changed}"
-        )
-    return {
-        "last_run": last,
-        "last_status": state.get("last_status"),
-        "last_changed": state.get("last_changed"),
-        "line": line,
-    }
-
-
-def _write_state(path: Path, report: SleepReport) -> None:
-    from memgraph.fileio import atomic_write_text
-
-    state = read_state(path)
-    state.update(
-        {
-            "last_run": _iso(report.until),
-            "last_status": report.status,
-            "last_receipts": report.receipts,
-        }
-    )
-    if report.receipts:
-        state["last_changed"] = _iso(report.until)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(state, sort_keys=True) + "\n")
 
 
 # -- stages -------------------------------------------------------------------
@@ -457,5 +396,5 @@ def run_sleep(store: Store, req: SleepRequest, proposer: Any = None) -> SleepRep
         if report.receipts:
             report.status = "applied"
         if req.state_path is not None:
-            _write_state(req.state_path, report)
+            write_state(req.state_path, report.until, report.status, report.receipts)
     return report
