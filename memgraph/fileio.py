@@ -99,8 +99,14 @@ def remove_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> in
     return removed
 
 
-def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> None:
-    """Replace ``path`` with ``text`` atomically (``root``: refuse escapes first)."""
+def atomic_write_text(
+    path: Path, text: str, *, root: Path | None = None, durable: bool = True
+) -> None:
+    """Replace ``path`` with ``text`` atomically (``root``: refuse escapes first).
+
+    ``durable=False`` skips the fsyncs (for caches whose loss is harmless): the
+    rename is still atomic, a crash may just leave the previous version.
+    """
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,12 +117,15 @@ def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> Non
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    if not durable:
+        return
     try:
         dfd = os.open(path.parent, os.O_RDONLY)
         try:

@@ -1,0 +1,196 @@
+"""Hand edits to voice pages survive every re-render (issue 15, data loss item 1).
+
+Each edit (a line under a message, a ``## Notes`` section, a new heading, a typo
+fixed in a message) is followed by each re-render trigger (hook session-end,
+backfill of a grown transcript, classify, windows): the user's text is in the page
+afterwards, or the page is untouched and the new render waits in
+``<page>.conflict.md``, reported on stderr and by ``memgraph probe``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli.app import app
+from profiles.voice.pagekeep import list_conflicts, merge, split_blocks
+from profiles.voice.pages import parse_page
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+
+runner = CliRunner()
+PAGE = Path("atlas") / "voice" / "2026-04-14-80166115.md"
+GROWN = [*PROMPTS, "also document the hook in the readme please"]
+
+
+def _hook(env: Path, prompts: list[str]) -> str:
+    path = write_transcript(env / "t" / f"{SID}.jsonl", claude_records(prompts))
+    data = {"session_id": SID, "transcript_path": str(path), "cwd": "/nonexistent/work/atlas"}
+    result = runner.invoke(app, ["hook", "session-end"], input=json.dumps(data))
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def _backfill_grown(env: Path) -> str:
+    write_transcript(env / "t" / f"{SID}.jsonl", claude_records(GROWN))
+    result = runner.invoke(app, ["voice", "--backfill", "--transcripts", str(env / "t")])
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def _hook_grown(env: Path) -> str:
+    return _hook(env, GROWN)
+
+
+def _classify(env: Path) -> str:
+    result = runner.invoke(app, ["classify", "--now", "--force"])
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def _windows(env: Path) -> str:
+    result = runner.invoke(app, ["windows", "--no-discover"])
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+TRIGGERS: dict[str, Callable[[Path], str]] = {
+    "hook": _hook_grown,
+    "backfill-grown": _backfill_grown,
+    "classify": _classify,
+    "windows": _windows,
+}
+
+
+def _own_section(text: str) -> str:
+    return text + "\n## Notes\n\nmy own thoughts about this session\n- with a list\n"
+
+
+def _line_under_message(text: str) -> str:
+    lines = text.split("\n")
+    i = next(i for i, line in enumerate(lines) if line.startswith("> **") and "keep them" in line)
+    lines.insert(i + 1, "my comment: this one matters")
+    return "\n".join(lines)
+
+
+def _new_heading(text: str) -> str:
+    lines = text.split("\n")
+    i = lines.index("## Messages")
+    lines[i + 1 : i + 1] = ["", "### Context I added", "", "we were migrating hooks that week"]
+    return "\n".join(lines)
+
+
+USER_EDITS: dict[str, tuple[Callable[[str], str], str]] = {
+    "own-section": (_own_section, "my own thoughts about this session"),
+    "line-under-message": (_line_under_message, "my comment: this one matters"),
+    "new-heading": (_new_heading, "we were migrating hooks that week"),
+}
+
+
+@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
+@pytest.mark.parametrize("edit", sorted(USER_EDITS))
+def test_user_text_survives_rerender(isolated_env: Path, trigger: str, edit: str) -> None:
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    change, marker = USER_EDITS[edit]
+    page.write_text(change(page.read_text(encoding="utf-8")), encoding="utf-8")
+    before = page.read_text(encoding="utf-8")
+    err = TRIGGERS[trigger](isolated_env)
+    after = page.read_text(encoding="utf-8")
+    assert marker in after and "conflict" not in err
+    assert not list_conflicts(isolated_env / "vault")
+    parsed = parse_page(after)  # still a valid page
+    if trigger in ("hook", "backfill-grown"):
+        assert parsed.messages[-1].text == GROWN[-1] and after != before
+    if trigger == "classify":
+        assert all(m.classification for m in parsed.messages)
+    # a second run changes nothing more: carrying the user's text is a fixed point
+    TRIGGERS[trigger](isolated_env)
+    assert page.read_text(encoding="utf-8") == after and after.count(marker) == 1
+
+
+@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
+def test_typo_fixed_in_a_message_is_a_conflict(isolated_env: Path, trigger: str) -> None:
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    edited = page.read_text(encoding="utf-8").replace("keep them", "keep them all")
+    edited = _own_section(edited)
+    page.write_text(edited, encoding="utf-8")
+    err = TRIGGERS[trigger](isolated_env)
+    assert page.read_text(encoding="utf-8") == edited  # the user's file is left alone
+    conflict = page.with_name("2026-04-14-80166115.conflict.md")
+    assert list_conflicts(isolated_env / "vault") == [conflict]
+    assert [line for line in err.splitlines() if "conflict" in line] == [
+        f"memgraph: {page} was edited inside memgraph's text; left as is, new render in "
+        "2026-04-14-80166115.conflict.md"
+    ]
+    new = conflict.read_text(encoding="utf-8")
+    assert "my own thoughts about this session" in new  # their own text is carried too
+    assert "keep them all" not in new  # the render shows what was said
+    # copying the new render over the page resolves it: the next run writes again
+    page.write_text(new, encoding="utf-8")
+    _hook(isolated_env, [*GROWN, "one more after the fix"])
+    assert "one more after the fix" in page.read_text(encoding="utf-8")
+    assert not conflict.exists()
+
+
+def test_probe_lists_conflicts(isolated_env: Path) -> None:
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    page.write_text(page.read_text(encoding="utf-8").replace("# ", "# my title ", 1))
+    _hook_grown(isolated_env)
+    result = runner.invoke(app, ["probe", "--json", "--transcripts", str(isolated_env / "t")])
+    data = json.loads(result.stdout)
+    assert data["conflicts"] == [str(page.with_name("2026-04-14-80166115.conflict.md"))]
+    text = runner.invoke(app, ["probe", "--transcripts", str(isolated_env / "t")]).stdout
+    assert "conflicts=1" in text and "conflict.md" in text
+
+
+def test_page_without_record_is_trusted_only_when_pristine(isolated_env: Path) -> None:
+    """A page written before the record existed (no sidecar): user text outside the
+    blocks is carried; an edited message is a conflict."""
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    sidecar = page.with_name(f".{page.name}.mg")
+    assert sidecar.is_file()
+    sidecar.unlink()
+    page.write_text(_own_section(page.read_text(encoding="utf-8")), encoding="utf-8")
+    _hook_grown(isolated_env)
+    assert "my own thoughts" in page.read_text(encoding="utf-8")
+    sidecar.unlink()
+    page.write_text(page.read_text(encoding="utf-8").replace("keep them", "keep it"))
+    _hook(isolated_env, [*GROWN, "later"])
+    assert page.with_name("2026-04-14-80166115.conflict.md").is_file()
+
+
+def test_merge_is_a_fixed_point() -> None:
+    from _capture_helpers import T0
+
+    from profiles.voice.pages import VoiceMessageEntry, VoicePage, render_page
+
+    entries = [
+        VoiceMessageEntry(record_uuid=f"u{i}", timestamp=T0, text=f"message {i}") for i in range(3)
+    ]
+    page = VoicePage(
+        title="t",
+        constellation="c",
+        project="c",
+        session_id="s",
+        created=T0.date(),
+        updated=T0.date(),
+        valid_from=T0,
+        valid_to=T0,
+        ingested_at=T0,
+        messages=entries,
+    )
+    rendered = render_page(page)
+    edited = _new_heading(_own_section(rendered))
+    once = merge(rendered, split_blocks(edited))
+    assert merge(rendered, split_blocks(once)) == once
+    assert parse_page(once) == page
