@@ -46,7 +46,7 @@ def session_file(workspace: Path, persona: str, session_id: str) -> Path:
     root = workspace / ".memgraph" / "personas"
     path = safe_child(root, persona, "sessions", f"{session_id}.yaml")
     # ``.memgraph`` itself may not lead out of the workspace either
-    if not path.parent.resolve().is_relative_to(workspace.resolve()) and path.parent.exists():
+    if not path.parent.resolve().is_relative_to(workspace.resolve()):
         raise FileEscape(f"{path} escapes the workspace {workspace}")
     return path
 

@@ -266,15 +266,17 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
         now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
         atomic_write_text(path, keep.page_text, root=vault)
         pagekeep.record_written(path, keep.page_text)
-        append_log(
-            vault,
-            f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | "
-            f"{page.title}",
-        )
     except MemgraphError as exc:
         raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
+    line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
+    try:
+        append_log(vault, line)
+    except MemgraphError as exc:
+        raise VaultError(f"page written, but not logged: {exc}") from None
+    except OSError as exc:
+        raise VaultError(f"page written, but {vault / LOG_NAME}: {exc.strerror or exc}") from None
     return True
 
 
