@@ -122,9 +122,12 @@ def capture_for_hook(
     known = digest.get() if digest is not None else None
     outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
     sid = (result.session_id or "-")[:8]
+    changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
     if outcome.page:
-        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
-    return f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
+    return (
+        f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}{changed}"
+    )
 
 
 def default_command() -> str:

@@ -24,8 +24,8 @@ from memgraph.ids import anchor_id
 from memgraph.store import Store
 from profiles.voice.nodes import (
     domain_id,
-    message_node_id,
     message_title,
+    message_version_id,
     safe_component,
     session_node_id,
 )
@@ -82,7 +82,7 @@ def page_title(texts: Iterable[str], fallback: str) -> str:
 def is_qualifying(node: MemoryNode) -> bool:
     """A stored message that counts for (and appears on) the page: not retired,
     and not a bare acknowledgement (the prefilter's trivial rule)."""
-    if node.kind != "message" or node.lifecycle == "retired":
+    if node.kind != "message" or node.lifecycle in ("retired", "superseded"):
         return False
     origin = node.attributes.get("origin")
     return not (origin in ("prompt", "queued") and is_trivial(node.claim))
@@ -148,7 +148,12 @@ def _entry(node: MemoryNode, page_ingested: datetime | None) -> VoiceMessageEntr
         branch=attrs.get("branch"),
         cwd=attrs.get("cwd"),
         ingested_at=None if ingested is None or ingested == page_ingested else ingested,
+        version=_version(attrs.get("version")),
     )
+
+
+def _version(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
 def build_page(session: MemoryNode | None, messages: list[MemoryNode]) -> VoicePage:
@@ -334,7 +339,7 @@ def nodes_from_page(page: VoicePage, relpath: PurePosixPath) -> list[MemoryNode]
         ingested = e.ingested_at or page.ingested_at
         nodes.append(
             MemoryNode(
-                id=message_node_id(page.session_id, e.record_uuid),
+                id=message_version_id(page.session_id, e.record_uuid, e.version),
                 domain_id=domain_id(page.constellation),
                 profile=ProfileName.voice,
                 kind="message",
@@ -359,6 +364,7 @@ def nodes_from_page(page: VoicePage, relpath: PurePosixPath) -> list[MemoryNode]
                     "confidence": e.confidence,
                     "topics": list(e.topics),
                     "voice_page": relpath.as_posix(),
+                    **({"version": e.version} if e.version > 1 else {}),
                 },
             )
         )
