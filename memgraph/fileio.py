@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import tempfile
 import time
@@ -76,27 +77,49 @@ def check_under(path: Path, root: Path) -> Path:
     return path
 
 
-def remove_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
-    """Remove ``.<name>.*.tmp`` beside ``path`` older than ``older_than`` seconds.
+# mkstemp's names here: ".<file name>.<8 random chars>.tmp"
+_TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+_SWEPT: dict[str, float] = {}  # directory -> when it was last swept (monotonic)
+_SWEEP_EVERY = 60.0
 
-    A young one may belong to a writer running right now, so it stays. Returns
-    how many were removed.
+
+def remove_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove temp files of killed writers in ``path``'s directory.
+
+    ``atomic_write_text`` names its temp files ``.<name>.<random>.tmp``; a kill -9
+    between create and rename leaves one behind. Those older than ``older_than``
+    seconds are removed (a young one may belong to a writer running right now).
+    At most one scan per directory per minute and process: a backfill writing
+    thousands of pages into one directory pays for one listing, not one per page.
+    Returns how many were removed.
     """
+    key = os.fspath(path.parent)
+    now = time.monotonic()
+    if now - _SWEPT.get(key, -_SWEEP_EVERY) < _SWEEP_EVERY:
+        return 0
+    _SWEPT[key] = now
     limit = time.time() - older_than
     removed = 0
     try:
-        temps = list(path.parent.glob(f".{path.name}.*.tmp"))
+        entries = list(os.scandir(path.parent))
     except OSError:
         return 0
-    for tmp in temps:
+    for entry in entries:
+        if not _TEMP_NAME.match(entry.name):
+            continue
         try:
-            st = tmp.lstat()
+            st = entry.stat(follow_symlinks=False)
             if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
-                tmp.unlink()
+                os.unlink(entry.path)
                 removed += 1
         except OSError:
             pass
     return removed
+
+
+def forget_swept() -> None:
+    """Let ``remove_stale_temps`` scan every directory again (tests, long-lived servers)."""
+    _SWEPT.clear()
 
 
 def atomic_write_text(

@@ -19,6 +19,7 @@ from memgraph.fileio import (
     append_line,
     atomic_write_text,
     file_lock,
+    forget_swept,
     read_text_nofollow,
     remove_stale_temps,
 )
@@ -84,8 +85,15 @@ def test_remove_stale_temps_keeps_young_and_foreign_files(tmp_path: Path) -> Non
     past = time.time() - 3600
     for f in (old, other):
         os.utime(f, (past, past))
-    assert remove_stale_temps(page) == 1
-    assert not old.exists() and young.exists() and other.exists()
+    forget_swept()
+    assert remove_stale_temps(page) == 2  # every killed writer's temp in the directory
+    assert not old.exists() and young.exists() and not other.exists()
+    stray = tmp_path / "notes.tmp"  # not a temp name of ours: never touched
+    stray.write_text("x")
+    os.utime(stray, (past, past))
+    forget_swept()
+    remove_stale_temps(page)
+    assert stray.exists()
 
 
 def _hook(env: Path) -> object:
