@@ -40,6 +40,7 @@ from profiles.voice.pages import (
 )
 
 CONFLICT_SUFFIX = ".conflict.md"
+HISTORY = 8  # owned-text digests of memgraph's recent renders kept in the sidecar
 _MG = "<!-- mg "
 _MG_END = " -->"
 
@@ -241,22 +242,28 @@ def record_written(path: Path, text: str) -> None:
         held = read_text_nofollow(conflict)
         if held is not None and _digest(held) == record.get("conflict"):
             conflict.unlink(missing_ok=True)  # resolved, and it held nothing the page lacks
-    _write_sidecar(path, [owned_digest(split_blocks(text))], None)
+    # a few recent digests, not one: two writers racing on one page (hook and
+    # backfill) may leave the sidecar of the other's render; both are ours
+    old = record.get("owned") if record else None
+    recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
+    digest = owned_digest(split_blocks(text))
+    _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 
 def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
-    """Put ``merged`` beside ``path``; return the conflict path when it changed."""
+    """Put ``merged`` beside ``path`` and report it; the conflict path when it changed."""
     conflict = conflict_path(path)
-    accepted = [owned_digest(split_blocks(existing)), owned_digest(split_blocks(merged))]
     record = _read_sidecar(path)
     old = record.get("owned") if record else None
-    keep = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
+    recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
     changed = read_text_nofollow(conflict) != merged
     if changed:
         atomic_write_text(conflict, merged)
-    # the page's current owned text stays "not ours"; the conflict's is ours, so a
-    # user who copies the conflict file over the page resolves it
-    _write_sidecar(path, sorted({*keep[:1], accepted[1]}), _digest(merged))
+    # the page's edited owned text stays "not ours"; the conflict render's is ours,
+    # so a user who copies the conflict file over the page resolves it
+    digest = owned_digest(split_blocks(merged))
+    owned = [digest, *[d for d in recent if d != digest]][:HISTORY]
+    _write_sidecar(path, owned, _digest(merged))
     sys.stderr.write(
         f"memgraph: {path} was edited inside memgraph's text; left as is, new render in "
         f"{conflict.name}\n"

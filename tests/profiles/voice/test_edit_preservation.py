@@ -12,17 +12,20 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memgraph.cli.app import app
 from profiles.voice.pagekeep import list_conflicts, merge, split_blocks
-from profiles.voice.pages import parse_page
+from profiles.voice.pages import VoiceMessageEntry, VoicePage, parse_page, render_page
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+from _capture_helpers import PROMPTS, SID, T0, claude_records, write_transcript
 
 runner = CliRunner()
 PAGE = Path("atlas") / "voice" / "2026-04-14-80166115.md"
@@ -194,3 +197,77 @@ def test_merge_is_a_fixed_point() -> None:
     once = merge(rendered, split_blocks(edited))
     assert merge(rendered, split_blocks(once)) == once
     assert parse_page(once) == page
+
+
+# -- properties ---------------------------------------------------------------
+
+
+def _entry(text: str, n: int) -> VoiceMessageEntry:
+    return VoiceMessageEntry(
+        record_uuid=f"uuid-{n}", timestamp=T0 + timedelta(minutes=n), text=text, line=n
+    )
+
+
+def _page(*texts: str) -> VoicePage:
+    return VoicePage(
+        title="hook install settings",
+        constellation="atlas",
+        project="atlas",
+        session_id="80166115-aaaa",
+        created=T0.date(),
+        updated=T0.date(),
+        valid_from=T0,
+        valid_to=T0 + timedelta(hours=1),
+        ingested_at=T0,
+        messages=[_entry(t, i) for i, t in enumerate(texts)],
+    )
+
+
+# a line a person writes outside memgraph's blocks: not a quote, marker, table row,
+# fence or the page's own headings (those would be edits inside memgraph's text)
+user_line = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1
+).filter(
+    lambda s: (
+        s.strip() != ""
+        and not s.startswith((">", "<!-- mg ", "|", "# "))
+        and s not in ("---", "## Messages", "## Classifications")
+    )
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",))), min_size=1, max_size=4
+    ),
+    inserts=st.lists(st.tuples(st.integers(0, 10_000), user_line), max_size=4),
+    grow=st.booleans(),
+)
+def test_user_lines_survive_any_rerender(
+    texts: list[str], inserts: list[tuple[int, str]], grow: bool
+) -> None:
+    """Lines inserted between memgraph's blocks survive a re-render (also one with
+    a new message), the result still parses to the store's page, and merging
+    again changes nothing."""
+    old = _page(*texts)
+    rendered = render_page(old)
+    lines = rendered.split("\n")
+    # only between blocks: positions right before a blank line (never inside a
+    # message, the frontmatter or the table)
+    spots = [i for i, line in enumerate(lines) if line == "" and i > 0]
+    edited = list(lines)
+    for pos, text in sorted(inserts, key=lambda t: -t[0]):
+        at = spots[pos % len(spots)]
+        edited[at:at] = ["", text]
+    edited_text = "\n".join(edited)
+    new = (
+        old.model_copy(update={"messages": [*old.messages, _entry("one more", 99)]})
+        if grow
+        else old
+    )
+    merged = merge(render_page(new), split_blocks(edited_text))
+    for _, text in inserts:
+        assert text in merged.split("\n")
+    assert parse_page(merged) == new
+    assert merge(render_page(new), split_blocks(merged)) == merged
