@@ -13,6 +13,8 @@
 - ``remove_stale_temps``: kill -9 inside ``atomic_write_text`` leaves
   ``.<name>.<rand>.tmp`` behind; the next writer of that file removes old ones.
 - ``safe_child``: a path built from input names that stays under its root.
+- ``replace_config_file``: the one writer that follows a link on purpose (a user's
+  settings file kept by a dotfile manager), keeping its mode and a backup.
 
 Paths that resolve outside their root or through a symlink raise ``FileEscape``
 (a ``StoreError``: one line, exit 1).
@@ -123,7 +125,12 @@ def forget_swept() -> None:
 
 
 def atomic_write_text(
-    path: Path, text: str, *, root: Path | None = None, durable: bool = True
+    path: Path,
+    text: str,
+    *,
+    root: Path | None = None,
+    durable: bool = True,
+    mode: int | None = None,
 ) -> None:
     """Replace ``path`` with ``text`` atomically (``root``: refuse escapes first).
 
@@ -140,6 +147,8 @@ def atomic_write_text(
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
             if durable:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -157,6 +166,31 @@ def atomic_write_text(
             os.close(dfd)
     except OSError:  # some filesystems refuse fsync on directories; the rename is done
         pass
+
+
+def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> Path:
+    """Rewrite a user's config file (e.g. Claude Code settings) the way they keep it.
+
+    A symlink is followed (dotfile managers link settings files: the link stays, its
+    target gets the new text), the file's permission bits are kept (mkstemp would
+    make it 0600), and the previous content is kept in ``<target><backup_suffix>``.
+    Returns the file that was written.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    mode = None
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise FileEscape(f"{path} is not a regular file; not changed")
+        mode = stat.S_IMODE(st.st_mode)
+        old = read_text_nofollow(target)
+        if old is not None:
+            atomic_write_text(target.with_name(target.name + backup_suffix), old, mode=mode)
+    atomic_write_text(target, text, mode=mode if mode is not None else 0o644)
+    return target
 
 
 def append_line(path: Path, data: bytes, *, what: str = "logs") -> None:

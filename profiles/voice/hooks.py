@@ -141,7 +141,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     Other settings (and other hooks) are kept as they are; a file that is not
     a JSON object is refused rather than overwritten.
     """
-    from memgraph.fileio import atomic_write_text
+    from memgraph.fileio import replace_config_file
 
     data: dict[str, Any] = {}
     if settings_path.exists():
@@ -166,5 +166,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
             if isinstance(cmd, str) and HOOK_MARK in cmd and "memgraph" in cmd:
                 return False
     groups.append({"hooks": [{"type": "command", "command": command}]})
-    atomic_write_text(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    # a symlinked settings file keeps its link (the target is edited), its mode,
+    # and the previous version in <settings>.bak
+    replace_config_file(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return True

@@ -146,3 +146,20 @@ def test_session_dir_symlinked_outside_the_workspace_is_refused(isolated_env: Pa
     # the note is stored; the view is refused with a warning, nothing lands outside
     assert result.exit_code == 0 and "escapes" in result.stderr
     assert [p for p in outside.rglob("*") if p.is_file()] == []
+
+
+def test_hook_install_edits_a_symlinked_settings_target(isolated_env: Path) -> None:
+    dotfiles = isolated_env / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    real.write_text('{"theme": "dark"}\n')
+    os.chmod(real, 0o640)
+    link = isolated_env / "settings.json"
+    link.symlink_to(real)
+    result = runner.invoke(app, ["hook", "install", "--settings", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and os.readlink(link) == str(real)  # the link stays
+    data = json.loads(real.read_text())
+    assert data["theme"] == "dark" and "SessionEnd" in data["hooks"]
+    assert os.stat(real).st_mode & 0o777 == 0o640  # mode kept
+    assert (dotfiles / "claude-settings.json.bak").read_text() == '{"theme": "dark"}\n'
