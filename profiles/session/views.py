@@ -31,6 +31,7 @@ from memgraph.fileio import (
     FileEscape,
     atomic_write_text,
     file_lock,
+    open_nofollow,
     read_text_nofollow,
     remove_stale_temps,
     safe_child,
@@ -106,15 +107,26 @@ def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = N
 
 
 def view_edited(path: Path) -> bool:
-    """True when ``path`` exists and differs from what memgraph last rendered there."""
-    if not path.is_file():
-        return False
+    """True when ``path`` exists and differs from what memgraph last rendered there.
+
+    Lock-free (a read-only check; a stale answer only costs one sync, which takes
+    the lock): wake runs it over every session of a persona.
+    """
     try:
-        with file_lock(path) as fd:
-            existing = read_text_nofollow(path)
-            return existing is not None and digest(existing) != _recorded(fd)
-    except (OSError, StoreError):
+        existing = read_text_nofollow(path)
+    except StoreError:
+        return True  # a symlink: let the sync report it
+    if existing is None:
         return False
+    lock = path.with_name(path.name + ".lock")
+    try:
+        fd = open_nofollow(lock, os.O_RDONLY, what="lock files")
+    except (OSError, StoreError):
+        return True  # no record yet (a view written before records existed)
+    try:
+        return digest(existing) != _recorded(fd)
+    finally:
+        os.close(fd)
 
 
 def sql_session(conn: sqlite3.Connection, session_id: str) -> tuple[str, str, str] | None:
