@@ -113,7 +113,8 @@ def _header_ok(data: dict[Any, Any], session_id: str, persona: str) -> bool:
 def import_hand_notes(store: Store, session_id: str, text: str) -> HandImport:
     """Import the notes of ``text`` (the session file) that the store lacks."""
     result = HandImport()
-    items = _candidates(_load(text))
+    data = _load(text)
+    items = _candidates(data)
     if items is None:
         result.keep_copy = True
         result.problems.append("not a readable session file")
@@ -125,7 +126,6 @@ def import_hand_notes(store: Store, session_id: str, text: str) -> HandImport:
         result.keep_copy = True
         result.problems.append("session is not in the store")
         return result
-    data = _load(text)
     persona = str(session.attributes.get("persona"))
     if not isinstance(data, dict) or not _header_ok(data, session_id, persona):
         result.keep_copy = True
