@@ -154,10 +154,10 @@ def merge(new_text: str, old_blocks: list[Block]) -> str:
             idx = order.index(anchor) if anchor in order else len(order)
             earlier = [k for k in order[:idx] if k in present]
             target = earlier[-1] if earlier else ""
+        if target == "":  # before everything: after the frontmatter, so it stays a page
+            target = next(b.key for b in new_blocks if b.key is not None)
         placed.setdefault(target, []).append(lines)
     out: list[str] = []
-    for seg in placed.get("", []):
-        out += [*seg, ""]
     for block in new_blocks:
         out.extend(block.lines)
         for seg in placed.get(block.key or "\0", []):

@@ -271,3 +271,24 @@ def test_user_lines_survive_any_rerender(
         assert text in merged.split("\n")
     assert parse_page(merged) == new
     assert merge(render_page(new), split_blocks(merged)) == merged
+
+
+@settings(max_examples=200, deadline=None)
+@given(existing=st.text())
+def test_any_file_content_is_kept_or_merged_never_a_crash(existing: str) -> None:
+    """Whatever is in the page file, planning a write never raises: either the
+    file is trusted (a render of its own parse) and merged, or a conflict render
+    is proposed and the file is left alone."""
+    import tempfile
+
+    from profiles.voice.pagekeep import plan
+
+    page = _page("first message", "second message")
+    rendered = render_page(page)
+    with tempfile.TemporaryDirectory() as tmp:
+        keep = plan(Path(tmp) / "p.md", existing, rendered, page)
+    if keep.page_text is None:
+        assert keep.conflict_text is not None
+        assert parse_page(keep.conflict_text) == page
+    else:
+        assert parse_page(keep.page_text) == page
