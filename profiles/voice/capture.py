@@ -20,7 +20,7 @@ from memgraph.documents.patch import GraphOp
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import edge_id, is_safe_name
 from memgraph.store import Store
-from memgraph.store.sqlite import iso
+from memgraph.store.rows import iso
 from profiles.voice.model import OperatorMessage, ReadStats
 from profiles.voice.nodes import (
     MESSAGE_KEYS,

@@ -165,9 +165,9 @@ def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
 
 
 def _iso(dt: datetime) -> str:
-    from memgraph.store.sqlite import iso
+    from memgraph.store.rows import iso
 
-    return iso(dt) or ""
+    return iso(dt)
 
 
 def format_probe(result: ProbeResult) -> str:
