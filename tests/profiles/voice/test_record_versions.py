@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from memgraph.cli.app import app
@@ -103,3 +104,25 @@ def test_backfill_and_hook_report_the_count(isolated_env: Path) -> None:
     assert h.exit_code == 0 and "1 changed records kept as new versions" in h.stdout
     r = runner.invoke(app, ["voice", "twice", "--json"])
     assert [json.loads(x)["text"] for x in r.stdout.splitlines()] == [edited2[2]]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "memory"])
+def test_versions_on_every_backend(tmp_path: Path, backend: str) -> None:
+    from _capture_helpers import op_msg
+
+    from profiles.voice.capture import CaptureRequest, capture_messages
+
+    store = open_store(tmp_path / "mg.db" if backend == "sqlite" else ":memory:")
+    req = CaptureRequest(transcript=Path("/t/x.jsonl"), vault=tmp_path / "v", write_pages=False)
+    t1 = datetime(2026, 5, 1, tzinfo=UTC)
+    first = [op_msg(t, i) for i, t in enumerate(PROMPTS)]
+    capture_messages(store, first, CaptureRequest(**{**req.__dict__, "now": t1}))
+    changed = [*first[:1], op_msg(EDITED[1], 1), *first[2:], op_msg(NEW, 9)]
+    t2 = t1 + timedelta(days=1)
+    result = capture_messages(store, changed, CaptureRequest(**{**req.__dict__, "now": t2}))
+    assert result.revised == 1
+    assert _texts(search_voice(store, VoiceQuery("break other settings"))) == [EDITED[1]]
+    then = search_voice(store, VoiceQuery("break other settings", as_of=t1 + timedelta(hours=1)))
+    assert _texts(then) == [PROMPTS[1]]
+    assert _texts(search_voice(store, VoiceQuery("migration note"))) == [NEW]
+    store.close()
