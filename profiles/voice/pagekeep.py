@@ -27,6 +27,7 @@ import hashlib
 import json
 import sys
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from memgraph.fileio import atomic_write_text, read_text_nofollow
@@ -37,6 +38,7 @@ from profiles.voice.pages import (
     VoicePage,
     parse_page,
     render_page,
+    split_frontmatter,
 )
 
 CONFLICT_SUFFIX = ".conflict.md"
@@ -49,6 +51,54 @@ _MG_END = " -->"
 class Block:
     key: str | None  # None: user-owned line(s)
     lines: tuple[str, ...]
+    # what of this block memgraph owns, when not simply its lines: for the
+    # frontmatter, the canonical JSON of memgraph's keys (Obsidian's property
+    # editor re-serialises YAML; the values are what count)
+    owned: str | None = None
+    extra: tuple[tuple[str, object], ...] = ()  # frontmatter keys a person added
+
+
+# the keys memgraph writes (profiles.voice.pages.frontmatter); any other key is the user's
+MG_KEYS = frozenset(
+    {
+        "title",
+        "constellation",
+        "type",
+        "created",
+        "updated",
+        "status",
+        "session_id",
+        "project",
+        "valid_from",
+        "valid_to",
+        "message_count",
+        "ingested_at",
+        "sources",
+        "activity_window",
+    }
+)
+
+
+def _scalar(value: object) -> str:
+    """Dates and times as memgraph writes them (an editor may unquote a timestamp,
+    which YAML then reads as a datetime: the same value)."""
+    if isinstance(value, datetime):
+        when = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _frontmatter_block(lines: list[str]) -> Block:
+    try:
+        data, _, _ = split_frontmatter("\n".join(lines))
+    except PageError:
+        return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
+    mine = {str(k): v for k, v in data.items() if k in MG_KEYS}
+    owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
+    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS)
+    return Block("frontmatter", tuple(lines), owned, extra)
 
 
 def _marker_key(line: str, n: int) -> str:
@@ -72,7 +122,7 @@ def split_blocks(text: str) -> list[Block]:
         except ValueError:
             end = -1
         if end > 0:
-            blocks.append(Block("frontmatter", tuple(lines[: end + 1])))
+            blocks.append(_frontmatter_block(lines[: end + 1]))
             i = end + 1
     seen: set[str] = set()
     key: str | None
@@ -110,7 +160,9 @@ def split_blocks(text: str) -> list[Block]:
 
 
 def owned_digest(blocks: list[Block]) -> str:
-    owned = "\n".join("\n".join(b.lines) for b in blocks if b.key is not None)
+    owned = "\n".join(
+        b.owned if b.owned is not None else "\n".join(b.lines) for b in blocks if b.key is not None
+    )
     return hashlib.sha256(owned.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -142,9 +194,12 @@ def user_segments(blocks: list[Block]) -> list[tuple[str, list[str]]]:
 def merge(new_text: str, old_blocks: list[Block]) -> str:
     """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over."""
     segments = user_segments(old_blocks)
-    if not segments:
+    extra = next((b.extra for b in old_blocks if b.key == "frontmatter"), ())
+    if not segments and not extra:
         return new_text
     new_blocks = split_blocks(new_text)
+    if extra:
+        new_blocks = [_with_extra(b, extra) if b.key == "frontmatter" else b for b in new_blocks]
     present = {b.key for b in new_blocks if b.key is not None}
     order = [b.key for b in old_blocks if b.key is not None]
     placed: dict[str, list[list[str]]] = {}
@@ -163,6 +218,23 @@ def merge(new_text: str, old_blocks: list[Block]) -> str:
         for seg in placed.get(block.key or "\0", []):
             out += ["", *seg]
     return "\n".join(out)
+
+
+def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
+    """The new frontmatter with the keys a person added, after memgraph's."""
+    import yaml
+
+    try:
+        text = yaml.safe_dump(
+            dict(extra), sort_keys=False, allow_unicode=True, default_flow_style=False
+        )
+    except yaml.YAMLError:
+        return block
+    added = [line for line in text.split("\n") if line]
+    if any(line in ("---", "...") for line in added):
+        return block  # would end the frontmatter early: keep memgraph's alone
+    lines = list(block.lines)
+    return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
 
 
 # -- the sidecar: what memgraph last wrote -------------------------------------

@@ -22,7 +22,13 @@ from typer.testing import CliRunner
 
 from memgraph.cli.app import app
 from profiles.voice.pagekeep import list_conflicts, merge, split_blocks
-from profiles.voice.pages import VoiceMessageEntry, VoicePage, parse_page, render_page
+from profiles.voice.pages import (
+    VoiceMessageEntry,
+    VoicePage,
+    parse_page,
+    render_page,
+    split_frontmatter,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _capture_helpers import PROMPTS, SID, T0, claude_records, write_transcript
@@ -141,6 +147,26 @@ def test_typo_fixed_in_a_message_is_a_conflict(isolated_env: Path, trigger: str)
     _hook(isolated_env, [*GROWN, "one more after the fix"])
     assert "one more after the fix" in page.read_text(encoding="utf-8")
     assert not conflict.exists()
+
+
+def test_frontmatter_keys_a_person_adds_survive(isolated_env: Path) -> None:
+    """Obsidian properties (tags, aliases) are the user's; the property editor's
+    re-serialisation of memgraph's own keys (quotes dropped, lists re-indented) is
+    the same values, not an edit."""
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    text = page.read_text(encoding="utf-8")
+    head, rest = text.split("\n---\n", 1)
+    head = head.replace("valid_from: '", "valid_from: ").replace("Z'\nvalid_to", "Z\nvalid_to")
+    head = head.replace("sources:\n- ", "sources:\n  - ")
+    assert "valid_from: 2026" in head and "sources:\n  - " in head  # really re-serialised
+    page.write_text(f"{head}\ntags:\n  - voice\n  - hooks\naliases: [hook work]\n---\n{rest}")
+    err = _hook_grown(isolated_env)
+    after = page.read_text(encoding="utf-8")
+    assert "conflict" not in err and not list_conflicts(isolated_env / "vault")
+    meta, _, _ = split_frontmatter(after)
+    assert meta["tags"] == ["voice", "hooks"] and meta["aliases"] == ["hook work"]
+    assert parse_page(after).messages[-1].text == GROWN[-1]
 
 
 def test_probe_lists_conflicts(isolated_env: Path) -> None:
