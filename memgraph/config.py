@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     ollama_batch_tokens: int = 500  # messages per /api/chat request, in estimated tokens
     qdrant_url: str | None = None
     qdrant_path: Path | None = None
+    qdrant_engine: str = "edge"  # embedded engine: edge (Qdrant Edge) | qdrant-client
     embedder: str = "none"  # none | hash | ollama | minilm
     embed_model: str = "all-minilm"
 

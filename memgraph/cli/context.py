@@ -57,7 +57,7 @@ def _nerve(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | 
         return None, "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
     path = cfg.qdrant_path or cfg.home / "qdrant"
     try:
-        return open_nerve(embedder, path=path, url=cfg.qdrant_url), None
+        return open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine), None
     except (MissingExtra, BackendUnavailable) as exc:
         if required:
             raise
@@ -188,6 +188,17 @@ def recall(
 
 def index(
     rebuild: bool = typer.Option(False, "--rebuild", help="Drop and re-embed everything."),
+    profiles: str | None = typer.Option(
+        None, "--profiles", help="Comma-separated profiles to sync (scoped sync)."
+    ),
+    status: bool = typer.Option(
+        False, "--status", help="Count current, stale and missing vectors; change nothing."
+    ),
+    optimize: bool | None = typer.Option(
+        None,
+        "--optimize/--no-optimize",
+        help="Build the HNSW index now / never (default: when a shard grew past a threshold).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="The report as one JSON line."),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
@@ -195,17 +206,50 @@ def index(
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
-    """Sync the Qdrant vectors with the store: embed only what changed."""
+    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries)."""
     from dataclasses import asdict
 
-    from context_cut.vectors import sync_index
+    from context_cut.vectors import index_status, sync_index
+    from memgraph.documents import ProfileName
+    from memgraph.errors import UsageError
 
+    wanted: list[str] | None = None
+    if profiles is not None:
+        wanted = [p.strip() for p in profiles.split(",") if p.strip()]
+        known = {p.value for p in ProfileName}
+        unknown = sorted(set(wanted) - known)
+        if unknown or not wanted:
+            raise UsageError(
+                f"unknown profile {', '.join(unknown) or '(none given)'}: "
+                f"use {', '.join(sorted(known))}"
+            )
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
+    if status:
+        from context_cut.embedders import make_embedder
+
+        emb = make_embedder(
+            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
+        )
+        if emb is None:
+            raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
+        s = store_from(home, store)
+        try:
+            state = index_status(s, emb, wanted)
+        finally:
+            s.close()
+        if as_json:
+            print_json_line(asdict(state))
+        else:
+            for line in state.lines():
+                print(line)
+        return
     nerve, _ = _nerve(cfg, required=True)
     assert nerve is not None
     s = store_from(home, store)
     try:
-        report = sync_index(s, nerve.index, nerve.embedder, rebuild=rebuild)
+        report = sync_index(
+            s, nerve.index, nerve.embedder, rebuild=rebuild, profiles=wanted, optimize=optimize
+        )
     finally:
         nerve.index.close()
         s.close()
