@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     qdrant_url: str | None = None
     qdrant_path: Path | None = None
     qdrant_engine: str = "edge"  # embedded engine: edge (Qdrant Edge) | qdrant-client
-    embedder: str = "none"  # none | hash | ollama | minilm
+    embedder: str = "none"  # none | hash | ollama | minilm | minilm-torch
     embed_model: str = "all-minilm"
 
     @field_validator("transcripts", "repos", mode="before")

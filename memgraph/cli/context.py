@@ -27,7 +27,7 @@ R = TypeVar("R")
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
 EmbedderOpt = typer.Option(
-    None, "--embedder", help="none | hash | ollama | minilm (env MEMGRAPH_EMBEDDER)."
+    None, "--embedder", help="none | hash | ollama | minilm | minilm-torch (env MEMGRAPH_EMBEDDER)."
 )
 QdrantPathOpt = typer.Option(
     None, "--qdrant-path", help="Embedded Qdrant dir (default <home>/qdrant)."

@@ -365,3 +365,25 @@ def test_vectors_rank_paraphrases_bm25_misses(graph: Any, mk: Any) -> None:
     assert plain.nodes == []  # no shared word: BM25 finds nothing
     hybrid = select_context_cut(graph.store, query, VectorNerve(index, emb))
     assert hybrid.nodes[0].id == a.id
+
+
+def test_a_shard_held_by_another_process_degrades_to_bm25(
+    graph: Any, mk: Any, tmp_path: Path
+) -> None:
+    pytest.importorskip("qdrant_edge", reason="qdrant-edge-py (the qdrant extra) missing")
+    from context_cut.api import RecallRequest, recall
+
+    node = mk.node("voice", "drop the cache", "we should drop the cache", kind="message")
+    graph.nodes(node)
+    emb = HashEmbedder(32)
+    holder = VectorIndex.open(path=tmp_path / "q", engine="edge")
+    sync_index(graph.store, holder, emb)  # keeps the shard (and its WAL lock) open
+    other = VectorNerve(VectorIndex.open(path=tmp_path / "q", engine="edge"), emb)
+    result = recall(graph.store, RecallRequest(text="drop cache"), other)
+    assert [h.node.id for h in result.hits] == [node.id]
+    (notice,) = [n for n in result.notices if "BM25 only" in n]
+    assert "qdrant at" in notice and "\n" not in notice
+    holder.close()
+    again = recall(graph.store, RecallRequest(text="drop cache"), VectorNerve(other.index, emb))
+    assert not any("BM25 only" in n for n in again.notices)
+    other.index.close()
