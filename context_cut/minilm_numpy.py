@@ -240,7 +240,6 @@ class NumpyMiniLM:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        import numpy as np
 
         if not texts:
             return []
