@@ -9,20 +9,18 @@ say so in one line on stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from memgraph.cli.common import print_json_line, settings, store_from
-
-if TYPE_CHECKING:
-    from context_cut.vectors import VectorNerve
-    from memgraph.config import Settings
-    from memgraph.store import Store
-
-R = TypeVar("R")
+from memgraph.cli.common import print_json_line, store_from
+from memgraph.cli.ranked import (
+    RecallArgs,
+    config_for,
+    nerve_for,
+    recall_command,
+    run_ranked,
+)
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
@@ -37,60 +35,9 @@ QdrantUrlOpt = typer.Option(
 )
 
 
-def _nerve(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
-    """The configured nerve, or (None, one-line notice) when vectors are off or down."""
-    from context_cut.embedders import make_embedder
-    from context_cut.vectors import open_nerve
-    from memgraph.errors import BackendUnavailable, MissingExtra, UsageError
-
-    try:
-        embedder = make_embedder(
-            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
-        )
-    except (MissingExtra, BackendUnavailable) as exc:
-        if required:
-            raise
-        return None, f"vectors unavailable, BM25 only: {exc}"
-    if embedder is None:
-        if required:
-            raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
-        return None, "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
-    path = cfg.qdrant_path or cfg.home / "qdrant"
-    try:
-        return open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine), None
-    except (MissingExtra, BackendUnavailable) as exc:
-        if required:
-            raise
-        return None, f"vectors unavailable, BM25 only: {exc}"
-
-
-def _config(
-    home: Path | None, embedder: str | None, qdrant_path: Path | None, qdrant_url: str | None
-) -> Settings:
-    return settings(home=home, embedder=embedder, qdrant_path=qdrant_path, qdrant_url=qdrant_url)
-
-
-def _say(line: str) -> None:
-    print(" ".join(line.split()), file=sys.stderr)
-
-
-def _ranked(
-    cfg: Settings, home: Path | None, store: Path | None, run: Callable[[Store, Any], R]
-) -> R:
-    """Open the store and the optional vector nerve, run, close both; say on stderr
-    (one line) when ranking fell back to BM25."""
-    s = store_from(home, store)
-    nerve, notice = _nerve(cfg, required=False)
-    try:
-        result = run(s, nerve)
-    finally:
-        if nerve is not None:
-            nerve.index.close()
-        s.close()
-    notices: list[str] = getattr(result, "notices", [])
-    for line in [notice] if notice else [n for n in notices if n.startswith("vectors")]:
-        _say(line)
-    return result
+_nerve = nerve_for
+_config = config_for
+_ranked = run_ranked
 
 
 def context(
@@ -147,43 +94,20 @@ def recall(
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
     """Semantic recall of what you said (hybrid BM25 + vectors)."""
-    from pydantic import ValidationError
-
-    from context_cut.api import RecallRequest
-    from context_cut.api import recall as run_recall
-    from memgraph.errors import UsageError
-
-    try:
-        request = RecallRequest(text=text, limit=limit, project=project, session_id=session)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UsageError(f"bad recall request: {where}: {first['msg']}") from None
-    if not text.strip():
-        raise UsageError("the query is empty")
-    cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    result = _ranked(cfg, home, store, lambda s, nerve: run_recall(s, request, nerve))
-    for hit in result.hits:
-        n = hit.node
-        attrs = n.attributes
-        when = (n.valid_from or n.created_at).strftime("%Y-%m-%d %H:%M")
-        if as_json:
-            row: dict[str, Any] = {
-                "rank": hit.rank,
-                "score": round(hit.score, 6),
-                "id": n.id,
-                "when": when,
-                "session_id": attrs.get("session_id"),
-                "project": attrs.get("project"),
-                "text": n.claim,
-                "bm25_rank": hit.bm25_rank,
-                "vector_rank": hit.vector_rank,
-            }
-            print_json_line(row)
-        else:
-            sid = str(attrs.get("session_id") or "")[:8]
-            title = " ".join((n.title or n.claim).split())[:80]
-            print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+    recall_command(
+        RecallArgs(
+            text=text,
+            limit=limit,
+            project=project,
+            session=session,
+            as_json=as_json,
+            home=home,
+            store=store,
+            embedder=embedder,
+            qdrant_path=qdrant_path,
+            qdrant_url=qdrant_url,
+        )
+    )
 
 
 def index(
