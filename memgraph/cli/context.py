@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -34,6 +35,9 @@ QdrantUrlOpt = typer.Option(
     None, "--qdrant-url", help="Qdrant server/cluster URL (env MEMGRAPH_QDRANT_URL)."
 )
 
+
+if TYPE_CHECKING:
+    from memgraph.store import Store
 
 _nerve = nerve_for
 _config = config_for

@@ -67,7 +67,7 @@ def _ours(group: Any, mark: str) -> bool:
 
 def install(path: Path, base: str | None = None) -> list[str]:
     """Add the missing hooks; the events added (empty: nothing to do)."""
-    from memgraph.fileio import atomic_write_text
+    from memgraph.fileio import atomic_write_text, replace_config_file
 
     original, data = _load(path)
     base = base or default_base()
@@ -92,13 +92,14 @@ def install(path: Path, base: str | None = None) -> list[str]:
         except (OSError, ValueError):
             pass
     atomic_write_text(side, json.dumps(record, ensure_ascii=False) + "\n")
-    atomic_write_text(path, text)
+    # a symlinked settings file keeps its link and mode (memgraph.fileio)
+    replace_config_file(path, text)
     return added
 
 
 def uninstall(path: Path) -> list[str]:
     """Remove what install added; the events removed."""
-    from memgraph.fileio import atomic_write_text
+    from memgraph.fileio import replace_config_file
 
     side = _sidecar(path)
     record: dict[str, Any] = {}
@@ -116,7 +117,7 @@ def uninstall(path: Path) -> list[str]:
         if original is None:
             path.unlink()
         else:
-            atomic_write_text(path, original)
+            replace_config_file(path, original)
         side.unlink()
         return added
     hooks = data.get("hooks")
@@ -131,6 +132,6 @@ def uninstall(path: Path) -> list[str]:
         if not hooks:
             data.pop("hooks", None)
     if current is not None:
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        replace_config_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     side.unlink()
     return added
