@@ -1,0 +1,80 @@
+"""What one file says, as plain JSON-able data (no graph types).
+
+Extractors (``python.py``, ``other.py``) fill a ``FileFacts`` from one file's
+bytes and nothing else, so a file's facts depend on its content only; the
+module node stores them (``attributes["facts"]``) and an unchanged file is
+never parsed again. Lists hold small tuples ``[value, line, ...]`` so they
+round-trip through JSON unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MAX_ITEMS = 200  # per list: a pathological file cannot blow up its node
+_TODO = re.compile(r"(?:#|//|/\*|--|\*)\s*.*?\b(TODO|FIXME|XXX)\b[:\s]*(.*)")
+_CREATE_TABLE = re.compile(
+    r"CREATE\s+(?:VIRTUAL\s+|TEMP\s+|TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+    r"[\"'`\[]?([A-Za-z_][\w.]*)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class FileFacts:
+    path: str
+    lang: str
+    digest: str
+    sha: str | None  # the commit the content was read at (None outside git)
+    lines: int = 0
+    parsed: bool = True
+    error: str = ""  # why it was not parsed (syntax error, not UTF-8, no grammar)
+    doc: str = ""  # first paragraph of the module docstring / leading comment
+    # [dotted or path, imported name or "", line]; resolution happens later
+    imports: list[list[Any]] = field(default_factory=list)
+    symbols: list[list[Any]] = field(default_factory=list)  # [name, kind, line, end]
+    classes: list[list[Any]] = field(default_factory=list)  # [name, line, end, [bases], [decos]]
+    env: list[list[Any]] = field(default_factory=list)  # [VAR, line]
+    commands: list[list[Any]] = field(default_factory=list)  # [name, line]
+    io: list[list[Any]] = field(default_factory=list)  # [input|output|store, channel, line]
+    todos: list[list[Any]] = field(default_factory=list)  # [line, text]
+    tables: list[list[Any]] = field(default_factory=list)  # [name, line]
+    binaries: list[list[Any]] = field(default_factory=list)  # [name, target, line]
+    package: str = ""  # a manifest's package name
+    dynamic_imports: int = 0
+    main: bool = False  # runs as a program (``__main__`` guard, Go ``package main``)
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key, value in data.items():
+            if isinstance(value, list) and len(value) > MAX_ITEMS:
+                data[key] = value[:MAX_ITEMS]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileFacts:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def first_paragraph(text: str, limit: int = 300) -> str:
+    para = text.strip().split("\n\n", 1)[0]
+    para = " ".join(para.split())
+    return para if len(para) <= limit else para[: limit - 1] + "…"
+
+
+def scan_text(facts: FileFacts, text: str) -> None:
+    """Language-independent facts: line count, TODO/FIXME/XXX, SQL tables."""
+    facts.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if "TODO" in text or "FIXME" in text or "XXX" in text:
+        for no, line in enumerate(text.splitlines(), 1):
+            m = _TODO.search(line)
+            if m:
+                facts.todos.append([no, f"{m.group(1)}: {m.group(2).strip()[:120]}"])
+                if len(facts.todos) >= 20:
+                    break
+    if facts.lang == "sql" or "CREATE" in text.upper():
+        for m in _CREATE_TABLE.finditer(text):
+            facts.tables.append([m.group(1), text.count("\n", 0, m.start()) + 1])
