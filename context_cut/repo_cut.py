@@ -44,10 +44,11 @@ from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
 
 _WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
-_STOP = frozenset(
+_STOP_WORDS = (
     "a an and are as at be by for from in into is it its of on or the this to with when"
-    " not no do does add use make fix new so that than then there these only via was".split()
+    " not no do does add use make fix new so that than then there these only via was"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 ALPHA = 0.35  # weight of centrality beside the text score (bench/bench_repo_localise.py)
 DAMPING = 0.85
 K1, B = 1.2, 0.75
@@ -208,10 +209,10 @@ def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
     if request.repo:
         repo = request.repo
     elif request.repo_path is not None:
-        from profiles.artifact.entities import norm_name
         from profiles.repo_scan.files import check_root
+        from profiles.repo_scan.scan import find_repo_key
 
-        repo = norm_name(check_root(request.repo_path).name) or "repo"
+        repo = find_repo_key(store, check_root(request.repo_path))
     else:
         raise NotFound("the repo cut needs --repo PATH (a scanned repository)")
     rid = repo_node_id(repo)
@@ -232,9 +233,7 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
     with store.reader() as reader:
         found = reader.get_nodes([module_id(repo, p) for p in paths])
         summaries = reader.get_summaries(summary_ids)
-    modules = {
-        str(n.attributes["path"]): n for n in found.values() if n.lifecycle != "retired"
-    }
+    modules = {str(n.attributes["path"]): n for n in found.values() if n.lifecycle != "retired"}
     ranked = rank_modules(modules, request.text)
     query = MemoryContextQuery(
         text=request.text,

@@ -29,4 +29,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "RepoStatus",
+    "ScanRequest",
+    "ScanResult",
+    "install_hook",
+    "repo_status",
+    "scan_repo",
+]

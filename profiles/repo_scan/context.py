@@ -87,9 +87,9 @@ def build_context(
         name = PurePosixPath(path).name
         folder = PurePosixPath(path).parent.as_posix()
         folder = "" if folder == "." else folder
-        if name == "__init__.py" or (name in ("Cargo.toml", "package.json", "go.mod")):
-            if folder not in ctx.packages or name == "__init__.py":
-                ctx.packages[folder] = path
+        owner = name == "__init__.py" or name in ("Cargo.toml", "package.json", "go.mod")
+        if owner and (folder not in ctx.packages or name == "__init__.py"):
+            ctx.packages[folder] = path
     ctx.by_suffix = dict(by_suffix)
     if facts is None:
         cached = cached or {}
@@ -113,7 +113,10 @@ def build_context(
 
 
 def cache_of(ctx: RepoContext) -> dict[str, Any]:
-    return {"schema_names": sorted(ctx.schema_names), "go_modules": dict(sorted(ctx.go_modules.items()))}
+    return {
+        "schema_names": sorted(ctx.schema_names),
+        "go_modules": dict(sorted(ctx.go_modules.items())),
+    }
 
 
 def _pick(candidates: list[str], importer: str) -> str | None:

@@ -200,7 +200,9 @@ def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile 
     if st.st_size > max_bytes:
         return LedgerLine(rel, f"too large ({st.st_size} bytes > {max_bytes}): generated? not read")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
     except OSError as exc:
         return LedgerLine(rel, f"cannot open: {exc.strerror or exc}")
     try:

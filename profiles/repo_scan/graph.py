@@ -126,7 +126,9 @@ def _module(b: _Builder) -> None:
     parts = [f.doc] if f.doc else []
     if public:
         shown = ", ".join(public[:MAX_PUBLIC_IN_CLAIM])
-        more = f" (+{len(public) - MAX_PUBLIC_IN_CLAIM})" if len(public) > MAX_PUBLIC_IN_CLAIM else ""
+        more = (
+            f" (+{len(public) - MAX_PUBLIC_IN_CLAIM})" if len(public) > MAX_PUBLIC_IN_CLAIM else ""
+        )
         parts.append(f"Public: {shown}{more}")
     if not f.parsed:
         parts.append(f"Not parsed: {f.error}")
@@ -181,8 +183,16 @@ def _binaries(b: _Builder) -> None:
     f = b.f
     for name, target, line in f.binaries:
         nid = b.child("binary", name)
-        b.node(nid, "binary", f"binary {name} -> {target}", f"console script {name} runs {target}",
-               line, line, binary=name, target=target)
+        b.node(
+            nid,
+            "binary",
+            f"binary {name} -> {target}",
+            f"console script {name} runs {target}",
+            line,
+            line,
+            binary=name,
+            target=target,
+        )
         b.edge("defines", b.module, nid, line)
         module = target.split(":", 1)[0]
         hit = python_target(b.ctx, f.path, module, "") if f.path.endswith(".toml") else None
@@ -198,8 +208,16 @@ def _binaries(b: _Builder) -> None:
             else f"run {f.path}"
         )
         nid = b.child("binary", "main")
-        b.node(nid, "binary", f"binary {how}", f"{f.path} runs as a program ({how})", 1, None,
-               binary=how, target=f.path)
+        b.node(
+            nid,
+            "binary",
+            f"binary {how}",
+            f"{f.path} runs as a program ({how})",
+            1,
+            None,
+            binary=how,
+            target=f.path,
+        )
         b.edge("defines", b.module, nid, 1)
 
 
@@ -211,15 +229,31 @@ def _schemas(b: _Builder) -> None:
             continue
         how = ", ".join(bases) or ", ".join(decos) or "schema"
         nid = b.child("schema", name)
-        b.node(nid, "schema", f"schema {name}", f"{name}({how}) in {f.path}:{line}", line, end,
-               schema=name, bases=bases)
+        b.node(
+            nid,
+            "schema",
+            f"schema {name}",
+            f"{name}({how}) in {f.path}:{line}",
+            line,
+            end,
+            schema=name,
+            bases=bases,
+        )
         b.edge("defines", b.module, nid, line)
     for name, line in f.tables:
         nid = b.child("schema", "table:" + name)
         if any(n.id == nid for n in b.graph.nodes):
             continue
-        b.node(nid, "schema", f"table {name}", f"SQL table {name} created in {f.path}:{line}",
-               line, None, schema=name, bases=["TABLE"])
+        b.node(
+            nid,
+            "schema",
+            f"table {name}",
+            f"SQL table {name} created in {f.path}:{line}",
+            line,
+            None,
+            schema=name,
+            bases=["TABLE"],
+        )
         b.edge("defines", b.module, nid, line)
 
 
@@ -230,17 +264,32 @@ def _contracts(b: _Builder) -> None:
         env.setdefault(var, []).append([var, line])
     for var, hits in sorted(env.items()):
         nid = b.child("runtime_contract", "env:" + var)
-        b.node(nid, "runtime_contract", f"env {var}",
-               f"{f.path} reads environment variable {var} (lines {_lines(hits)})",
-               hits[0][1], None, contract="env", name=var)
+        b.node(
+            nid,
+            "runtime_contract",
+            f"env {var}",
+            f"{f.path} reads environment variable {var} (lines {_lines(hits)})",
+            hits[0][1],
+            None,
+            contract="env",
+            name=var,
+        )
         b.edge("defines", b.module, nid, hits[0][1])
     cmds: dict[str, int] = {}
     for name, line in f.commands:
         cmds.setdefault(name, line)
     for name, line in sorted(cmds.items()):
         nid = b.child("runtime_contract", "cli:" + name)
-        b.node(nid, "runtime_contract", f"command {name}", f"CLI command {name!r} in {f.path}:{line}",
-               line, None, contract="cli", name=name)
+        b.node(
+            nid,
+            "runtime_contract",
+            f"command {name}",
+            f"CLI command {name!r} in {f.path}:{line}",
+            line,
+            None,
+            contract="cli",
+            name=name,
+        )
         b.edge("defines", b.module, nid, line)
 
 
@@ -259,9 +308,16 @@ def _dataflow(b: _Builder) -> None:
         nid = b.child(kind, channel, profile=FLOW)
         line = min(h[-1] for h in hits)
         verb = {"input": "reads", "output": "writes", "store": "persists to"}[kind]
-        b.node(nid, kind, f"{kind} {channel}: {f.path}",
-               f"{f.path} {verb} {channel} (lines {_lines(sorted(hits, key=lambda h: h[-1]))})",
-               line, None, profile=FLOW, channel=channel)
+        b.node(
+            nid,
+            kind,
+            f"{kind} {channel}: {f.path}",
+            f"{f.path} {verb} {channel} (lines {_lines(sorted(hits, key=lambda h: h[-1]))})",
+            line,
+            None,
+            profile=FLOW,
+            channel=channel,
+        )
         b.edge(_FLOW_EDGE[kind], b.module, nid, line, profile=FLOW)
         made[kind].append(nid)
     for out in made["output"] + made["store"]:
@@ -277,8 +333,15 @@ def _test_seam(b: _Builder) -> None:
         return
     nid = b.child("test_seam")
     shown = ", ".join(targets[:10]) + (" …" if len(targets) > 10 else "")
-    b.node(nid, "test_seam", f"tests {b.f.path}", f"{b.f.path} exercises {shown}", 1,
-           max(b.f.lines, 1), targets=targets)
+    b.node(
+        nid,
+        "test_seam",
+        f"tests {b.f.path}",
+        f"{b.f.path} exercises {shown}",
+        1,
+        max(b.f.lines, 1),
+        targets=targets,
+    )
     b.edge("defines", b.module, nid, 1)
     for target, line in b.seen["imports"]:
         if target in targets:

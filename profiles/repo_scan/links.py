@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memgraph.documents import AnchorKind, GraphOp, MemoryAnchor, MemoryEdge, ProfileName, UpsertEdge
+from memgraph.documents import (
+    AnchorKind,
+    GraphOp,
+    MemoryAnchor,
+    MemoryEdge,
+    ProfileName,
+    UpsertEdge,
+)
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store

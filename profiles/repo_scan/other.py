@@ -222,9 +222,7 @@ def _leading_comment(text: str) -> str:
         s = line.strip()
         if s.startswith(("//", "#", "/*", "*")) and not s.startswith("#["):
             lines.append(s.lstrip("/#*!").strip())
-        elif s and lines:
-            break
-        elif s and not s.startswith("package"):
+        elif (s and lines) or (s and not s.startswith("package")):
             break
     return first_paragraph("\n".join(lines))
 

@@ -21,7 +21,6 @@ import ast
 import re
 from bisect import bisect_right
 from pathlib import PurePosixPath
-from typing import Any
 
 from profiles.repo_scan.facts import FileFacts, first_paragraph, scan_text
 
@@ -48,9 +47,13 @@ def _str_arg(call: ast.Call, index: int = 0, keyword: str | None = None) -> str 
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             return arg.value
     for kw in call.keywords:
-        if keyword is not None and kw.arg == keyword:
-            if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-                return kw.value.value
+        if (
+            keyword is not None
+            and kw.arg == keyword
+            and isinstance(kw.value, ast.Constant)
+            and isinstance(kw.value.value, str)
+        ):
+            return kw.value.value
     return None
 
 
@@ -76,11 +79,12 @@ def _settings_env(cls: ast.ClassDef, facts: FileFacts) -> None:
     """pydantic-settings: ``env_prefix`` + each annotated field is an env var."""
     prefix = None
     for stmt in cls.body:
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "model_config" for t in stmt.targets
+        if (
+            isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Call)
+            and any(isinstance(t, ast.Name) and t.id == "model_config" for t in stmt.targets)
         ):
-            if isinstance(stmt.value, ast.Call):
-                prefix = _str_arg(stmt.value, 99, "env_prefix")
+            prefix = _str_arg(stmt.value, 99, "env_prefix")
     if prefix is None:
         return
     for stmt in cls.body:
@@ -132,7 +136,12 @@ def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) 
 
 
 _CALLS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(?:os\.)?(?:getenv|environ\.get|environ\.setdefault)\(\s*[\"']([^\"'\n]+)[\"']"), "env"),
+    (
+        re.compile(
+            r"\b(?:os\.)?(?:getenv|environ\.get|environ\.setdefault)\(\s*[\"']([^\"'\n]+)[\"']"
+        ),
+        "env",
+    ),
     (re.compile(r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]"), "env"),
     (re.compile(r"\b(?:importlib\.import_module|__import__)\("), "dynamic"),
     (re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
@@ -256,10 +265,8 @@ def parse_python(path: str, text: str, facts: FileFacts) -> None:
                 if base and key not in seen_imports:
                     seen_imports.add(key)
                     facts.imports.append([base, alias.name, node.lineno])
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.decorator_list:
-                _decorators(node, facts)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+            _decorators(node, facts)
     _call_facts(text, facts)
-    for key in ("env", "commands", "io"):
-        items = getattr(facts, key)
+    for items in (facts.env, facts.commands, facts.io):
         items.sort(key=lambda item: (item[-1], *map(str, item)))

@@ -103,10 +103,17 @@ class ScanResult:
         return out
 
 
-def repo_key(request: ScanRequest, root: Path) -> str:
+def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
+    """The repo key for ``root``: ``name``, else the key of an earlier scan of
+    this same folder, else the folder name."""
     from profiles.artifact.entities import norm_name
 
-    return norm_name(request.name or root.name) or "repo"
+    if name:
+        return norm_name(name) or "repo"
+    for node in store.iter_nodes(profile=ARCH.value, kind="repo"):
+        if node.attributes.get("root") == str(root) and node.lifecycle != "retired":
+            return str(node.attributes.get("repo") or node.title.removeprefix("repo "))
+    return norm_name(root.name) or "repo"
 
 
 def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | None]:
@@ -170,7 +177,7 @@ class _Scan:
         self.store = store
         self.request = request
         self.root = check_root(request.path)
-        self.repo = repo_key(request, self.root)
+        self.repo = find_repo_key(store, self.root, request.name)
         self.listing = list_files(self.root)
         self.result = ScanResult(
             repo=self.repo,
@@ -263,6 +270,7 @@ class _Scan:
         if ops or repo_node is None:
             new_state = {
                 **state,
+                "repo": self.repo,
                 "root": str(self.root),
                 "git": self.listing.git,
                 "manifest": {p: sources[p].digest for p in sorted(sources)},
@@ -302,7 +310,9 @@ class _Scan:
         for nid in sorted(old_nodes - new_ids):
             gone = before.get(nid)
             if gone is not None and gone.lifecycle != "retired":
-                self.node_ops.append(RetireNode(node_id=nid, reason=f"{facts.path} no longer has it"))
+                self.node_ops.append(
+                    RetireNode(node_id=nid, reason=f"{facts.path} no longer has it")
+                )
         self.edge_ops += [UpsertEdge(edge=e) for e in graph.edges]
         self._retire_edges(gone_edges.values())
 

@@ -195,8 +195,7 @@ def plan_summaries(
             covers_summary_ids=sorted(s.id for s in out),
             target=f"repo {ctx.repo} ({len(facts)} files, {len(by_folder)} folders)",
             claim=_cut(
-                "Largest folders: "
-                + ", ".join(f"{f or '.'} ({len(by_folder[f])})" for f in top)
+                "Largest folders: " + ", ".join(f"{f or '.'} ({len(by_folder[f])})" for f in top)
             ),
             tension=(
                 f"{len({tuple(c) for c in graph.cyclic.values()})} import cycle(s)"
@@ -205,9 +204,9 @@ def plan_summaries(
             ),
             action_implication="descend into the package summaries for a task",
             confidence=0.7,
-            known_omissions=[f"{p}: {facts[p].error}" for p in sorted(facts) if not facts[p].parsed][
-                :20
-            ],
+            known_omissions=[
+                f"{p}: {facts[p].error}" for p in sorted(facts) if not facts[p].parsed
+            ][:20],
         )
     )
     return out
