@@ -50,6 +50,7 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split())
 ALPHA = 0.35  # weight of centrality beside the text score (bench/bench_repo_localise.py)
+TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 DAMPING = 0.85
 K1, B = 1.2, 0.75
 
@@ -165,7 +166,9 @@ def rank_modules(modules: dict[str, MemoryNode], text: str) -> list[tuple[str, f
     ppr = personalised_pagerank(sorted(modules), edges, seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
     scores = {
-        p: text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr for p in modules
+        p: (text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr)
+        * (TEST_WEIGHT if n.attributes.get("test") else 1.0)
+        for p, n in modules.items()
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
