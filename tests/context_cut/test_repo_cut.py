@@ -51,7 +51,9 @@ def test_ranks_the_matching_module_first_with_file_line_anchors(tmp_path: Path) 
     root = _tree(tmp_path / "pay")
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=root))
-    cut = repo_cut(store, RepoCutRequest(text="retry the card charge on gateway timeout", repo_path=root))
+    cut = repo_cut(
+        store, RepoCutRequest(text="retry the card charge on gateway timeout", repo_path=root)
+    )
     assert cut.ranked[0][0] == "alpha/gateway.py"
     packet = cut.packet
     assert packet.nodes[0].title == "alpha/gateway.py"
@@ -68,7 +70,7 @@ def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path:
     request = RepoCutRequest(text="card charge gateway retry", repo_path=root, limit=6)
     packet = repo_cut(store, request).packet
     # alpha holds the top match: its modules are shown; beta is covered by its summary
-    assert [n.title for n in packet.nodes][0] == "alpha/gateway.py"
+    assert packet.nodes[0].title == "alpha/gateway.py"
     assert [s.target for s in packet.summaries] == ["package beta (4 files)"]
     assert not any(n.title.startswith("beta/") for n in packet.nodes)
     assert packet.warnings == []

@@ -38,7 +38,9 @@ def test_scan_status_and_context(tmp_path: Path) -> None:
     again = runner.invoke(app, ["repo", "scan", str(root), "--store", store, "--json"])
     data = json.loads(again.stdout)
     assert data["receipts"] == 0 and data["parsed_now"] == []
-    (root / "app" / "web.py").write_text('"""Web handlers, changed."""\nfrom app.store import save\n')
+    (root / "app" / "web.py").write_text(
+        '"""Web handlers, changed."""\nfrom app.store import save\n'
+    )
     status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
     assert status.exit_code == 0
     assert "drift 1 (0 added, 1 changed, 0 deleted)" in status.stdout
@@ -67,13 +69,25 @@ def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
-    out = runner.invoke(app, ["repo", "scan", str(tmp_path / "nope"), "--store", str(tmp_path / "g.db")])
+    out = runner.invoke(
+        app, ["repo", "scan", str(tmp_path / "nope"), "--store", str(tmp_path / "g.db")]
+    )
     assert out.exit_code == 1
     assert out.stderr.strip().startswith("Error: ") and len(out.stderr.strip().splitlines()) == 1
     out = runner.invoke(app, ["repo", "status", str(tmp_path), "--store", str(tmp_path / "g.db")])
     assert out.exit_code == 1 and "has not been scanned" in out.stderr
     out = runner.invoke(
-        app, ["context", "x", "--cut", "role", "--repo", str(tmp_path), "--store", str(tmp_path / "g.db")]
+        app,
+        [
+            "context",
+            "x",
+            "--cut",
+            "role",
+            "--repo",
+            str(tmp_path),
+            "--store",
+            str(tmp_path / "g.db"),
+        ],
     )
     assert out.exit_code == 2 and "--repo goes with --cut repo" in out.stderr
 

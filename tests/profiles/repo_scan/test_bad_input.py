@@ -15,7 +15,9 @@ from profiles.repo_scan.scan import ScanRequest, scan_repo
 SECRET = "TOP-SECRET-OUTSIDE-THE-REPO"
 
 
-def test_bad_files_are_ledgered_and_the_scan_continues(shop: Path, tmp_path: Path, kit: Any) -> None:
+def test_bad_files_are_ledgered_and_the_scan_continues(
+    shop: Path, tmp_path: Path, kit: Any
+) -> None:
     outside = tmp_path / "outside.py"
     outside.write_text(f'"""{SECRET}"""\nKEY = "{SECRET}"\n')
     (shop / "shop" / "leak.py").symlink_to(outside)
@@ -62,11 +64,19 @@ def test_git_repo_uses_ls_files_and_respects_gitignore(shop: Path, kit: Any) -> 
     (shop / ".gitignore").write_text("ignored/\n")
     (shop / "ignored").mkdir()
     (shop / "ignored" / "skip.py").write_text("X = 1\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     subprocess.run(["git", "init", "-q", str(shop)], check=True, env=env)
     subprocess.run(["git", "-C", str(shop), "add", "-A"], check=True, env=env)
     subprocess.run(["git", "-C", str(shop), "commit", "-qm", "init"], check=True, env=env)
-    head = subprocess.run(["git", "-C", str(shop), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(shop), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     store = MemoryStore()
     result = scan_repo(store, ScanRequest(path=shop))
     assert result.git and result.head == head

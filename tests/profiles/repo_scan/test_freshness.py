@@ -85,8 +85,12 @@ def test_delete_retires_and_restore_observes_again(shop: Path, kit: Any) -> None
         ]
         owned = reader.get_nodes(module.attributes["owned_nodes"])
     assert module.lifecycle == "retired" and all(n.lifecycle == "retired" for n in owned.values())
-    assert not any(n.attributes.get("path") == "shop/report.py" for n in kit.live_nodes(store, "shop").values())
-    package_summary = [s for s in store.export_snapshot().summaries if s.target.startswith("package shop ")]
+    assert not any(
+        n.attributes.get("path") == "shop/report.py" for n in kit.live_nodes(store, "shop").values()
+    )
+    package_summary = [
+        s for s in store.export_snapshot().summaries if s.target.startswith("package shop ")
+    ]
     assert package_summary[0].freshness.state.value == "stale"
     report.write_text(text)
     scan_repo(store, ScanRequest(path=shop))
@@ -100,9 +104,7 @@ def test_delete_retires_and_restore_observes_again(shop: Path, kit: Any) -> None
 def test_added_file_gets_nodes_and_stales_its_package_summary(shop: Path, kit: Any) -> None:
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=shop))
-    (shop / "shop" / "refunds.py").write_text(
-        '"""Refunds."""\nfrom shop.payments import charge\n'
-    )
+    (shop / "shop" / "refunds.py").write_text('"""Refunds."""\nfrom shop.payments import charge\n')
     result = scan_repo(store, ScanRequest(path=shop))
     assert result.added == ["shop/refunds.py"]
     find = kit.by_title(store, "shop")

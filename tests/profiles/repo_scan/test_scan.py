@@ -111,8 +111,13 @@ def test_without_tree_sitter_files_still_get_module_nodes(
     monkeypatch.setattr(other, "_parser", lambda lang: None)
     store = MemoryStore()
     result = scan_repo(store, ScanRequest(path=shop))
-    assert result.unparsed == ["go/main.go", "native/src/main.rs", "native/src/util.rs",
-                               "web/api.ts", "web/app.ts"]
+    assert result.unparsed == [
+        "go/main.go",
+        "native/src/main.rs",
+        "native/src/util.rs",
+        "web/api.ts",
+        "web/app.ts",
+    ]
     assert any("not parsed" in n for n in result.notices)
     find = kit.by_title(store, "shop")
     rust = find("module", "native/src/main.rs")
