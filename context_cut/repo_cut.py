@@ -89,30 +89,61 @@ def module_terms(node: MemoryNode) -> list[str]:
     return terms(path) * 3 + terms(node.claim) + terms(public)
 
 
+@dataclass
+class ModuleIndex:
+    """What ranking needs from the module nodes: their terms and import edges.
+
+    Built once per repo-node version (``_index``), so repeated cuts over an
+    unchanged scan skip loading and tokenising every module.
+    """
+
+    docs: dict[str, list[str]]
+    tests: set[str]
+    edges: list[tuple[str, str]]
+    tf: dict[str, Counter[str]] = field(default_factory=dict)
+    df: Counter[str] = field(default_factory=Counter)
+    avg: float = 1.0
+
+    def __post_init__(self) -> None:
+        for key, words in self.docs.items():
+            tf = Counter(words)
+            self.tf[key] = tf
+            self.df.update(tf.keys())
+        self.avg = (sum(len(d) for d in self.docs.values()) / len(self.docs)) if self.docs else 1.0
+
+    @classmethod
+    def of(cls, modules: dict[str, MemoryNode]) -> ModuleIndex:
+        edges = [
+            (p, str(t))
+            for p, n in modules.items()
+            for t, _line in (n.attributes.get("derived") or {}).get("imports", [])
+            if t in modules
+        ]
+        tests = {p for p, n in modules.items() if n.attributes.get("test")}
+        return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges)
+
+    def bm25(self, query: list[str]) -> dict[str, float]:
+        n = len(self.docs)
+        scores: dict[str, float] = {}
+        qset = set(query)
+        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in qset}
+        for key, tf in self.tf.items():
+            s = 0.0
+            norm = K1 * (1 - B + B * len(self.docs[key]) / self.avg)
+            for t in qset:
+                f = tf.get(t)
+                if f:
+                    s += idf[t] * f * (K1 + 1) / (f + norm)
+            if s > 0:
+                scores[key] = s
+        return scores
+
+
 def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
+    """Plain BM25 (k1 1.2, b 0.75) of ``query`` over ``docs``."""
     if not docs or not query:
         return {}
-    n = len(docs)
-    avg = sum(len(d) for d in docs.values()) / n or 1.0
-    df: Counter[str] = Counter()
-    tfs = {}
-    for key, words in docs.items():
-        tf = Counter(words)
-        tfs[key] = tf
-        df.update(tf.keys())
-    scores: dict[str, float] = {}
-    qset = set(query)
-    for key, tf in tfs.items():
-        s = 0.0
-        length = len(docs[key])
-        for t in qset:
-            f = tf.get(t)
-            if f:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                s += idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
-        if s > 0:
-            scores[key] = s
-    return scores
+    return ModuleIndex(docs, set(), []).bm25(query)
 
 
 def personalised_pagerank(
@@ -149,30 +180,48 @@ def personalised_pagerank(
     return rank
 
 
-def rank_modules(modules: dict[str, MemoryNode], text: str) -> list[tuple[str, float]]:
+def rank_modules(
+    modules: dict[str, MemoryNode] | ModuleIndex, text: str
+) -> list[tuple[str, float]]:
     """(path, score) best first: BM25 text match plus personalised PageRank."""
-    docs = {p: module_terms(n) for p, n in modules.items()}
-    text_scores = bm25(docs, terms(text))
+    index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
+    if not index.docs:
+        return []
+    text_scores = index.bm25(terms(text))
     if not text_scores:
         return []
     best = max(text_scores.values())
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
-    edges = [
-        (p, str(t))
-        for p, n in modules.items()
-        for t, _line in (n.attributes.get("derived") or {}).get("imports", [])
-        if t in modules
-    ]
-    ppr = personalised_pagerank(sorted(modules), edges, seeds)
+    ppr = personalised_pagerank(sorted(index.docs), index.edges, seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
     scores = {
         p: (text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr)
-        * (TEST_WEIGHT if n.attributes.get("test") else 1.0)
-        for p, n in modules.items()
+        * (TEST_WEIGHT if p in index.tests else 1.0)
+        for p in index.docs
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
     return ranked
+
+
+_INDEX_CACHE: dict[tuple[int, str, str, str], ModuleIndex] = {}
+
+
+def _index(store: Store, repo: str, repo_node: MemoryNode, paths: list[str]) -> ModuleIndex:
+    """The module index for this version of the repo node (cached in process)."""
+    from profiles.repo_scan.graph import module_id
+
+    key = (id(store), store.location, repo_node.id, repo_node.updated_at.isoformat())
+    found = _INDEX_CACHE.get(key)
+    if found is None:
+        with store.reader() as reader:
+            nodes = reader.get_nodes([module_id(repo, p) for p in paths])
+        modules = {str(n.attributes["path"]): n for n in nodes.values() if n.lifecycle != "retired"}
+        found = ModuleIndex.of(modules)
+        if len(_INDEX_CACHE) >= 8:
+            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+        _INDEX_CACHE[key] = found
+    return found
 
 
 def _slim(node: MemoryNode) -> MemoryNode:
@@ -233,11 +282,12 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
     repo, repo_node = _load(store, request)
     paths = sorted(repo_node.attributes.get("manifest") or {})
     summary_ids = list(repo_node.attributes.get("summaries") or [])
+    ranked = rank_modules(_index(store, repo, repo_node, paths), request.text)
+    top = ranked[: request.limit]
     with store.reader() as reader:
-        found = reader.get_nodes([module_id(repo, p) for p in paths])
+        found = reader.get_nodes([module_id(repo, p) for p, _s in top])
         summaries = reader.get_summaries(summary_ids)
-    modules = {str(n.attributes["path"]): n for n in found.values() if n.lifecycle != "retired"}
-    ranked = rank_modules(modules, request.text)
+    modules = {str(n.attributes["path"]): n for n in found.values()}
     query = MemoryContextQuery(
         text=request.text,
         cut=CutName.repo,
@@ -248,7 +298,6 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
     )
     packet = MemoryContextPacket(query=query, ingested_at=utcnow())
     packer = Packer(packet, request.budget_tokens)
-    top = ranked[: request.limit]
     best = top[0][1] if top else 0.0
     by_folder: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for p, s in top:
@@ -298,7 +347,7 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
         if packer.add(b):
             shown.append(path)
     _import_edges(store, packer, repo, shown)
-    if request.voice and shown:
+    if request.voice and shown and repo_node.attributes.get("touches"):
         from context_cut.repo_voice import operator_words
 
         for path, msg in operator_words(store, [module_id(repo, p) for p in shown[:5]], words):

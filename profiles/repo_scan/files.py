@@ -46,12 +46,13 @@ MANIFESTS = frozenset({"pyproject.toml", "Cargo.toml", "package.json", "go.mod"}
 
 
 def language_of(path: str) -> str | None:
-    name = PurePosixPath(path).name
+    name = path.rsplit("/", 1)[-1]
     if name in MANIFESTS:
         return "manifest"
     if name.endswith(".schema.json"):
         return "json_schema"
-    return LANGUAGES.get(PurePosixPath(path).suffix.lower())
+    dot = name.rfind(".")
+    return LANGUAGES.get(name[dot:].lower()) if dot > 0 else None
 
 
 @dataclass(frozen=True)

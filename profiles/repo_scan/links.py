@@ -18,7 +18,6 @@ from memgraph.documents import (
     ProfileName,
     UpsertEdge,
 )
-from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
 from profiles.repo_scan.graph import module_id
@@ -47,22 +46,22 @@ def touches_edge(commit_id: str, repo: str, path: str, repo_path: str, sha: str)
     )
 
 
-def link_commits(store: Store, root: Path, repo: str, paths: set[str]) -> int:
-    """Write missing ``touches`` edges; returns how many were new."""
+def touches_ops(store: Store, root: Path, repo: str, paths: set[str]) -> list[GraphOp]:
+    """Upserts for the missing ``touches`` edges (module nodes of ``paths`` exist
+    in the store or earlier in the same patch)."""
     from profiles.artifact.git import read_commits
     from profiles.artifact.ingest import commit_node_id
 
     read = read_commits(root)
     if not read.commits:
-        return 0
+        return []
     top = Path(read.repo_path)
     prefix = "" if top == root else root.relative_to(top).as_posix() + "/"
     ids = {c.sha: commit_node_id(c.repo, c.sha) for c in read.commits}
     with store.reader() as reader:
         present = reader.existing_node_ids(list(ids.values()))
-        if not present:
-            return 0
-        modules = reader.existing_node_ids([module_id(repo, p) for p in paths])
+    if not present:
+        return []
     edges: list[MemoryEdge] = []
     for c in read.commits:
         cid = ids[c.sha]
@@ -70,11 +69,8 @@ def link_commits(store: Store, root: Path, repo: str, paths: set[str]) -> int:
             continue
         for f in c.files:
             rel = f[len(prefix) :] if f.startswith(prefix) else None
-            if rel is not None and module_id(repo, rel) in modules:
+            if rel is not None and rel in paths:
                 edges.append(touches_edge(cid, repo, rel, str(root), c.sha))
     with store.reader() as reader:
         known = set(reader.get_edges([e.id for e in edges]))
-    ops: list[GraphOp] = [UpsertEdge(edge=e) for e in edges if e.id not in known]
-    if ops:
-        apply_patch(store, new_patch(ops, proposer="repo-scan", reason=f"commits touch {repo}"))
-    return len(ops)
+    return [UpsertEdge(edge=e) for e in edges if e.id not in known]

@@ -267,6 +267,13 @@ class _Scan:
             summary_ids = [s.id for s in summaries]
         elif r.added and summary_ids:
             ops += self._stale_for_new(r.added, set(summary_ids))
+        touches = 0
+        if self.request.link_commits and self.listing.git:
+            from profiles.repo_scan.links import touches_ops
+
+            links = touches_ops(self.store, self.root, self.repo, set(sources))
+            ops += links
+            touches = r.touches = len(links)
         if ops or repo_node is None:
             new_state = {
                 **state,
@@ -278,13 +285,10 @@ class _Scan:
                 "summaries": summary_ids,
                 "unparsed": r.unparsed,
                 "head": self.listing.head,
+                "touches": int(state.get("touches") or 0) + touches,
             }
             ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
         self._apply(ops)
-        if self.request.link_commits and self.listing.git:
-            from profiles.repo_scan.links import link_commits
-
-            r.touches = link_commits(self.store, self.root, self.repo, set(sources))
         r.stale_summaries = stale_summaries(self.store, self.repo)
         if r.unparsed:
             r.notices.append(f"{len(r.unparsed)} file(s) not parsed: " + ", ".join(r.unparsed[:10]))
