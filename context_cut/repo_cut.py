@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -42,14 +41,9 @@ from memgraph.documents import (
 from memgraph.errors import NotFound
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
+from profiles.repo_scan.facts import terms
 
-_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
-_STOP_WORDS = (
-    "a an and are as at be by for from in into is it its of on or the this to with when"
-    " not no do does add use make fix new so that than then there these only via was"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-ALPHA = 0.35  # weight of centrality beside the text score (bench/bench_repo_localise.py)
+ALPHA = 0.2  # weight of centrality beside the text score (bench/bench_repo_localise.py)
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 DAMPING = 0.85
 K1, B = 1.2, 0.75
@@ -73,43 +67,40 @@ class RepoCut:
     ranked: list[tuple[str, float]] = field(default_factory=list)  # (path, score), best first
 
 
-def terms(text: str) -> list[str]:
-    out = []
-    for w in _WORD.findall(text):
-        w = w.lower()
-        if len(w) > 1 and w not in _STOP:
-            out.append(w[:-1] if len(w) > 4 and w.endswith("s") else w)
-    return out
-
-
-def module_terms(node: MemoryNode) -> list[str]:
+def module_terms(node: MemoryNode) -> Counter[str]:
+    """Path (three times: file and folder names carry the most signal), docstring
+    and public names, plus the module's term profile (its whole text)."""
     path = str(node.attributes.get("path", node.title))
-    public = " ".join(str(p) for p in node.attributes.get("public") or [])
-    # the path counts three times: file and folder names carry the most signal
-    return terms(path) * 3 + terms(node.claim) + terms(public)
+    tf = Counter(terms(path) * 3 + terms(node.claim))
+    profile = (node.attributes.get("facts") or {}).get("terms") or {}
+    tf.update({str(t): int(n) for t, n in profile.items()})
+    return tf
 
 
 @dataclass
 class ModuleIndex:
-    """What ranking needs from the module nodes: their terms and import edges.
+    """What ranking needs from the module nodes: term counts and import edges.
 
     Built once per repo-node version (``_index``), so repeated cuts over an
     unchanged scan skip loading and tokenising every module.
     """
 
-    docs: dict[str, list[str]]
+    tf: dict[str, Counter[str]]
     tests: set[str]
     edges: list[tuple[str, str]]
-    tf: dict[str, Counter[str]] = field(default_factory=dict)
+    length: dict[str, int] = field(default_factory=dict)
     df: Counter[str] = field(default_factory=Counter)
     avg: float = 1.0
 
     def __post_init__(self) -> None:
-        for key, words in self.docs.items():
-            tf = Counter(words)
-            self.tf[key] = tf
+        for key, tf in self.tf.items():
+            self.length[key] = sum(tf.values())
             self.df.update(tf.keys())
-        self.avg = (sum(len(d) for d in self.docs.values()) / len(self.docs)) if self.docs else 1.0
+        self.avg = (sum(self.length.values()) / len(self.tf) or 1.0) if self.tf else 1.0
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.tf)
 
     @classmethod
     def of(cls, modules: dict[str, MemoryNode]) -> ModuleIndex:
@@ -123,13 +114,13 @@ class ModuleIndex:
         return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges)
 
     def bm25(self, query: list[str]) -> dict[str, float]:
-        n = len(self.docs)
+        n = len(self.tf)
         scores: dict[str, float] = {}
         qset = set(query)
         idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in qset}
         for key, tf in self.tf.items():
             s = 0.0
-            norm = K1 * (1 - B + B * len(self.docs[key]) / self.avg)
+            norm = K1 * (1 - B + B * self.length[key] / self.avg)
             for t in qset:
                 f = tf.get(t)
                 if f:
@@ -143,7 +134,7 @@ def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
     """Plain BM25 (k1 1.2, b 0.75) of ``query`` over ``docs``."""
     if not docs or not query:
         return {}
-    return ModuleIndex(docs, set(), []).bm25(query)
+    return ModuleIndex({k: Counter(v) for k, v in docs.items()}, set(), []).bm25(query)
 
 
 def personalised_pagerank(
@@ -185,19 +176,19 @@ def rank_modules(
 ) -> list[tuple[str, float]]:
     """(path, score) best first: BM25 text match plus personalised PageRank."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
-    if not index.docs:
+    if not index.tf:
         return []
     text_scores = index.bm25(terms(text))
     if not text_scores:
         return []
     best = max(text_scores.values())
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
-    ppr = personalised_pagerank(sorted(index.docs), index.edges, seeds)
+    ppr = personalised_pagerank(index.paths, index.edges, seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
     scores = {
         p: (text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr)
         * (TEST_WEIGHT if p in index.tests else 1.0)
-        for p in index.docs
+        for p in index.tf
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))

@@ -15,7 +15,7 @@ MAX_COMMITS = 5
 
 
 def _overlap(node: MemoryNode, words: set[str]) -> int:
-    from context_cut.repo_cut import terms
+    from profiles.repo_scan.facts import terms
 
     return len(words & set(terms(node.claim)))
 

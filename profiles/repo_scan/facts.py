@@ -10,10 +10,19 @@ round-trip through JSON unchanged.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 MAX_ITEMS = 200  # per list: a pathological file cannot blow up its node
+MAX_TERMS = 300  # a module's term profile keeps its most frequent terms
+_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
+_STOP_WORDS = (
+    "a an and are as at be by for from in into is it its of on or the this to with when"
+    " not no do does add use make fix new so that than then there these only via was"
+    " self none true false return def import if else elif pass class str int"
+)
+STOP = frozenset(_STOP_WORDS.split())
 _TODO = re.compile(r"(?:#|//|/\*|--|\*)\s*.*?\b(TODO|FIXME|XXX)\b[:\s]*(.*)")
 _CREATE_TABLE = re.compile(
     r"CREATE\s+(?:VIRTUAL\s+|TEMP\s+|TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
@@ -43,6 +52,8 @@ class FileFacts:
     tables: list[list[Any]] = field(default_factory=list)  # [name, line]
     binaries: list[list[Any]] = field(default_factory=list)  # [name, target, line]
     package: str = ""  # a manifest's package name
+    # term -> count over the whole text (identifiers split at _/camelCase), top MAX_TERMS
+    terms: dict[str, int] = field(default_factory=dict)
     dynamic_imports: int = 0
     main: bool = False  # runs as a program (``__main__`` guard, Go ``package main``)
 
@@ -59,6 +70,36 @@ class FileFacts:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+def _norm(word: str) -> str:
+    w = word.lower()
+    return w[:-1] if len(w) > 4 and w.endswith("s") else w
+
+
+def terms(text: str) -> list[str]:
+    """Words for text matching: identifiers split at ``_``/camelCase/digits,
+    lower-cased, stop words dropped, a plural ``s`` stripped."""
+    out = []
+    for w in _WORD.findall(text):
+        if len(w) > 1:
+            n = _norm(w)
+            if n not in STOP:
+                out.append(n)
+    return out
+
+
+def term_profile(text: str) -> dict[str, int]:
+    """The MAX_TERMS most frequent terms of ``text`` with their counts."""
+    raw = Counter(_WORD.findall(text))  # counting raw words first: few distinct ones
+    counts: Counter[str] = Counter()
+    for w, n in raw.items():
+        if len(w) > 1:
+            t = _norm(w)
+            if t not in STOP:
+                counts[t] += n
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TERMS]
+    return dict(sorted(top))
+
+
 def first_paragraph(text: str, limit: int = 300) -> str:
     para = text.strip().split("\n\n", 1)[0]
     para = " ".join(para.split())
@@ -68,6 +109,7 @@ def first_paragraph(text: str, limit: int = 300) -> str:
 def scan_text(facts: FileFacts, text: str) -> None:
     """Language-independent facts: line count, TODO/FIXME/XXX, SQL tables."""
     facts.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    facts.terms = term_profile(text)
     if "TODO" in text or "FIXME" in text or "XXX" in text:
         for no, line in enumerate(text.splitlines(), 1):
             m = _TODO.search(line)
