@@ -43,7 +43,7 @@ from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
 from profiles.repo_scan.facts import terms
 
-ALPHA = 0.2  # weight of centrality beside the text score (bench/bench_repo_localise.py)
+ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_localise.py)
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 DAMPING = 0.85
 K1, B = 1.2, 0.75

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 MAX_ITEMS = 200  # per list: a pathological file cannot blow up its node
-MAX_TERMS = 300  # a module's term profile keeps its most frequent terms
+MAX_TERMS = 800  # a module's term profile keeps its most frequent terms
 _WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
 _STOP_WORDS = (
     "a an and are as at be by for from in into is it its of on or the this to with when"
