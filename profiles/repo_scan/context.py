@@ -215,9 +215,9 @@ def derived(facts: FileFacts, ctx: RepoContext) -> dict[str, Any]:
     folder = PurePosixPath(facts.path).parent.as_posix()
     folder = "" if folder == "." else folder
     owner = ctx.packages.get(folder)
-    return {
+    return {  # keys in sorted order (node hashing sorts otherwise)
         "imports": resolve_imports(facts, ctx),
-        "schemas": sorted(c[0] for c in facts.classes if c[0] in ctx.schema_names),
         "package": owner if owner != facts.path else None,
+        "schemas": sorted(c[0] for c in facts.classes if c[0] in ctx.schema_names),
         "test": is_test(facts.path),
     }

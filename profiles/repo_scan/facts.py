@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 MAX_ITEMS = 200  # per list: a pathological file cannot blow up its node
@@ -58,16 +58,23 @@ class FileFacts:
     main: bool = False  # runs as a program (``__main__`` guard, Go ``package main``)
 
     def as_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key, value in data.items():
+        """Key-sorted (node hashing then needs no re-sort), lists capped; the lists
+        are shared, not copied: facts are not changed once extracted."""
+        data: dict[str, Any] = {}
+        for key in _FIELD_ORDER:
+            value = getattr(self, key)
             if isinstance(value, list) and len(value) > MAX_ITEMS:
-                data[key] = value[:MAX_ITEMS]
+                value = value[:MAX_ITEMS]
+            data[key] = value
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileFacts:
         known = cls.__dataclass_fields__
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+_FIELD_ORDER = sorted(f.name for f in fields(FileFacts))
 
 
 def _norm(word: str) -> str:

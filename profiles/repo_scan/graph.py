@@ -90,7 +90,7 @@ class _Builder:
             confidence=0.9 if self.f.parsed else 0.4,
             created_at=EPOCH,
             updated_at=EPOCH,
-            attributes={"repo": self.repo, "path": self.f.path, **attributes},
+            attributes=dict(sorted({"repo": self.repo, "path": self.f.path, **attributes}.items())),
         )
         self.graph.nodes.append(node)
         return node

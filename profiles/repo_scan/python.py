@@ -135,30 +135,50 @@ def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) 
             facts.commands.append([cmd or node.name.replace("_", "-"), node.lineno])
 
 
-_CALLS: list[tuple[re.Pattern[str], str]] = [
+# (literal that must occur, pattern, what): the literal check skips a pattern in
+# most files (a leading optional group defeats the regex engine's own prefix scan)
+_CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
     (
+        ("getenv", "environ."),
         re.compile(
             r"\b(?:os\.)?(?:getenv|environ\.get|environ\.setdefault)\(\s*[\"']([^\"'\n]+)[\"']"
         ),
         "env",
     ),
-    (re.compile(r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]"), "env"),
-    (re.compile(r"\b(?:importlib\.import_module|__import__)\("), "dynamic"),
-    (re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
-    (re.compile(r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']"), "command"),
-    (re.compile(r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)"), "open"),
-    (re.compile(r"\.(write_text|write_bytes|read_text|read_bytes)\("), "pathio"),
-    (re.compile(r"\b(json|yaml|pickle|tomllib)\.(dump|safe_dump|load|safe_load)\("), "serial"),
+    (("environ[",), re.compile(r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]"), "env"),
     (
+        ("import_module", "__import__"),
+        re.compile(r"\b(?:importlib\.import_module|__import__)\("),
+        "dynamic",
+    ),
+    ((".command(",), re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
+    (("add_parser(",), re.compile(r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']"), "command"),
+    (("open(",), re.compile(r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)"), "open"),
+    (
+        ("_text(", "_bytes("),
+        re.compile(r"\.(write_text|write_bytes|read_text|read_bytes)\("),
+        "pathio",
+    ),
+    (
+        (".dump", ".load", ".safe_"),
+        re.compile(r"\b(json|yaml|pickle|tomllib)\.(dump|safe_dump|load|safe_load)\("),
+        "serial",
+    ),
+    (
+        ("connect(", "create_engine", "Redis(", "Client("),
         re.compile(
             r"\b(sqlite3\.connect|psycopg2?\.connect|asyncpg\.connect|create_engine"
             r"|redis\.Redis|QdrantClient|MongoClient|duckdb\.connect)\("
         ),
         "store",
     ),
-    (re.compile(r"\b(requests|httpx|aiohttp)\.(\w+)\("), "http"),
-    (re.compile(r"\burlopen\("), "urlopen"),
-    (re.compile(r"\bsys\.stdin\b"), "stdin"),
+    (
+        ("requests.", "httpx.", "aiohttp."),
+        re.compile(r"\b(requests|httpx|aiohttp)\.(\w+)\("),
+        "http",
+    ),
+    (("urlopen(",), re.compile(r"\burlopen\("), "urlopen"),
+    (("sys.stdin",), re.compile(r"\bsys\.stdin\b"), "stdin"),
 ]
 _NEWLINE = re.compile("\n")
 _MODE = re.compile(r",\s*(?:mode\s*=\s*)?[\"']([rwaxbt+]+)[\"']")
@@ -183,7 +203,9 @@ def _call_facts(text: str, facts: FileFacts) -> None:
     string literals: a known, documented over-approximation).
     """
     starts = None
-    for pattern, what in _CALLS:
+    for needles, pattern, what in _CALLS:
+        if not any(n in text for n in needles):
+            continue
         for m in pattern.finditer(text):
             if starts is None:
                 starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]

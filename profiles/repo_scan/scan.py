@@ -298,8 +298,11 @@ class _Scan:
     def _file_ops(self, facts: FileFacts, seen: dict[str, Any]) -> None:
         graph = file_graph(facts, seen, self.ctx)
         module = graph.nodes[0]
-        module.attributes["owned_nodes"] = sorted(n.id for n in graph.nodes[1:])
-        module.attributes["owned_edges"] = sorted(e.id for e in graph.edges)
+        owned = {
+            "owned_edges": sorted(e.id for e in graph.edges),
+            "owned_nodes": sorted(n.id for n in graph.nodes[1:]),
+        }
+        module.attributes = dict(sorted({**module.attributes, **owned}.items()))
         previous = self.modules.get(facts.path)
         old_nodes = set(previous.attributes.get("owned_nodes") or []) if previous else set()
         old_edges = set(previous.attributes.get("owned_edges") or []) if previous else set()
