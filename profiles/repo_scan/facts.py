@@ -23,7 +23,7 @@ _STOP_WORDS = (
     " self none true false return def import if else elif pass class str int"
 )
 STOP = frozenset(_STOP_WORDS.split())
-_TODO = re.compile(r"(?:#|//|/\*|--|\*)\s*.*?\b(TODO|FIXME|XXX)\b[:\s]*(.*)")
+_TODO = re.compile(r"(?:#|//|/\*|--|\*)\s*(TODO|FIXME|XXX)\b[:(\s]*(.*)")
 _CREATE_TABLE = re.compile(
     r"CREATE\s+(?:VIRTUAL\s+|TEMP\s+|TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
     r"[\"'`\[]?([A-Za-z_][\w.]*)",
