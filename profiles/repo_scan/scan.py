@@ -35,6 +35,7 @@ from memgraph.documents import (
 )
 from memgraph.engine import apply_patch, new_patch
 from memgraph.hashing import same_node_content
+from memgraph.ids import digest
 from memgraph.store.protocol import Store
 from profiles.repo_scan.context import build_context, cache_of, derived
 from profiles.repo_scan.facts import FileFacts
@@ -110,10 +111,15 @@ def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
 
     if name:
         return norm_name(name) or "repo"
+    taken: set[str] = set()
     for node in store.iter_nodes(profile=ARCH.value, kind="repo"):
+        key = str(node.attributes.get("repo") or node.title.removeprefix("repo "))
         if node.attributes.get("root") == str(root) and node.lifecycle != "retired":
-            return str(node.attributes.get("repo") or node.title.removeprefix("repo "))
-    return norm_name(root.name) or "repo"
+            return key
+        taken.add(key)
+    key = norm_name(root.name) or "repo"
+    # another folder of the same name was scanned already: keep the two apart
+    return f"{key}-{digest(str(root), length=8)}" if key in taken else key
 
 
 def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | None]:

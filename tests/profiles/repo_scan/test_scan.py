@@ -126,3 +126,14 @@ def test_without_tree_sitter_files_still_get_module_nodes(
     snap = store.export_snapshot()
     repo_summary = next(s for s in snap.summaries if s.covers_summary_ids)
     assert any("native/src/main.rs" in o for o in repo_summary.known_omissions)
+
+
+def test_two_folders_of_the_same_name_get_their_own_repo(tmp_path: Path, kit: Any) -> None:
+    a = kit.write_repo(tmp_path / "one" / "shop")
+    b = kit.write_repo(tmp_path / "two" / "shop")
+    store = MemoryStore()
+    first = scan_repo(store, ScanRequest(path=a))
+    second = scan_repo(store, ScanRequest(path=b))
+    assert first.repo == "shop" and second.repo.startswith("shop-")
+    assert second.added == first.added and second.deleted == []
+    assert scan_repo(store, ScanRequest(path=b)).repo == second.repo  # found again by root
