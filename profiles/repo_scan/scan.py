@@ -287,12 +287,17 @@ class _Scan:
                 "root": str(self.root),
                 "git": self.listing.git,
                 "manifest": {p: sources[p].digest for p in sorted(sources)},
-                "context": cache_of(ctx) if (full or summarise or not state) else state["context"],
+                "context": (
+                    cache_of(ctx)
+                    if (full or summarise or "context" not in state)
+                    else state["context"]
+                ),
                 "summaries": summary_ids,
                 "unparsed": r.unparsed,
                 "head": self.listing.head,
                 "touches": int(state.get("touches") or 0) + touches,
             }
+            new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
             ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
         self._apply(ops)
         r.stale_summaries = stale_summaries(self.store, self.repo)
