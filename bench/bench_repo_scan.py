@@ -19,6 +19,7 @@ import argparse
 import importlib.util
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -53,10 +54,26 @@ def _copy_tree(packages: list[str], dest: Path) -> int:
     return lines
 
 
+CPU: list[float] = [0.0]  # CPU seconds (user+sys) of the last timed step
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _timed(cmd: list[str] | str, shell: bool = False) -> float:
+    """Wall seconds of a child process; its CPU seconds go to CPU[0] (the machine
+    is shared: CPU time is the figure that load inflates least)."""
+    c = _children_cpu()
     t = time.perf_counter()
     subprocess.run(cmd, shell=shell, check=True, capture_output=True)
+    CPU[0] = _children_cpu() - c
     return time.perf_counter() - t
+
+
+def _cpu() -> str:
+    return f"[cpu {CPU[0]:.2f} s]"
 
 
 def main() -> None:
@@ -77,17 +94,18 @@ def main() -> None:
         files = len(list(tree.rglob("*.py")))
         print(f"tree: {tree} ({files} .py files, {lines} lines); load: {os.getloadavg()}")
         floor = _timed(f"cd {tree} && git ls-files -z | xargs -0 cat > /dev/null", shell=True)
-        print(f"io floor (git ls-files | xargs cat): {floor * 1000:.0f} ms")
+        print(f"io floor (git ls-files | xargs cat): {floor * 1000:.0f} ms {_cpu()}")
         db = tmp / "proc.db"
         full = _timed([*MEMGRAPH, "repo", "scan", str(tree), "--store", str(db), "--no-commits"])
-        print(f"full scan, new process:       {full:.2f} s   (target <= 10 s)")
+        print(f"full scan, new process:       {full:.2f} s {_cpu()}  (target <= 10 s)")
         again = _timed([*MEMGRAPH, "repo", "scan", str(tree), "--store", str(db), "--no-commits"])
-        print(f"rescan, no change, process:   {again * 1000:.0f} ms")
+        print(f"rescan, no change, process:   {again * 1000:.0f} ms {_cpu()}")
         store = open_store(tmp / "inproc.db")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = scan_repo(store, ScanRequest(path=tree, link_commits=False))
         print(
             f"full scan, in process:        {time.perf_counter() - t:.2f} s "
+            f"[cpu {time.process_time() - c:.2f} s] "
             f"({result.receipts} receipts, {len(result.unparsed)} unparsed, "
             f"{len(result.ledger)} ledgered)"
         )
@@ -96,12 +114,15 @@ def main() -> None:
         if args.tree is None:
             victim.write_text(victim.read_text() + "\n\ndef _bench_edit() -> None:\n    pass\n")
             inc = _timed([*MEMGRAPH, "repo", "scan", str(tree), "--store", str(db), "--no-commits"])
-            print(f"incremental (1 file), process:  {inc * 1000:.0f} ms (target <= 300 ms)")
+            print(
+                f"incremental (1 file), process:  {inc * 1000:.0f} ms {_cpu()} (target <= 300 ms)"
+            )
             victim.write_text(victim.read_text() + "\n# again\n")
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             r = scan_repo(store, ScanRequest(path=tree, link_commits=False))
             print(
                 f"incremental (1 file), in process: {(time.perf_counter() - t) * 1000:.0f} ms "
+                f"[cpu {(time.process_time() - c) * 1000:.0f} ms] "
                 f"({r.receipts} receipts, rebuilt {r.rebuilt})"
             )
             t0 = time.perf_counter()
@@ -111,16 +132,21 @@ def main() -> None:
             )
         rng = random.Random(7)
         words = [p.stem for p in tree.rglob("*.py") if not p.stem.startswith("_")]
-        times = []
+        times, cpus = [], []
         for _ in range(args.queries):
             text = " ".join(rng.sample(words, 3)) + " fix validation of fields"
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             repo_cut(store, RepoCutRequest(text=text, repo_path=tree, budget_tokens=2000))
             times.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
         times.sort()
         p50 = statistics.median(times) * 1000
         p95 = times[int(len(times) * 0.95) - 1] * 1000
-        print(f"repo cut, in process: p50 {p50:.0f} ms, p95 {p95:.0f} ms (target p50 <= 100 ms)")
+        cpu50 = statistics.median(cpus) * 1000
+        print(
+            f"repo cut, in process: p50 {p50:.0f} ms [cpu p50 {cpu50:.0f} ms], p95 {p95:.0f} ms "
+            "(target p50 <= 100 ms; the first cut builds the module index)"
+        )
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
