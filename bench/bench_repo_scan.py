@@ -125,11 +125,8 @@ def main() -> None:
                 f"[cpu {(time.process_time() - c) * 1000:.0f} ms] "
                 f"({r.receipts} receipts, rebuilt {r.rebuilt})"
             )
-            t0 = time.perf_counter()
-            subprocess.run([*MEMGRAPH, "--help"], check=True, capture_output=True)
-            print(
-                f"(process start-up alone, memgraph --help: {(time.perf_counter() - t0) * 1000:.0f} ms)"
-            )
+            start = _timed([*MEMGRAPH, "--help"])
+            print(f"(process start-up alone, memgraph --help: {start * 1000:.0f} ms {_cpu()})")
         rng = random.Random(7)
         words = [p.stem for p in tree.rglob("*.py") if not p.stem.startswith("_")]
         times, cpus = [], []
