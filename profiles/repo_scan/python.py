@@ -94,7 +94,31 @@ def _settings_env(cls: ast.ClassDef, facts: FileFacts) -> None:
                 facts.env.append([f"{prefix}{name}".upper(), stmt.lineno])
 
 
+def _prefixed_env(
+    prefix: str | None, field_lists: list[tuple[str, list[ast.Constant]]], facts: FileFacts
+) -> None:
+    """An env prefix constant (``ENV_PREFIX = "APP_"``) beside a list of field
+    names (``FIELDS = ("home", ...)``): each field is read as ``APP_<FIELD>``."""
+    if not prefix:
+        return
+    for _name, items in field_lists:
+        for item in items:
+            facts.env.append([(prefix + str(item.value)).upper(), item.lineno])
+
+
+def _field_list(stmt: ast.Assign | ast.AnnAssign) -> list[ast.Constant] | None:
+    value = stmt.value
+    if not isinstance(value, ast.Tuple | ast.List) or not value.elts:
+        return None
+    items = [e for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if len(items) != len(value.elts) or not all(str(i.value).isidentifier() for i in items):
+        return None
+    return items
+
+
 def _top_level(tree: ast.Module, facts: FileFacts) -> None:
+    prefix: str | None = None
+    field_lists: list[tuple[str, list[ast.Constant]]] = []
     for stmt in tree.body:
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -113,8 +137,17 @@ def _top_level(tree: ast.Module, facts: FileFacts) -> None:
             for t in targets:
                 if isinstance(t, ast.Name) and not t.id.startswith("_") and t.id.isupper():
                     facts.symbols.append([t.id, "constant", stmt.lineno, end])
+                if not isinstance(t, ast.Name) or not t.id.isupper():
+                    continue
+                if "ENV" in t.id and "PREFIX" in t.id and isinstance(stmt.value, ast.Constant):
+                    prefix = str(stmt.value.value) if isinstance(stmt.value.value, str) else None
+                elif "FIELDS" in t.id or "KEYS" in t.id:
+                    items = _field_list(stmt)
+                    if items:
+                        field_lists.append((t.id, items))
         elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
             facts.main = True
+    _prefixed_env(prefix, field_lists, facts)
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -146,6 +179,13 @@ _CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
         "env",
     ),
     (("environ[",), re.compile(r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]"), "env"),
+    (
+        ("env.get(", "env["),  # a mapping named like env (``env.get("APP_MODE")``)
+        re.compile(
+            r"\b(?!environ\b)\w*env\s*(?:\.get\(|\[)\s*[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']"
+        ),
+        "env",
+    ),
     (
         ("import_module", "__import__"),
         re.compile(r"\b(?:importlib\.import_module|__import__)\("),

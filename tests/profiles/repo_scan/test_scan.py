@@ -137,3 +137,17 @@ def test_two_folders_of_the_same_name_get_their_own_repo(tmp_path: Path, kit: An
     assert first.repo == "shop" and second.repo.startswith("shop-")
     assert second.added == first.added and second.deleted == []
     assert scan_repo(store, ScanRequest(path=b)).repo == second.repo  # found again by root
+
+
+def test_env_reads_through_a_prefix_and_field_list_or_an_env_mapping() -> None:
+    from profiles.repo_scan.facts import FileFacts
+    from profiles.repo_scan.python import parse_python
+
+    text = (
+        'FIELDS = (\n    "home",\n    "mode",\n)\nENV_PREFIX = "APP_"\n\n\n'
+        "def run(env: dict[str, str]) -> str:\n"
+        '    return env.get("APP_TOKEN") or env["APP_USER"]  # APP_NOT_A_READ\n'
+    )
+    facts = FileFacts(path="app/config.py", lang="python", digest="d", sha=None)
+    parse_python(facts.path, text, facts)
+    assert facts.env == [["APP_HOME", 2], ["APP_MODE", 3], ["APP_TOKEN", 9], ["APP_USER", 9]]
