@@ -152,9 +152,12 @@ def _repo_packet(
     request = RepoCutRequest(text=text, repo_path=repo, budget_tokens=budget, limit=min(limit, 200))
     s = store_from(home, store)
     try:
-        return repo_cut(s, request).packet
+        packet = repo_cut(s, request).packet
     finally:
         s.close()
+    for notice in packet.notices:  # e.g. which files were not parsed
+        _say(notice)
+    return packet
 
 
 def recall(

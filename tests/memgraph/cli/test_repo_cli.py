@@ -55,6 +55,7 @@ def test_scan_status_and_context(tmp_path: Path) -> None:
     )
     assert ctx.exit_code == 0, ctx.output
     assert "app/store.py" in ctx.stdout and "warning  stale summary" in ctx.stdout
+    assert "1 file(s) not parsed (module nodes only): app/bad.py" in ctx.stderr
 
 
 def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
