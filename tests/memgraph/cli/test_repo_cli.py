@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from memgraph.cli.app import app
@@ -109,3 +110,27 @@ def test_hook_install_appends_once(tmp_path: Path) -> None:
     plain.mkdir()
     out = runner.invoke(app, ["repo", "hook", "install", str(plain)])
     assert out.exit_code == 2 and "not inside a git repository" in out.stderr
+
+
+def test_fast_path_matches_the_typer_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memgraph.cli import repo_fast
+
+    root = _repo(tmp_path / "proj")
+    typer_out = runner.invoke(app, ["repo", "scan", str(root), "--store", str(tmp_path / "a.db")])
+    code = repo_fast.run(["scan", str(root), "--store", str(tmp_path / "b.db")])
+    fast = capsys.readouterr()
+    assert code == typer_out.exit_code == 0
+    assert fast.out == typer_out.stdout and fast.err == typer_out.stderr
+    (root / "app" / "web.py").write_text('"""Changed."""\n')
+    typer_out = runner.invoke(app, ["repo", "scan", str(root), "--store", str(tmp_path / "a.db")])
+    code = repo_fast.run(["scan", str(root), f"--store={tmp_path / 'b.db'}", "--no-commits"])
+    fast = capsys.readouterr()
+    assert fast.out == typer_out.stdout and "stale    s-" in fast.out
+    missing = str(tmp_path / "missing")
+    typer_out = runner.invoke(app, ["repo", "scan", missing, "--store", str(tmp_path / "a.db")])
+    assert repo_fast.run(["scan", missing, "--store", str(tmp_path / "b.db")]) == 1
+    assert capsys.readouterr().err == typer_out.stderr
+    for other in (["status"], ["scan", "--json"], ["scan", "--help"], ["scan", "a", "b"], []):
+        assert repo_fast.run(other) is None
