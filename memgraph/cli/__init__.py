@@ -20,6 +20,7 @@ FAST_PATHS = {
     "note": "memgraph.cli.session_fast",
     "hook": "memgraph.cli.hook_fast",
     "repo": "memgraph.cli.repo_fast",
+    "recall": "memgraph.cli.recall_fast",
 }
 
 
