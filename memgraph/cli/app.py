@@ -53,6 +53,7 @@ COMMAND_MODULES = (
     "memory",
     "review",
     "sleep",
+    "repo",
 )
 
 

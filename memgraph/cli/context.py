@@ -58,6 +58,9 @@ def context(
     project: str | None = typer.Option(
         None, "--project", help="role/persona/coordinator: whose standing material (default: cwd)."
     ),
+    repo: Path | None = typer.Option(
+        None, "--repo", help="With --cut repo: a scanned repository (memgraph repo scan)."
+    ),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
@@ -84,38 +87,61 @@ def context(
         from profiles.voice.nodes import resolve_project
 
         project = resolve_project(os.getcwd())
-    query = MemoryContextQuery(
-        text=text,
-        cut=spec.name,
-        budget_tokens=budget,
-        domain_id=domain,
-        limit=limit,
-        project=project if spec.name.value != "repo" else None,
-    )
-    cfg = _config(home, embedder, qdrant_path, qdrant_url)
     sections: list[object] = []
+    if repo is not None:
+        packet = _repo_packet(text, spec.name.value, repo, budget, limit, home, store)
+    else:
+        query = MemoryContextQuery(
+            text=text,
+            cut=spec.name,
+            budget_tokens=budget,
+            domain_id=domain,
+            limit=limit,
+            project=project if spec.name.value != "repo" else None,
+        )
+        cfg = _config(home, embedder, qdrant_path, qdrant_url)
 
-    def run(s: Store, nerve: Any) -> Any:
-        if prompt and query.project is not None:
-            from memgraph.store.interfaces import indexes
-            from profiles.wakeup.standing import gather
+        def run(s: Store, nerve: Any) -> Any:
+            if prompt and query.project is not None:
+                from memgraph.store.interfaces import indexes
+                from profiles.wakeup.standing import gather
 
-            reads = indexes(s).standing
-            if reads is not None:
-                sections.extend(gather(reads, spec.name.value, query.project))
-        return select_context_cut(s, query, nerve)
+                reads = indexes(s).standing
+                if reads is not None:
+                    sections.extend(gather(reads, spec.name.value, query.project))
+            return select_context_cut(s, query, nerve)
 
-    packet = _ranked(cfg, home, store, run)
+        packet = _ranked(cfg, home, store, run)
     if prompt:
         from context_cut.prompt import prompt_block
 
-        sys.stdout.write(prompt_block(packet, sections, query.project))
+        sys.stdout.write(prompt_block(packet, sections, packet.query.project))
     elif as_json:
         sys.stdout.write(packet_json(packet) + "\n")
     elif markdown:
         sys.stdout.write(packet_markdown(packet))
     else:
         sys.stdout.write("\n".join(packet_lines(packet)) + "\n")
+
+
+def _repo_packet(
+    text: str, cut: str, repo: Path, budget: int, limit: int, home: Path | None, store: Path | None
+) -> Any:
+    """``--repo PATH``: the repo cut over a scanned repository (context_cut.repo_cut)."""
+    from context_cut.repo_cut import RepoCutRequest, repo_cut
+    from memgraph.errors import UsageError
+
+    if cut != "repo":
+        raise UsageError("--repo goes with --cut repo")
+    request = RepoCutRequest(text=text, repo_path=repo, budget_tokens=budget, limit=min(limit, 200))
+    s = store_from(home, store)
+    try:
+        packet = repo_cut(s, request).packet
+    finally:
+        s.close()
+    for notice in packet.notices:  # e.g. which files were not parsed
+        print(" ".join(notice.split()), file=sys.stderr)
+    return packet
 
 
 def recall(
