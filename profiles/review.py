@@ -1,7 +1,8 @@
 """Review: the receipts that turn proposals into trusted memory.
 
 Generic over every profile whose law waits for a reviewer: role_self
-``proposed``, repo_architecture / repo_dataflow ``observed`` and ``proposed``,
+``proposed``, repo_architecture / repo_dataflow ``observed``, ``proposed`` and
+``stale`` (an accepted claim whose source changed: the scanner asks again),
 evidence ``observed`` and ``reviewed``. ``accept`` writes one patch: a
 ``review_node`` receipt (verdict approve) and the transitions to ``accepted``
 (evidence passes through ``reviewed``); ``reject`` writes a rejecting review and
@@ -23,13 +24,13 @@ from memgraph.store.protocol import Store
 REVIEWABLE: dict[str, tuple[frozenset[str], dict[str, tuple[str, ...]], str]] = {
     "role_self": (frozenset({"proposed"}), {"proposed": ("accepted",)}, "retired"),
     "repo_architecture": (
-        frozenset({"observed", "proposed"}),
-        {"observed": ("accepted",), "proposed": ("accepted",)},
+        frozenset({"observed", "proposed", "stale"}),
+        {"observed": ("accepted",), "proposed": ("accepted",), "stale": ("accepted",)},
         "retired",
     ),
     "repo_dataflow": (
-        frozenset({"observed", "proposed"}),
-        {"observed": ("accepted",), "proposed": ("accepted",)},
+        frozenset({"observed", "proposed", "stale"}),
+        {"observed": ("accepted",), "proposed": ("accepted",), "stale": ("accepted",)},
         "retired",
     ),
     "evidence": (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.documents import MemoryNode, UpsertNode
+from memgraph.documents import MemoryNode, TransitionNode, UpsertNode
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import NotFound, PatchRejected, UsageError
 from memgraph.ids import node_id
@@ -85,14 +85,15 @@ def test_propose_enters_the_initial_state(store: Store) -> None:
         propose(store, req("x", profile="voice"))
 
 
-def _repo_node(store: Store, state: str) -> str:
-    nid = node_id("repo_architecture", "module", "orchard", state)
+def _repo_node(store: Store, name: str) -> str:
+    state = name.rstrip("0123456789")
+    nid = node_id("repo_architecture", "module", "orchard", name)
     node = MemoryNode(
         id=nid,
         domain_id="repo:orchard",
         profile="repo_architecture",
         kind="module",
-        title=f"orchard.{state}",
+        title=f"orchard.{name}",
         claim="a module the scanner found",
         lifecycle=state,
         created_at=T0,
@@ -120,6 +121,12 @@ def test_review_is_generic_over_role_repo_and_evidence(store: Store) -> None:
     assert list_pending(store) == []
     ops = [r.op for r in store.receipts(target_id=observed)]
     assert ops[-2:] == ["review_node", "transition_node"]
+    stale = _repo_node(store, "observed2")
+    review(store, stale, True, "op")
+    # the scanner saw its source change: accepted -> stale, to be reviewed again
+    apply_patch(store, new_patch([TransitionNode(node_id=stale, to_state="stale")]))
+    assert [p.id for p in list_pending(store)] == [stale]
+    assert review(store, stale, True, "op").after == "accepted"
     with pytest.raises(UsageError):
         review(store, role, True)  # already accepted
     with pytest.raises(NotFound):
