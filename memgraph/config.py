@@ -33,7 +33,9 @@ def _default_home() -> Path:
 
 
 def _default_transcripts() -> list[Path]:
-    return [Path.home() / ".claude" / "projects", Path.home() / ".codex" / "sessions"]
+    home = Path.home()
+    # one root per harness in profiles/voice/readers/registry.py (default_roots)
+    return [home / ".claude" / "projects", home / ".codex" / "sessions", home / ".gemini" / "tmp"]
 
 
 class Settings(BaseSettings):

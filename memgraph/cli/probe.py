@@ -30,8 +30,11 @@ def probe(
     )
     from profiles.voice.probe import probe as run_probe
 
+    from profiles.voice.readers.registry import repo_transcripts
+
     settings = load_settings(home=home, transcripts=transcripts or None)
-    request = ProbeRequest(roots=list(settings.transcripts), days=days)
+    roots = [*settings.transcripts, *repo_transcripts(settings.repos)]
+    request = ProbeRequest(roots=roots, days=days)
     try:
         store = open_store(settings.store_path)
     except MemgraphError as exc:
