@@ -29,7 +29,6 @@ def probe(
         probe_json,
     )
     from profiles.voice.probe import probe as run_probe
-
     from profiles.voice.readers.registry import repo_transcripts
 
     settings = load_settings(home=home, transcripts=transcripts or None)

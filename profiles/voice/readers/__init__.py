@@ -21,6 +21,7 @@ from profiles.voice.readers.jsonl import MAX_LINE_BYTES, open_transcript
 
 __all__ = ["ReadOptions", "detect_harness", "iter_transcripts", "read_transcript"]
 
+
 @dataclass(frozen=True)
 class ReadOptions:
     prefilter: PrefilterOptions = field(default_factory=PrefilterOptions)

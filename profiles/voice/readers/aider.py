@@ -180,6 +180,7 @@ def read_aider(
     key = digest(transcript, length=12)
     cwd = str(path.parent)
     messages: list[OperatorMessage] = []
+    last: dict[int, datetime | None] = {}  # session start line -> latest message time
     for run, verdict in classify_runs(runs, stats):
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
@@ -197,7 +198,9 @@ def read_aider(
             else:
                 ts, hist_pos = history[found][0], found + 1
         start_line, start = sessions[run.session - 1] if run.session else (0, None)
-        ts = ts or start
+        if ts is None:  # not in the input history: keep the file's order within the session
+            ts = last.get(start_line) or start
+        last[start_line] = ts
         if ts is None:
             stats.bad_lines += 1
             warn(stats, f"line {run.line}: no session start time for this message; skipped")

@@ -64,7 +64,7 @@ KNOWN_KINDS = frozenset(
 )  # fmt: skip
 # Bookkeeping records put their kind first: ``{"type":"mode",...}``; enough to count
 # an unknown kind on a line the pre-check skips undecoded.
-_LEADING_KIND = re.compile(rb'\{"type":"([^"\\]{1,60})"')
+_LEADING_KIND = re.compile(rb'\{\s*"type"\s*:\s*"([^"\\]{1,60})"')
 # Rule 25: a local command is written as a <local-command-caveat> record, the command,
 # and its output in <local-command-stdout>. Output written WITHOUT that wrapper ("Unknown
 # skill: x") looks like a plain prompt. It is the block's output when it carries the
@@ -110,10 +110,9 @@ def read_claude(
     for lineno, raw in iter_lines(fh, stats, max_line_bytes):
         if fast and not may_hold_human(raw):
             stats.skipped_fast += 1
-            if raw.startswith(b'{"type":"'):
-                m = _LEADING_KIND.match(raw)
-                if m is not None and m.group(1).decode("utf-8", "replace") not in KNOWN_KINDS:
-                    stats.unknown("type=" + m.group(1).decode("utf-8", "replace"))
+            lead = _LEADING_KIND.match(raw)
+            if lead is not None and lead.group(1).decode("utf-8", "replace") not in KNOWN_KINDS:
+                stats.unknown("type=" + lead.group(1).decode("utf-8", "replace"))
             continue
         rec = parse_object(raw, lineno, stats)
         if rec is None:

@@ -21,7 +21,9 @@ from profiles.voice.readers.jsonl import parse_timestamp as parse_ts
 HARNESS = "codex"
 _NEEDED = (b'"user_message"', b'"session_meta"', b'"turn_context"')
 KNOWN_KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-_LEADING_KIND = re.compile(rb'\{"timestamp":"[^"]{0,40}","type":"([^"\\]{1,60})"')
+_LEADING_KIND = re.compile(
+    rb'\{\s*"timestamp"\s*:\s*"[^"]{0,40}"\s*,\s*"type"\s*:\s*"([^"\\]{1,60})"'
+)
 _ROLLOUT_ID = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I
 )

@@ -47,7 +47,9 @@ def _content_text(content: object) -> str | None:
     if isinstance(content, dict):
         content = [content]
     if isinstance(content, list):
-        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
         parts += [p for p in content if isinstance(p, str)]
         return "".join(parts)
     return None
@@ -128,7 +130,10 @@ def read_gemini(
             continue
         text = clean_text(verdict.text)
         mid = msg.get("id")
-        key = mid if isinstance(mid, str) and mid else f"gm-{index}-{digest(str(msg.get('timestamp')), text, length=12)}"
+        if isinstance(mid, str) and mid:
+            key = mid
+        else:
+            key = f"gm-{index}-{digest(str(msg.get('timestamp')), text, length=12)}"
         if key in seen:
             stats.drop("duplicate_uuid")
             continue

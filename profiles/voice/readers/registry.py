@@ -115,8 +115,10 @@ HARNESSES: tuple[Harness, ...] = (
     ),
     Harness(
         name="codex",
-        detect=lambda head, name: jsonl_kind(head) == "codex"
-        or (name.startswith("rollout-") and jsonl_kind(head) is None),
+        detect=lambda head, name: (
+            jsonl_kind(head) == "codex"
+            or (name.startswith("rollout-") and jsonl_kind(head) is None)
+        ),
         claims=_is_jsonl,
         is_session=_jsonl_session,
         read=read_codex,

@@ -54,8 +54,11 @@ def split_template(text: str) -> Expanded | None:
     if user_input is None and not keys:
         return None
     name = keys.get("name", "").strip().strip("'\"")
+    description = keys.get("description", "").strip().strip("'\"")
     if name:
         command = "/prompts:" + name[:80]
+    elif description:
+        command = "template:" + description[:60]
     else:
         command = "template:" + _label(s, front.end() if front else 0)
     args = user_input.group(2).strip() if user_input else ""
@@ -68,6 +71,6 @@ def _label(text: str, start: int) -> str:
     """A short label for an unnamed template: its first heading or first line."""
     for line in text[start:].splitlines():
         line = line.strip().lstrip("#").strip()
-        if line:
+        if line and line.lower() != "user input":
             return line[:60]
     return "(unnamed)"
