@@ -68,9 +68,15 @@ def split_template(text: str) -> Expanded | None:
 
 
 def _label(text: str, start: int) -> str:
-    """A short label for an unnamed template: its first heading or first line."""
-    for line in text[start:].splitlines():
-        line = line.strip().lstrip("#").strip()
-        if line and line.lower() != "user input":
+    """A short label for an unnamed template: its first heading other than the
+    ``User Input`` block's, else its first plain line (fences and the arguments
+    block skipped)."""
+    body = _USER_INPUT.sub("", text[start:])
+    lines = [line.strip() for line in body.splitlines()]
+    for line in lines:
+        if line.startswith("#") and line.lstrip("#").strip():
+            return line.lstrip("#").strip()[:60]
+    for line in lines:
+        if line and not line.startswith(("```", "~~~")):
             return line[:60]
     return "(unnamed)"

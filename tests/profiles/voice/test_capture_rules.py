@@ -338,3 +338,9 @@ def test_split_template_never_raises_and_args_come_from_the_text(text: str) -> N
     if got is not None:
         assert got.args == "" or got.args in text
         assert got.command
+
+
+def test_unnamed_template_label_is_its_first_heading() -> None:
+    text = SPEC_TEMPLATE.format(args="x").split("---\n", 2)[2]  # no front matter
+    got = split_template(text)
+    assert got is not None and (got.args, got.command) == ("x", "template:Outline")
