@@ -81,7 +81,7 @@ def search(
         hits = core.search_voice(store, request)
     finally:
         store.close()
-    emit(render_hits(hits, as_json, full))
+    emit(render_hits(hits, as_json, full, request.query, is_tty()))
 
 
 def _stats_table(rows: list[tuple[str, str]]) -> None:
