@@ -87,6 +87,11 @@ BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed old
 RECENT_SESSIONS = 10
 RECENCY_DAYS = 180.0
 UNCLASSIFIED = "unclassified"  # `--type unclassified` selects messages not yet classified
+# profiles.voice.classify.labels.LABELS without importing pydantic (a test keeps them equal)
+LABELS = (
+    "definition", "decision", "directive", "correction", "question", "rationale",
+    "preference", "command",
+)  # fmt: skip
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -104,6 +109,7 @@ class VoiceQuery:
     recent: bool = False  # only the RECENT_SESSIONS most recent sessions
     as_of: datetime | None = None  # only what was ingested at or before this time
     window: str | None = None  # activity window id (profiles.activity)
+    word: bool = False  # whole words only (no substring tier)
 
 
 @record(frozen=True)
@@ -297,12 +303,49 @@ def search_conn(
         ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
     # Match the message text (body) only: the title is a cut copy of its first
     # line, and a word cut in half there must not match.
-    params = [ref, f"body : ({match})", *args, q.limit or DEFAULT_LIMIT]
+    limit = q.limit or DEFAULT_LIMIT
+    params = [ref, f"body : ({match})", *args, limit]
     try:
         rows = conn.execute(sql, params).fetchall()
+        hits = [_hit(r) for r in rows]
+        if not q.word and len(hits) < limit:
+            hits += _partial_tier(conn, q.query, clause, args, hits, limit - len(hits))
     except sqlite3.OperationalError as exc:
         raise StoreError(f"voice search failed: {exc}") from None
-    return [_hit(r) for r in rows]
+    return hits
+
+
+def _partial_tier(
+    conn: sqlite3.Connection,
+    query: str,
+    clause: str,
+    args: list[object],
+    whole: list[VoiceHit],
+    limit: int,
+) -> list[VoiceHit]:
+    """Messages that contain every term as a substring but not all as whole words
+    (those came first): newest captured first, ``command`` messages last."""
+    from profiles.voice import substring
+    from profiles.voice.snippet import query_terms
+
+    if not substring.has_index(conn):
+        return []
+    expr = substring.match_expression(conn, query_terms(query))
+    if expr is None:
+        return []
+    seen = [h.node_id for h in whole]
+    not_seen = f" AND v.node_id NOT IN ({','.join('?' * len(seen))})" if seen else ""
+    # voice_tri drives the join in descending rowid order, so LIMIT stops the scan early
+    rows = conn.execute(
+        f"""SELECT 0.0, {_HIT_COLUMNS}
+        FROM {substring.TABLE} AS t CROSS JOIN voice_index AS v ON v.rowid = t.rowid
+        JOIN nodes AS n ON n.rowid = v.rowid
+        WHERE t.{substring.TABLE} MATCH ? AND {clause}{not_seen}
+        ORDER BY t.rowid DESC LIMIT ?""",
+        [expr, *args, *seen, limit],
+    ).fetchall()
+    hits = [_hit(r) for r in rows]
+    return sorted(hits, key=lambda h: h.classification == "command")
 
 
 def _hit(row: tuple[Any, ...]) -> VoiceHit:

@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 from memgraph.errors import MemgraphError, NotFound
 from memgraph.store.schema import Migration
 from profiles.voice.search import connection_of
+from profiles.voice.substring import MIGRATION_SQL as SUBSTRING_MIGRATION
+from profiles.voice.substring import NEW_NODE_ROW as SUBSTRING_NEW_NODE_ROW
+from profiles.voice.substring import REBUILD_SQL as SUBSTRING_REBUILD
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
@@ -103,6 +106,11 @@ MIGRATIONS: list[Migration] = [
         "voice_index rows for inserted nodes are added set-based by the store",
         "DROP TRIGGER IF EXISTS voice_index_ai;",
     ),
+    Migration(
+        7,
+        "voice_tri: trigram index of voice message text (substring and CJK search)",
+        SUBSTRING_MIGRATION,
+    ),
 ]
 
 # Inserted node rows above ``?`` (see memgraph.store.schema.NEW_NODE_ROWS); the
@@ -110,6 +118,7 @@ MIGRATIONS: list[Migration] = [
 NEW_NODE_ROWS: tuple[str, ...] = (
     f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
         AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
+    SUBSTRING_NEW_NODE_ROW,
 )
 
 
@@ -129,6 +138,8 @@ def reindex(store: Store) -> ReindexReport:
         )
         # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
         conn.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
+        for statement in SUBSTRING_REBUILD:
+            conn.execute(statement)
         messages = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
         nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     return ReindexReport(messages=int(messages), nodes=int(nodes))

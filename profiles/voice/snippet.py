@@ -25,6 +25,7 @@ def query_terms(query: str) -> list[str]:
     terms: list[str] = []
     for phrase, bare in _TOKEN.findall(query):
         text = " ".join(phrase.split()) if phrase else bare.rstrip("*").strip(_EDGE)
+        text = text.replace("\x00", "")  # FTS5 query strings cannot hold NUL
         if text and text.casefold() not in (t.casefold() for t in terms):
             terms.append(text)
     return terms
