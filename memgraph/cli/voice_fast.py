@@ -41,7 +41,7 @@ _VALUE_OPTS = (
     "--home",
     "--window",
 )
-_BOOL_OPTS = ("--full", "--json", "--recent", "--stats")
+_BOOL_OPTS = ("--full", "--json", "--recent", "--stats", "--word")
 
 
 def missing_store_message(path: Path) -> str:
@@ -142,6 +142,7 @@ class Flags:
         self.json: bool = bool(values.get("json"))
         self.recent: bool = bool(values.get("recent"))
         self.stats: bool = bool(values.get("stats"))
+        self.word: bool = bool(values.get("word"))
 
 
 def build_query(core: ModuleType, ns: Flags) -> Any:
@@ -158,6 +159,7 @@ def build_query(core: ModuleType, ns: Flags) -> Any:
         recent=ns.recent,
         as_of=when(ns.as_of, end_of_day=True, flag="--as-of") if ns.as_of is not None else None,
         window=ns.window,
+        word=ns.word,
     )
 
 
@@ -245,6 +247,8 @@ def run(argv: list[str]) -> int | None:
             else:
                 hits = core.search_conn(conn, query)
                 out = render_hits(hits, ns.json, ns.full, query.query, sys.stdout.isatty())
+                if not hits:
+                    emit(core.no_hits_line(conn, query) + "\n", err=True)
         except sqlite3.Error:
             return None  # not migrated / not a store: the typer path opens and reports
         finally:

@@ -388,6 +388,119 @@ def search_voice(store: Store, query: VoiceQuery) -> list[VoiceHit]:
         return search_conn(connection_of(txn), query, only)
 
 
+# -- when nothing matched -------------------------------------------------------
+
+_FILTER_FLAGS = (
+    ("word", "--word"),
+    ("project", "--project"),
+    ("type", "--type"),
+    ("session", "--session"),
+    ("since", "--since"),
+    ("until", "--until"),
+    ("as_of", "--as-of"),
+    ("recent", "--recent"),
+    ("window", "--window"),
+)
+_CLEARED = {"word": False, "recent": False}
+MAX_LISTED = 30
+
+
+def _with(q: VoiceQuery, **changes: object) -> VoiceQuery:
+    values = {f: getattr(q, f) for f in VoiceQuery.__annotations__}
+    values.update(changes)
+    return VoiceQuery(**values)
+
+
+def _flag(q: VoiceQuery, name: str, flag: str) -> str:
+    value = getattr(q, name)
+    if value is True:
+        return flag
+    if isinstance(value, datetime):
+        return f"{flag} {value:%Y-%m-%d %H:%M}"
+    return f"{flag} {value}"
+
+
+def _listed(values: list[str]) -> str:
+    shown = ", ".join(v for v in values[:MAX_LISTED])
+    more = f" (+{len(values) - MAX_LISTED} more)" if len(values) > MAX_LISTED else ""
+    return (shown or "(none yet)") + more
+
+
+def check_filter_values(conn: sqlite3.Connection, q: VoiceQuery) -> None:
+    """UsageError naming the valid values when ``--type``/``--project`` names nothing
+    the index has (checked only when a search found nothing, so hits cost nothing)."""
+    if q.type and q.type.lower() != UNCLASSIFIED and q.type.lower() not in LABELS:
+        known = conn.execute(
+            "SELECT 1 FROM voice_index WHERE classification = ? COLLATE NOCASE LIMIT 1", (q.type,)
+        ).fetchone()
+        if known is None:
+            extra = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT DISTINCT classification FROM voice_index "
+                    "WHERE classification IS NOT NULL ORDER BY 1"
+                )
+                if str(r[0]).lower() not in LABELS
+            ]
+            raise UsageError(
+                f"--type: unknown class {q.type[:60]!r}; "
+                f"valid: {_listed([*LABELS, UNCLASSIFIED, *extra])}"
+            )
+    if q.project:
+        found = conn.execute(
+            "SELECT 1 FROM voice_index WHERE project = ? COLLATE NOCASE "
+            "OR constellation = ? COLLATE NOCASE LIMIT 1",
+            (q.project, q.project),
+        ).fetchone()
+        if found is None:
+            names = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT project FROM voice_index UNION SELECT constellation FROM voice_index "
+                    "ORDER BY 1"
+                )
+                if r[0]
+            ]
+            raise UsageError(
+                f"--project: no project or constellation {q.project[:60]!r} in the voice "
+                f"index; known: {_listed(names)}"
+            )
+
+
+def no_hits_line(conn: sqlite3.Connection, q: VoiceQuery, only: Sequence[str] | None = None) -> str:
+    """One line saying nothing matched and, when a filter excluded every match, which.
+
+    Raises UsageError for a ``--type``/``--project`` value the index does not know.
+    """
+    check_filter_values(conn, q)
+    what = f"for {q.query.strip()!r}" if q.query.strip() else "for these filters"
+    active = [(n, f) for n, f in _FILTER_FLAGS if getattr(q, n)]
+    if not q.query.strip() or not active:
+        return f"no hits {what}"
+
+    def found(query: VoiceQuery) -> bool:
+        keep_only = only if query.window else None
+        return bool(search_conn(conn, _with(query, limit=1), keep_only))
+
+    if not found(_with(q, **{n: _CLEARED.get(n) for n, _ in active})):
+        return f"no hits {what} (none without filters either)"
+    alone = [
+        _flag(q, name, flag)
+        for name, flag in active
+        if found(_with(q, **{name: _CLEARED.get(name)}))
+    ]
+    if alone:
+        return f"no hits {what}: every match is excluded by {' or by '.join(alone)}"
+    together = ", ".join(_flag(q, n, f) for n, f in active)
+    return f"no hits {what}: every match is excluded by the filters together ({together})"
+
+
+def explain_no_hits(store: Store, q: VoiceQuery) -> str:
+    only = _window_messages(store, q.window) if q.window else None
+    with store.reader() as txn:
+        return no_hits_line(connection_of(txn), q, only)
+
+
 def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
     # Each aggregate is answered from its own index (covering scans), not the table.
     messages, classified, first, last = conn.execute(
