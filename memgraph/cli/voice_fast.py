@@ -238,9 +238,11 @@ def run(argv: list[str]) -> int | None:
         except sqlite3.Error:
             return None
         try:
-            if not conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'voice_index'"
-            ).fetchone():
+            tables = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                "AND name IN ('voice_index', 'voice_tri')"
+            ).fetchone()[0]
+            if tables != 2:
                 return None  # an older store: typer opens it, which migrates it
             if query is None:
                 out = render_stats(core.stats_conn(conn))
