@@ -12,23 +12,10 @@ from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
-# Query punctuation around a bare word is not part of what is searched for.
-_EDGE = " \t\n\r\f\v.,;:!?()[]{}<>'`\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f"
+from memgraph import fts
+
 CONTEXT = 40  # characters shown before the match when the window has to move
-
-
-def query_terms(query: str) -> list[str]:
-    """``fix "login flow" auth*`` -> ``["fix", "login flow", "auth"]`` (order kept, no dups)."""
-    if query.count('"') % 2:
-        query += '"'
-    terms: list[str] = []
-    for phrase, bare in _TOKEN.findall(query):
-        text = " ".join(phrase.split()) if phrase else bare.rstrip("*").strip(_EDGE)
-        text = text.replace("\x00", "")  # FTS5 query strings cannot hold NUL
-        if text and text.casefold() not in (t.casefold() for t in terms):
-            terms.append(text)
-    return terms
+query_terms = fts.query_terms  # what was typed -> the strings searched for
 
 
 def _pattern(terms: list[str], whole_word: bool) -> re.Pattern[str] | None:

@@ -22,7 +22,7 @@ def test_every_harness_is_complete_and_named_once() -> None:
 
 
 def test_config_default_roots_are_the_registry_roots(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memgraph.config import _default_transcripts
+    from memgraph.config import default_transcripts as _default_transcripts
 
     monkeypatch.setenv("HOME", "/home/u")
     assert sorted(_default_transcripts()) == sorted(reg.default_roots(Path("/home/u")))

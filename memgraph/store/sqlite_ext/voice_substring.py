@@ -12,8 +12,9 @@ searched (they occur nearly everywhere): they match whole words only.
 
 Kept in the same transaction as node writes: inserted rows by ``NEW_NODE_ROWS``,
 updates/deletes by triggers on ``nodes`` (contentless tables delete by value,
-so every delete repeats exactly what was inserted). Stdlib only at import: the
-``memgraph voice`` fast path runs this.
+so every delete repeats exactly what was inserted). Part of the SQLite
+``VoiceIndex`` (``voice_index.py``, version 7 of its range). Stdlib only at
+import: the ``memgraph voice`` fast path runs this.
 """
 
 from __future__ import annotations
