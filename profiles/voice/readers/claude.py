@@ -107,6 +107,7 @@ def read_claude(
     session_id: str | None = None
     transcript = str(path)
     block: _Block | None = None  # the open local-command block, if any
+    typed: set[int] = set()  # lines of queue `enqueue` records (typed, not re-displayed)
     for lineno, raw in iter_lines(fh, stats, max_line_bytes):
         if fast and not may_hold_human(raw):
             stats.skipped_fast += 1
@@ -174,8 +175,10 @@ def read_claude(
         )
         raw_ts[lineno] = rec["timestamp"]
         (queued if verdict.origin == "queued" else messages).append(msg)
+        if rec.get("type") == "queue-operation" and rec.get("operation") == "enqueue":
+            typed.add(lineno)
     messages = _drop_replays(messages, raw_ts, fh, stats, max_line_bytes)
-    messages.extend(_dedupe_queued(queued, messages, options, stats))
+    messages.extend(_dedupe_queued(queued, messages, options, stats, typed))
     messages.sort(key=lambda m: (m.timestamp, m.line))
     _fill_context(messages)
     stats.kept = len(messages)
@@ -257,13 +260,15 @@ def _dedupe_queued(
     sent: list[OperatorMessage],
     options: PrefilterOptions,
     stats: ReadStats,
+    typed: set[int],
 ) -> list[OperatorMessage]:
     """Rule 15: text typed while the agent is busy is recorded when queued and again
     when delivered (a user record) or re-displayed (``popAll``, a ``queued_command``
     attachment). A queued record is a duplicate only of a LATER delivery of the same
-    text within the window (the delivered user record is kept), or of an earlier
-    queued record of that text it re-displays. An earlier *prompt* with the same words
-    is another message: "continue" typed twice is two messages."""
+    text within the window (the delivered user record is kept), or, when it is a
+    re-display (not an ``enqueue``: lines in ``typed``), of an earlier queued record of
+    that text. An earlier *prompt* with the same words, or an earlier ``enqueue``, is
+    another message: "continue" typed twice is two messages."""
     delivered: dict[str, list[datetime]] = {}
     for m in sent:
         delivered.setdefault(m.text, []).append(m.timestamp)
@@ -273,9 +278,10 @@ def _dedupe_queued(
     for q in sorted(queued, key=lambda m: (m.timestamp, m.line)):
         later = delivered.get(q.text, ())
         earlier = shown.get(q.text, ())
-        if any(q.timestamp <= t <= q.timestamp + window for t in later) or any(
+        redisplay = q.line not in typed and any(
             q.timestamp - window <= t <= q.timestamp for t in earlier
-        ):
+        )
+        if redisplay or any(q.timestamp <= t <= q.timestamp + window for t in later):
             stats.drop("queue_duplicate")
             continue
         shown.setdefault(q.text, []).append(q.timestamp)

@@ -188,6 +188,17 @@ def test_continue_typed_twice_is_two_messages(tmp_path: Path) -> None:
     ]
 
 
+def test_continue_queued_twice_is_two_messages(tmp_path: Path) -> None:
+    p = write(
+        tmp_path / "s.jsonl",
+        [queue("enqueue", "continue", 10), queue("enqueue", "continue", 70)],
+    )
+    assert [(m.text, m.origin) for m in read(p).messages] == [
+        ("continue", "queued"),
+        ("continue", "queued"),
+    ]
+
+
 def test_queued_then_delivered_is_one_message(tmp_path: Path) -> None:
     p = write(
         tmp_path / "s.jsonl",
