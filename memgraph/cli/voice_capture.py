@@ -148,6 +148,9 @@ def extract(
             print(f"[{m.timestamp:%Y-%m-%d %H:%M} {m.session_id[:8]}] {cut}")
     if read.stats.warnings:
         print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
+    if read.stats.unknown_kinds:
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(read.stats.unknown_kinds.items()))
+        print(f"note: record kinds this reader does not know (counted): {kinds}", file=sys.stderr)
 
 
 def register_voice(voice_app: typer.Typer) -> None:

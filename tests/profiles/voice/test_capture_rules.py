@@ -355,3 +355,14 @@ def test_unnamed_template_label_is_its_first_heading() -> None:
     text = SPEC_TEMPLATE.format(args="x").split("---\n", 2)[2]  # no front matter
     got = split_template(text)
     assert got is not None and (got.args, got.command) == ("x", "template:Outline")
+
+
+def test_extract_reports_unknown_kinds(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    p = write(tmp_path / "s.jsonl", [{"type": "hologram", "x": 1}, user("real prompt", 1, 1)])
+    result = CliRunner().invoke(app, ["voice", "extract", str(p)])
+    assert result.exit_code == 0 and "real prompt" in result.stdout
+    assert "record kinds this reader does not know (counted): type=hologram 1" in result.stderr
