@@ -68,3 +68,30 @@ def test_window_always_contains_the_match(text: str, term: str) -> None:
             cut[inner[0] : inner[1]].casefold()
             == text[span[0] : inner[1] - inner[0] + span[0]].casefold()
         )
+
+
+def test_render_highlights_only_on_a_tty_and_never_in_json() -> None:
+    from datetime import UTC, datetime
+
+    from profiles.voice.output import render_hits
+    from profiles.voice.search import VoiceHit
+
+    text = "y" * 150 + " we keep facts \x1b[31m here"
+    hit = VoiceHit(
+        timestamp=datetime(2026, 4, 14, 14, 32, tzinfo=UTC),
+        constellation="atlas",
+        session_id="80166115-a",
+        project="atlas",
+        text=text,
+        classification=None,
+        confidence=None,
+        voice_page=None,
+        node_id="n1",
+        score=0.0,
+    )
+    plain = render_hits([hit], as_json=False, full=False, query="fact")
+    assert "\x1b" not in plain and "we keep facts" in plain and plain.count('"...') == 1
+    shown = render_hits([hit], as_json=False, full=False, query="fact", tty=True)
+    assert shown.count("\x1b[1;33m") == 1 and "\x1b[1;33mfact\x1b[0ms" in shown
+    assert "\x1b[31m" not in shown  # the text's own escape is still neutralised
+    assert "\x1b[1;33m" not in render_hits([hit], as_json=True, full=False, query="f", tty=True)
