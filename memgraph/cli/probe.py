@@ -27,13 +27,18 @@ def probe(
         ProbeResult,
         format_probe,
         probe_json,
+        view_conflicts,
     )
     from profiles.voice.probe import probe as run_probe
     from profiles.voice.readers.registry import repo_transcripts
 
     settings = load_settings(home=home, transcripts=transcripts or None)
-    roots = [*settings.transcripts, *repo_transcripts(settings.repos)]
-    request = ProbeRequest(roots=roots, days=days)
+    request = ProbeRequest(
+        roots=[*settings.transcripts, *repo_transcripts(settings.repos)],
+        days=days,
+        vault=settings.vault,
+        workspace=settings.workspace,
+    )
     try:
         store = open_store(settings.store_path)
     except MemgraphError as exc:
@@ -41,6 +46,7 @@ def probe(
 
         since = datetime.now(UTC) - timedelta(days=days)
         result = ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"cannot open the store: {exc}")
+        result.conflicts = view_conflicts(request.vault, request.workspace)
     else:
         try:
             result = run_probe(store, request)
