@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,6 +146,8 @@ class RecallRequest(BaseModel):
     project: str | None = None
     session_id: str | None = None
     since: UtcDatetime | None = None
+    # hybrid: BM25 fused with vectors (BM25 alone when no nerve); bm25; vectors only
+    mode: Literal["hybrid", "bm25", "vectors"] = "hybrid"
 
 
 @dataclass(frozen=True)
@@ -178,12 +181,19 @@ class RecallResult:
 
 def recall(store: Store, request: RecallRequest, nerve: VectorSource | None = None) -> RecallResult:
     """Voice messages for ``request``, hybrid-ranked, with one-line notices."""
+    if request.mode == "bm25":
+        nerve = None
+    elif request.mode == "vectors" and nerve is None:
+        from memgraph.errors import UsageError
+
+        raise UsageError("vector-only recall needs an embedder: pass --embedder")
     cands = gather(
         store,
         request.text,
         request.limit * OVERFETCH,
         nerve=nerve,
         profiles=[ProfileName.voice.value],
+        lexical=request.mode != "vectors",
     )
     notices = list(cands.notices)
     if nerve is None:

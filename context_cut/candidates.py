@@ -171,6 +171,7 @@ def gather(
     *,
     nerve: VectorSource | None = None,
     profiles: Sequence[str] | None = None,
+    lexical: bool = True,
 ) -> CandidateSet:
     """Rank up to ``limit`` candidate node ids for ``text``.
 
@@ -179,7 +180,7 @@ def gather(
     by the caller after the documents are read from the store.
     """
     result = CandidateSet(terms=query_terms(text))
-    bm25 = bm25_ranking(store, result.terms, limit, profiles)
+    bm25 = bm25_ranking(store, result.terms, limit, profiles) if lexical else []
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
