@@ -159,20 +159,6 @@ class RecallHit:
     vector_rank: int | None
 
 
-def _recall_match(node: MemoryNode, request: RecallRequest) -> bool:
-    if node.profile is not ProfileName.voice or node.kind != "message":
-        return False
-    if node.lifecycle == "retired":
-        return False
-    attrs = node.attributes
-    if request.project is not None and attrs.get("project") != request.project:
-        return False
-    if request.session_id is not None and attrs.get("session_id") != request.session_id:
-        return False
-    when = node.valid_from or node.created_at
-    return request.since is None or when >= request.since
-
-
 @dataclass
 class RecallResult:
     hits: list[RecallHit]
@@ -187,25 +173,22 @@ def recall(store: Store, request: RecallRequest, nerve: VectorSource | None = No
         from memgraph.errors import UsageError
 
         raise UsageError("vector-only recall needs an embedder: pass --embedder")
-    cands = gather(
+    from context_cut.turns import TurnScope, rank_turns
+
+    scope = TurnScope(project=request.project, session_id=request.session_id, since=request.since)
+    ranking = rank_turns(
         store,
         request.text,
-        request.limit * OVERFETCH,
+        request.limit,
         nerve=nerve,
-        profiles=[ProfileName.voice.value],
+        scope=scope,
         lexical=request.mode != "vectors",
     )
-    notices = list(cands.notices)
+    notices = list(ranking.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")
-    with store.reader() as reader:
-        docs = reader.get_nodes([c.node_id for c in cands.ranked])
-    hits: list[RecallHit] = []
-    for c in cands.ranked:
-        node = docs.get(c.node_id)
-        if node is None or not _recall_match(node, request):
-            continue
-        hits.append(RecallHit(len(hits) + 1, c.score, node, c.bm25_rank, c.vector_rank))
-        if len(hits) >= request.limit:
-            break
+    hits = [
+        RecallHit(rank, t.score, t.node, t.bm25_rank, t.vector_rank)
+        for rank, t in enumerate(ranking.turns, start=1)
+    ]
     return RecallResult(hits, notices)

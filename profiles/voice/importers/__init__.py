@@ -55,7 +55,7 @@ from profiles.voice.nodes import (
 PROPOSER = "voice.import"
 ORIGIN = "import"
 MAX_BYTES = 2 * 1024**3  # an export larger than this is refused, not read
-IMPORT_KEYS = (*MESSAGE_KEYS, "speaker", "operator")
+IMPORT_KEYS = (*MESSAGE_KEYS, "speaker", "operator", "prev_turn", "next_turn")
 SESSION_IMPORT_KEYS = (*SESSION_KEYS, "conversation_title", "harness")
 OPS_PER_PATCH = 6000  # one transaction per batch of whole conversations
 
@@ -268,23 +268,23 @@ def _session_ops(
     for turn in turns:
         node = turn_node(turn, request, fmt, ref, ctx)
         fresh[node.id] = node  # a repeated record id: the last one wins
+    merged = {i: merge_with_stored(n, stored.get(i), IMPORT_KEYS) for i, n in fresh.items()}
+    everything = _linked({**stored, **merged})
     ops: list[GraphOp] = []
-    messages: list[MemoryNode] = []
-    for node_id, node in fresh.items():
+    for node_id, node in everything.items():
         before = stored.get(node_id)
-        merged = merge_with_stored(node, before, IMPORT_KEYS)
-        messages.append(merged)
-        if before is None:
-            result.new += 1
-        elif same_node_content(before, merged):
-            result.unchanged += 1
+        if before is not None and same_node_content(before, node):
+            if node_id in fresh:
+                result.unchanged += 1
             continue
-        else:
-            result.updated += 1
-        ops.append(UpsertNode(node=merged))
+        if node_id in fresh:
+            if before is None:
+                result.new += 1
+            else:
+                result.updated += 1
+        ops.append(UpsertNode(node=node))
         ops.append(UpsertEdge(edge=_in_session(node_id, storable(sid))))
     result.messages += len(fresh)
-    everything = {**stored, **{n.id: n for n in messages}}
     times = [n.valid_from for n in everything.values() if n.valid_from is not None]
     title = next((t.title for t in turns if t.title), None)
     sess = session_node(
@@ -303,6 +303,31 @@ def _session_ops(
     if session is None or not same_node_content(session, sess):
         ops.insert(0, UpsertNode(node=sess))
     return ops
+
+
+def _line(node: MemoryNode) -> int:
+    return next((a.line for a in node.anchors if a.line is not None), 0)
+
+
+def _linked(messages: dict[str, MemoryNode]) -> dict[str, MemoryNode]:
+    """Each message with ``prev_turn``/``next_turn``: its neighbours' node ids in the
+    conversation (by time, then position), so a reader can show a turn in context."""
+    order = sorted(messages.values(), key=lambda n: (n.valid_from or n.created_at, _line(n), n.id))
+    out: dict[str, MemoryNode] = {}
+    for i, node in enumerate(order):
+        prev = order[i - 1].id if i > 0 else None
+        nxt = order[i + 1].id if i + 1 < len(order) else None
+        attrs = node.attributes
+        if (
+            attrs.get("prev_turn") != prev
+            or attrs.get("next_turn") != nxt
+            or ("prev_turn" not in attrs)
+        ):
+            node = node.model_copy(
+                update={"attributes": {**attrs, "prev_turn": prev, "next_turn": nxt}}
+            )
+        out[node.id] = node
+    return out
 
 
 def _session_title(title: str) -> str:

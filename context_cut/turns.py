@@ -1,0 +1,252 @@
+"""Turn-level recall over voice messages: lexical and dense fused, turns in context.
+
+A conversation turn is short and often only makes sense beside its neighbour:
+"5 years already!" answers "How long have you been married?". So a turn is
+scored on its own words AND on its neighbours' (``prev_turn``/``next_turn``,
+set by ``memgraph import conversations``):
+
+    final(t) = s(t) + PREV * s(prev(t)) + NEXT * s(next(t))   (x SPEAKER when named)
+
+where ``s`` is the fusion of a BM25 (OR over the query's content words, each
+word also as a prefix of its stem so "pets" finds "pet") and the cosine of the
+vector nerve, each normalised to [0, 1] by its best hit in the pool. A turn
+whose speaker the query names ("What pet does Caroline have?") is boosted.
+
+Scope filters (project, session, constellation, since) are applied inside the
+lexical query on SQLite (the voice index), so one conversation among many
+still gets a full candidate pool; vector hits are over-fetched and filtered.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from context_cut.candidates import VectorSource, bm25_ranking, query_terms
+from context_cut.embedders import fold
+from memgraph.documents import MemoryNode
+from memgraph.errors import MemgraphError
+from memgraph.store.protocol import Store
+
+
+@dataclass(frozen=True)
+class TurnWeights:
+    """Tuned on LoCoMo conversations 26 and 30 only (notes/recall.md)."""
+
+    lexical: float = 1.0
+    dense: float = 1.0
+    prev: float = 0.5  # share of the previous turn's score a turn inherits
+    next: float = 0.2  # share of the next turn's score
+    speaker: float = 1.3  # multiplier when the query names the turn's speaker
+    pool: int = 100  # candidates each ranker contributes
+    stems: bool = True  # also match each word's stem as a prefix
+
+
+WEIGHTS = TurnWeights()
+
+
+@dataclass(frozen=True)
+class TurnScope:
+    project: str | None = None
+    session_id: str | None = None
+    constellation: str | None = None
+    since: datetime | None = None
+
+    def admits(self, node: MemoryNode) -> bool:
+        if node.profile.value != "voice" or node.kind != "message":
+            return False
+        if node.lifecycle == "retired":
+            return False
+        attrs = node.attributes
+        if self.project is not None and attrs.get("project") != self.project:
+            return False
+        if self.session_id is not None and attrs.get("session_id") != self.session_id:
+            return False
+        if self.constellation is not None and attrs.get("constellation") != self.constellation:
+            return False
+        when = node.valid_from or node.created_at
+        return self.since is None or when >= self.since
+
+
+@dataclass
+class RankedTurn:
+    node: MemoryNode
+    score: float
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass
+class TurnRanking:
+    turns: list[RankedTurn] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    vectors_used: bool = False
+
+
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A crude suffix strip, used only as an FTS5 prefix ("camping" -> "camp*")."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def match_expression(terms: Sequence[str], stems: bool = True) -> str:
+    parts: list[str] = []
+    for term in terms:
+        quoted = '"' + term.replace('"', '""') + '"'
+        root = stem(term) if stems else term
+        parts.append(f'{quoted} OR "{root}"*' if root != term else quoted)
+    return " OR ".join(parts)
+
+
+def _conn(store: Store) -> sqlite3.Connection | None:
+    from memgraph.store.sqlite import SQLiteStore
+
+    return store.conn if isinstance(store, SQLiteStore) else None
+
+
+def _scope_sql(scope: TurnScope) -> tuple[str, list[object]]:
+    where, args = ["1"], []
+    if scope.project is not None:
+        where.append("v.project = ?")
+        args.append(scope.project)
+    if scope.session_id is not None:
+        where.append("v.session_id = ?")
+        args.append(scope.session_id)
+    if scope.constellation is not None:
+        where.append("v.constellation = ?")
+        args.append(scope.constellation)
+    if scope.since is not None:
+        from memgraph.store.sqlite import iso
+
+        where.append("v.ts >= ?")
+        args.append(iso(scope.since))
+    return " AND ".join(where), args
+
+
+def lexical_ranking(
+    store: Store, terms: Sequence[str], scope: TurnScope, limit: int, stems: bool = True
+) -> list[tuple[str, float]]:
+    """(node id, -bm25) of voice messages in ``scope``, best first."""
+    if not terms:
+        return []
+    conn = _conn(store)
+    if conn is None:  # other backends: the generic per-term BM25, scope checked later
+        return bm25_ranking(store, terms, limit * 4, ["voice"])
+    clause, args = _scope_sql(scope)
+    sql = (
+        "SELECT v.node_id, bm25(node_fts) FROM node_fts CROSS JOIN voice_index AS v "
+        f"ON v.rowid = node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
+        "ORDER BY rank LIMIT ?"
+    )
+    with store.reader():
+        try:
+            rows = conn.execute(sql, [match_expression(terms, stems), *args, limit]).fetchall()
+        except sqlite3.Error:  # a store without the voice index: the generic path
+            return bm25_ranking(store, terms, limit * 4, ["voice"])
+    return [(str(n), -float(s)) for n, s in rows]
+
+
+def _in_scope_ids(store: Store, ids: Sequence[str], scope: TurnScope) -> set[str] | None:
+    """Which of ``ids`` are voice messages in ``scope`` (None: cannot tell cheaply)."""
+    conn = _conn(store)
+    if conn is None or not ids:
+        return None
+    clause, args = _scope_sql(scope)
+    marks = ",".join("?" * len(ids))
+    with store.reader():
+        try:
+            rows = conn.execute(
+                f"SELECT v.node_id FROM voice_index AS v WHERE v.node_id IN ({marks}) AND {clause}",
+                [*ids, *args],
+            ).fetchall()
+        except sqlite3.Error:
+            return None
+    return {str(r[0]) for r in rows}
+
+
+def _normalised(ranking: Sequence[tuple[str, float]]) -> dict[str, float]:
+    if not ranking:
+        return {}
+    top = max(s for _, s in ranking)
+    low = min(s for _, s in ranking)
+    if top <= 0:
+        return {n: 0.0 for n, _ in ranking}
+    floor = min(0.0, low)
+    return {n: (s - floor) / (top - floor) for n, s in ranking}
+
+
+_NAME = re.compile(r"\w+", re.UNICODE)
+
+
+def _named(text: str) -> set[str]:
+    return {w for w in _NAME.findall(fold(text)) if len(w) > 1}
+
+
+def rank_turns(
+    store: Store,
+    text: str,
+    limit: int,
+    *,
+    nerve: VectorSource | None = None,
+    scope: TurnScope | None = None,
+    lexical: bool = True,
+    weights: TurnWeights = WEIGHTS,
+) -> TurnRanking:
+    """Up to ``limit`` voice message turns for ``text``, best first."""
+    scope = scope or TurnScope()
+    out = TurnRanking(terms=query_terms(text))
+    pool = max(weights.pool, limit * 4)
+    bm25 = lexical_ranking(store, out.terms, scope, pool, weights.stems) if lexical else []
+    vector: list[tuple[str, float]] = []
+    if nerve is not None:
+        try:
+            hits = nerve.search(store, text, pool * 3)
+            out.vectors_used = True
+        except MemgraphError as exc:
+            out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
+            hits = []
+        out.notices += nerve.notices
+        nerve.notices = []
+        keep = _in_scope_ids(store, [n for n, _ in hits], scope)
+        vector = [(n, s) for n, s in hits if keep is None or n in keep][:pool]
+    b, v = _normalised(bm25), _normalised(vector)
+    own = {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
+    seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 6, 60)]
+    with store.reader() as reader:
+        docs = reader.get_nodes(seeds)
+        wanted: set[str] = set()
+        for node in docs.values():
+            for key in ("prev_turn", "next_turn"):
+                nid = node.attributes.get(key)
+                if isinstance(nid, str) and nid not in docs:
+                    wanted.add(nid)
+        if wanted:
+            docs.update(reader.get_nodes(sorted(wanted)))
+    named = _named(text)
+    brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
+    vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
+    scored: list[RankedTurn] = []
+    for nid, node in docs.items():
+        if not scope.admits(node):
+            continue
+        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
+        score = own.get(nid, 0.0)
+        score += weights.prev * own.get(prev, 0.0) if isinstance(prev, str) else 0.0
+        score += weights.next * own.get(nxt, 0.0) if isinstance(nxt, str) else 0.0
+        speaker = node.attributes.get("speaker")
+        if isinstance(speaker, str) and named & _named(speaker):
+            score *= weights.speaker
+        if score > 0:
+            scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
+    scored.sort(key=lambda t: (-t.score, t.node.id))
+    out.turns = scored[:limit]
+    return out
