@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from context_cut.candidates import Candidate, VectorSource, gather
+from context_cut.candidates import Candidate, CandidateSet, VectorSource, gather, rrf
 from context_cut.cuts import CutSpec, get_cut
 from context_cut.packet import assemble
 from context_cut.select import MAX_DEPTH, SummaryGraph, Unit, select
@@ -58,16 +58,68 @@ def _summary_graph(reader: GraphReader, seeds: list[str]) -> SummaryGraph:
     return graph
 
 
+class MemoNerve:
+    """A nerve that embeds and searches each text once (the widest fetch is kept)."""
+
+    def __init__(self, nerve: VectorSource) -> None:
+        self.nerve = nerve
+        self.notices: list[str] = []
+        self._seen: dict[str, tuple[int, list[tuple[str, float]]]] = {}
+
+    def search(self, store: Store, text: str, limit: int) -> list[tuple[str, float]]:
+        got = self._seen.get(text)
+        if got is None or got[0] < limit:
+            hits = self.nerve.search(store, text, limit)
+            self.notices += self.nerve.notices
+            self.nerve.notices = []
+            got = (limit, hits)
+            self._seen[text] = got
+        return got[1][:limit]
+
+
+def _fuse_turns(
+    store: Store, query: MemoryContextQuery, nerve: VectorSource | None, cands: CandidateSet
+) -> None:
+    """Fuse the turn-level voice ranking (``context_cut.turns``) into ``cands`` by RRF:
+    conversation turns are scored with their neighbours and scoped to the domain."""
+    from context_cut.turns import TurnScope, rank_turns
+
+    domain = query.domain_id or ""
+    voice_domain = domain.startswith("voice:")
+    scope = TurnScope(constellation=domain[len("voice:") :] if voice_domain else None)
+    if query.domain_id is not None and scope.constellation is None:
+        return  # a non-voice domain holds no voice messages
+    turns = rank_turns(store, query.text, query.limit * OVERFETCH, nerve=nerve, scope=scope)
+    cands.notices += [n for n in turns.notices if n not in cands.notices]
+    by_id = cands.by_id()
+    # the turn ranking replaces the plain one for voice messages (it scores them
+    # better); other profiles keep their places
+    voice = {t.node.id for t in turns.turns}
+    others = [c.node_id for c in cands.ranked if c.node_id not in voice]
+    fused = rrf([others, [t.node.id for t in turns.turns]])
+    for t in turns.turns:
+        c = by_id.setdefault(t.node.id, Candidate(t.node.id))
+        c.bm25_rank = c.bm25_rank or t.bm25_rank
+        c.vector_rank = c.vector_rank or t.vector_rank
+    for nid, c in by_id.items():
+        c.score = fused.get(nid, 0.0)
+    cands.ranked = sorted(by_id.values(), key=lambda c: (-c.score, c.node_id))
+
+
 def select_context_cut(
     store: Store, query: MemoryContextQuery, nerve: VectorSource | None = None
 ) -> MemoryContextPacket:
     """The packet for ``query``: exact nodes and edges, summaries standing in
     for what they cover, caveats, receipts and obligations, within the budget."""
     spec = get_cut(query.cut)
+    if nerve is not None:
+        nerve = MemoNerve(nerve)  # the query is embedded once for both rankings
     cands = gather(store, query.text, query.limit * OVERFETCH, nerve=nerve)
     notices = list(cands.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")
+    if ProfileName.voice in spec.weights:
+        _fuse_turns(store, query, nerve, cands)
     ids = [c.node_id for c in cands.ranked]
     with store.reader() as reader:
         docs = reader.get_nodes(ids)
