@@ -42,6 +42,7 @@ class TurnWeights:
     next: float = 0.2  # share of the next turn's score
     speaker: float = 1.3  # multiplier when the query names the turn's speaker
     pool: int = 100  # candidates each ranker contributes
+    seeds: int = 60  # best fused candidates read to find their neighbours
     stems: bool = True  # also match each word's stem as a prefix
 
 
@@ -220,33 +221,51 @@ def rank_turns(
         vector = [(n, s) for n, s in hits if keep is None or n in keep][:pool]
     b, v = _normalised(bm25), _normalised(vector)
     own = {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
-    seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 6, 60)]
+    seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 4, weights.seeds)]
     with store.reader() as reader:
         docs = reader.get_nodes(seeds)
-        wanted: set[str] = set()
-        for node in docs.values():
-            for key in ("prev_turn", "next_turn"):
-                nid = node.attributes.get(key)
-                if isinstance(nid, str) and nid not in docs:
-                    wanted.add(nid)
-        if wanted:
-            docs.update(reader.get_nodes(sorted(wanted)))
+    # neighbours from the seeds' own links: a non-seed turn inherits from the seed
+    # beside it without being read; only the turns that make the cut are read
+    prev_of: dict[str, str] = {}
+    next_of: dict[str, str] = {}
+    for nid, node in docs.items():
+        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
+        if isinstance(prev, str):
+            prev_of[nid] = prev
+            next_of.setdefault(prev, nid)
+        if isinstance(nxt, str):
+            next_of[nid] = nxt
+            prev_of.setdefault(nxt, nid)
     named = _named(text)
+    scores: dict[str, float] = {}
+    for nid in {*docs, *prev_of.values(), *next_of.values()}:
+        score = own.get(nid, 0.0)
+        if nid in prev_of:
+            score += weights.prev * own.get(prev_of[nid], 0.0)
+        if nid in next_of:
+            score += weights.next * own.get(next_of[nid], 0.0)
+        if score > 0:
+            scores[nid] = score
+    order = sorted(scores, key=lambda n: (-scores[n], n))
     brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
     vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
     scored: list[RankedTurn] = []
-    for nid, node in docs.items():
-        if not scope.admits(node):
+    # the speaker boost can lift a turn by at most ``weights.speaker``: read enough
+    # turns that none below the window could overtake one inside it
+    window = order[: max(limit * 3, 30)]
+    missing = [n for n in window if n not in docs]
+    if missing:
+        with store.reader() as reader:
+            docs.update(reader.get_nodes(missing))
+    for nid in window:
+        node = docs.get(nid)
+        if node is None or not scope.admits(node):
             continue
-        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
-        score = own.get(nid, 0.0)
-        score += weights.prev * own.get(prev, 0.0) if isinstance(prev, str) else 0.0
-        score += weights.next * own.get(nxt, 0.0) if isinstance(nxt, str) else 0.0
+        score = scores[nid]
         speaker = node.attributes.get("speaker")
         if isinstance(speaker, str) and named & _named(speaker):
             score *= weights.speaker
-        if score > 0:
-            scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
+        scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
     out.turns = scored[:limit]
     return out
