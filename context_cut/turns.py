@@ -43,6 +43,12 @@ class TurnWeights:
     speaker: float = 1.3  # multiplier when the query names the turn's speaker
     pool: int = 100  # candidates each ranker contributes
     seeds: int = 60  # best fused candidates read to find their neighbours
+    prev2: float = 0.0  # share of the score two turns back
+    next2: float = 0.0  # share of the score two turns ahead
+    # a query word that names a speaker of the best candidates ranks by who spoke
+    # (the boost above), not by where the name is written ("Thanks, Melanie!")
+    speaker_terms: bool = False
+    title_weight: float = 1.0  # FTS5 column weight of the title (body is 1.0)
     stems: bool = True  # also match each word's stem as a prefix
 
 
@@ -134,7 +140,12 @@ def _scope_sql(scope: TurnScope) -> tuple[str, list[object]]:
 
 
 def lexical_ranking(
-    store: Store, terms: Sequence[str], scope: TurnScope, limit: int, stems: bool = True
+    store: Store,
+    terms: Sequence[str],
+    scope: TurnScope,
+    limit: int,
+    stems: bool = True,
+    title_weight: float = 1.0,
 ) -> list[tuple[str, float]]:
     """(node id, -bm25) of voice messages in ``scope``, best first."""
     if not terms:
@@ -144,9 +155,10 @@ def lexical_ranking(
         return bm25_ranking(store, terms, limit * 4, ["voice"])
     clause, args = _scope_sql(scope)
     sql = (
-        "SELECT v.node_id, bm25(node_fts) FROM node_fts CROSS JOIN voice_index AS v "
+        f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
+        "FROM node_fts CROSS JOIN voice_index AS v "
         f"ON v.rowid = node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
-        "ORDER BY rank LIMIT ?"
+        "ORDER BY score LIMIT ?"
     )
     with store.reader():
         try:
@@ -192,6 +204,25 @@ def _named(text: str) -> set[str]:
     return {w for w in _NAME.findall(fold(text)) if len(w) > 1}
 
 
+def _links(
+    docs: dict[str, MemoryNode],
+    ids: Sequence[str],
+    prev_of: dict[str, str],
+    next_of: dict[str, str],
+) -> None:
+    for nid in ids:
+        node = docs.get(nid)
+        if node is None:
+            continue
+        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
+        if isinstance(prev, str):
+            prev_of[nid] = prev
+            next_of.setdefault(prev, nid)
+        if isinstance(nxt, str):
+            next_of[nid] = nxt
+            prev_of.setdefault(nxt, nid)
+
+
 def rank_turns(
     store: Store,
     text: str,
@@ -206,7 +237,11 @@ def rank_turns(
     scope = scope or TurnScope()
     out = TurnRanking(terms=query_terms(text))
     pool = max(weights.pool, limit * 4)
-    bm25 = lexical_ranking(store, out.terms, scope, pool, weights.stems) if lexical else []
+    bm25 = (
+        lexical_ranking(store, out.terms, scope, pool, weights.stems, weights.title_weight)
+        if lexical
+        else []
+    )
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
@@ -228,22 +263,42 @@ def rank_turns(
     # beside it without being read; only the turns that make the cut are read
     prev_of: dict[str, str] = {}
     next_of: dict[str, str] = {}
-    for nid, node in docs.items():
-        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
-        if isinstance(prev, str):
-            prev_of[nid] = prev
-            next_of.setdefault(prev, nid)
-        if isinstance(nxt, str):
-            next_of[nid] = nxt
-            prev_of.setdefault(nxt, nid)
+    _links(docs, list(docs), prev_of, next_of)
     named = _named(text)
+    if lexical and not weights.speaker_terms:
+        speakers = {
+            w
+            for node in docs.values()
+            if isinstance(node.attributes.get("speaker"), str)
+            for w in _named(str(node.attributes["speaker"]))
+        }
+        content = [t for t in out.terms if t not in speakers]
+        if content and len(content) < len(out.terms):
+            bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
+            b = _normalised(bm25)
+            own = {
+                n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}
+            }
+            fresh = [n for n in sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]]
+            unread = [n for n in fresh if n not in docs]
+            if unread:
+                with store.reader() as reader:
+                    docs.update(reader.get_nodes(unread))
+            _links(docs, unread, prev_of, next_of)
     scores: dict[str, float] = {}
     for nid in {*docs, *prev_of.values(), *next_of.values()}:
         score = own.get(nid, 0.0)
-        if nid in prev_of:
-            score += weights.prev * own.get(prev_of[nid], 0.0)
-        if nid in next_of:
-            score += weights.next * own.get(next_of[nid], 0.0)
+        p1, n1 = prev_of.get(nid), next_of.get(nid)
+        if p1 is not None:
+            score += weights.prev * own.get(p1, 0.0)
+            p2 = prev_of.get(p1)
+            if p2 is not None and weights.prev2:
+                score += weights.prev2 * own.get(p2, 0.0)
+        if n1 is not None:
+            score += weights.next * own.get(n1, 0.0)
+            n2 = next_of.get(n1)
+            if n2 is not None and weights.next2:
+                score += weights.next2 * own.get(n2, 0.0)
         if score > 0:
             scores[nid] = score
     order = sorted(scores, key=lambda n: (-scores[n], n))

@@ -139,6 +139,9 @@ def recall(
     limit: int = typer.Option(10, "--limit", "-n", help="How many messages."),
     project: str | None = typer.Option(None, "--project", help="Only this project."),
     session: str | None = typer.Option(None, "--session", help="Only this session id."),
+    mode: str = typer.Option(
+        "hybrid", "--mode", help="hybrid | bm25 | vectors (vectors need an embedder)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
@@ -154,7 +157,9 @@ def recall(
     from memgraph.errors import UsageError
 
     try:
-        request = RecallRequest(text=text, limit=limit, project=project, session_id=session)
+        request = RecallRequest(
+            text=text, limit=limit, project=project, session_id=session, mode=mode
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -176,6 +181,7 @@ def recall(
                 "session_id": attrs.get("session_id"),
                 "project": attrs.get("project"),
                 "text": n.claim,
+                "speaker": attrs.get("speaker"),
                 "bm25_rank": hit.bm25_rank,
                 "vector_rank": hit.vector_rank,
             }
