@@ -79,7 +79,7 @@ class MemoNerve:
 
 def _fuse_turns(
     store: Store, query: MemoryContextQuery, nerve: VectorSource | None, cands: CandidateSet
-) -> None:
+) -> set[str] | None:
     """Fuse the turn-level voice ranking (``context_cut.turns``) into ``cands`` by RRF:
     conversation turns are scored with their neighbours and scoped to the domain."""
     from context_cut.turns import TurnScope, rank_turns
@@ -88,7 +88,7 @@ def _fuse_turns(
     voice_domain = domain.startswith("voice:")
     scope = TurnScope(constellation=domain[len("voice:") :] if voice_domain else None)
     if query.domain_id is not None and scope.constellation is None:
-        return  # a non-voice domain holds no voice messages
+        return None  # a non-voice domain holds no voice messages
     turns = rank_turns(store, query.text, query.limit, nerve=nerve, scope=scope)
     cands.notices += [n for n in turns.notices if n not in cands.notices]
     by_id = cands.by_id()
@@ -104,6 +104,11 @@ def _fuse_turns(
     for nid, c in by_id.items():
         c.score = fused.get(nid, 0.0)
     cands.ranked = sorted(by_id.values(), key=lambda c: (-c.score, c.node_id))
+    return voice
+
+
+def _is_message(node: MemoryNode) -> bool:
+    return node.profile is ProfileName.voice and node.kind == "message"
 
 
 def select_context_cut(
@@ -118,8 +123,9 @@ def select_context_cut(
     notices = list(cands.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")
+    turn_ids: set[str] | None = None
     if ProfileName.voice in spec.weights:
-        _fuse_turns(store, query, nerve, cands)
+        turn_ids = _fuse_turns(store, query, nerve, cands)
     ids = [c.node_id for c in cands.ranked]
     with store.reader() as reader:
         docs = reader.get_nodes(ids)
@@ -129,6 +135,8 @@ def select_context_cut(
             node = docs.get(c.node_id)
             if node is None or not _admits(spec, query, node):
                 continue
+            if turn_ids is not None and _is_message(node) and node.id not in turn_ids:
+                continue  # the turn ranking decides which messages come
             boost = spec.stale_boost if node.lifecycle == "stale" else 1.0
             c.score *= spec.weights[node.profile] * boost
             ranked.append((c, node))

@@ -58,7 +58,7 @@ def turn_text(n: MemoryNode) -> str:
     when = n.valid_from or n.created_at
     speaker = n.attributes.get("speaker")
     who = f" {speaker}:" if isinstance(speaker, str) and speaker else ""
-    return f"[voice/message {n.lifecycle}] {n.id} {when:%Y-%m-%d %H:%M}{who} {n.claim}"
+    return f"[voice] {n.id} {when:%Y-%m-%d %H:%M}{who} {n.claim}"
 
 
 def summary_text(s: MemorySummary) -> str:

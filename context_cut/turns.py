@@ -37,18 +37,21 @@ class TurnWeights:
     """Tuned on LoCoMo conversations 26 and 30 only (notes/recall.md)."""
 
     lexical: float = 1.0
-    dense: float = 1.0
+    dense: float = 0.7
     prev: float = 0.5  # share of the previous turn's score a turn inherits
     next: float = 0.2  # share of the next turn's score
-    speaker: float = 1.3  # multiplier when the query names the turn's speaker
+    speaker: float = 1.6  # multiplier when the query names the turn's speaker
     pool: int = 100  # candidates each ranker contributes
     seeds: int = 60  # best fused candidates read to find their neighbours
-    prev2: float = 0.0  # share of the score two turns back
-    next2: float = 0.0  # share of the score two turns ahead
+    prev2: float = 0.2  # share of the score two turns back
+    next2: float = 0.1  # share of the score two turns ahead
     # a query word that names a speaker of the best candidates ranks by who spoke
     # (the boost above), not by where the name is written ("Thanks, Melanie!")
     speaker_terms: bool = False
     title_weight: float = 1.0  # FTS5 column weight of the title (body is 1.0)
+    # a turn right beside one already taken counts this share of its score, so
+    # ten results are not one exchange ten times over (1.0: no penalty)
+    adjacent: float = 1.0
     stems: bool = True  # also match each word's stem as a prefix
 
 
@@ -92,6 +95,7 @@ class TurnRanking:
     terms: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     vectors_used: bool = False
+    considered: set[str] = field(default_factory=set)  # every id scored, kept or not
 
 
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
@@ -121,7 +125,8 @@ def _conn(store: Store) -> sqlite3.Connection | None:
 
 
 def _scope_sql(scope: TurnScope) -> tuple[str, list[object]]:
-    where, args = ["1"], []
+    where: list[str] = ["1"]
+    args: list[object] = []
     if scope.project is not None:
         where.append("v.project = ?")
         args.append(scope.project)
@@ -322,5 +327,35 @@ def rank_turns(
             score *= weights.speaker
         scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
-    out.turns = scored[:limit]
+    out.considered = {*own, *scores}
+    out.turns = _diverse(scored, limit, weights.adjacent, prev_of, next_of)
     return out
+
+
+def _diverse(
+    scored: list[RankedTurn],
+    limit: int,
+    adjacent: float,
+    prev_of: dict[str, str],
+    next_of: dict[str, str],
+) -> list[RankedTurn]:
+    """The best ``limit`` turns, a turn beside a taken one discounted by ``adjacent``."""
+    if adjacent >= 1.0:
+        return scored[:limit]
+    taken: list[RankedTurn] = []
+    chosen: set[str] = set()
+    rest = list(scored)
+    while rest and len(taken) < limit:
+        best_i, best = 0, -1.0
+        for i, t in enumerate(rest):
+            if t.score <= best:
+                break  # sorted: nothing later can beat the best discounted score
+            nid = t.node.id
+            near = prev_of.get(nid) in chosen or next_of.get(nid) in chosen
+            value = t.score * adjacent if near else t.score
+            if value > best:
+                best_i, best = i, value
+        pick = rest.pop(best_i)
+        taken.append(RankedTurn(pick.node, best, pick.bm25_rank, pick.vector_rank))
+        chosen.add(pick.node.id)
+    return taken
