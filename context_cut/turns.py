@@ -114,7 +114,8 @@ def match_expression(terms: Sequence[str], stems: bool = True) -> str:
     for term in terms:
         quoted = '"' + term.replace('"', '""') + '"'
         root = stem(term) if stems else term
-        parts.append(f'{quoted} OR "{root}"*' if root != term else quoted)
+        rooted = '"' + root.replace('"', '""') + '"*'
+        parts.append(f"{quoted} OR {rooted}" if root != term else quoted)
     return " OR ".join(parts)
 
 
