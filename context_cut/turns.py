@@ -20,7 +20,6 @@ still gets a full candidate pool; vector hits are over-fetched and filtered.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +29,11 @@ from context_cut.embedders import fold
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
+from memgraph.store.rows import VoiceScope, iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.interfaces import TurnIndex
 
 
 @dataclass(frozen=True)
@@ -109,40 +113,26 @@ def stem(word: str) -> str:
     return word
 
 
-def match_expression(terms: Sequence[str], stems: bool = True) -> str:
-    parts: list[str] = []
+def _index(store: Store) -> TurnIndex | None:
+    from memgraph.store.interfaces import indexes
+
+    return indexes(store).turns
+
+
+def _scope_row(scope: TurnScope) -> VoiceScope:
+    since = iso(scope.since) if scope.since is not None else None
+    return VoiceScope(scope.project, scope.session_id, scope.constellation, since)
+
+
+def words(terms: Sequence[str], stems: bool = True) -> list[tuple[str, bool]]:
+    """Each term as itself and (when it has a suffix to strip) its stem as a prefix."""
+    out: list[tuple[str, bool]] = []
     for term in terms:
-        quoted = '"' + term.replace('"', '""') + '"'
+        out.append((term, False))
         root = stem(term) if stems else term
-        rooted = '"' + root.replace('"', '""') + '"*'
-        parts.append(f"{quoted} OR {rooted}" if root != term else quoted)
-    return " OR ".join(parts)
-
-
-def _conn(store: Store) -> sqlite3.Connection | None:
-    from memgraph.store.sqlite import SQLiteStore
-
-    return store.conn if isinstance(store, SQLiteStore) else None
-
-
-def _scope_sql(scope: TurnScope) -> tuple[str, list[object]]:
-    where: list[str] = ["1"]
-    args: list[object] = []
-    if scope.project is not None:
-        where.append("v.project = ?")
-        args.append(scope.project)
-    if scope.session_id is not None:
-        where.append("v.session_id = ?")
-        args.append(scope.session_id)
-    if scope.constellation is not None:
-        where.append("v.constellation = ?")
-        args.append(scope.constellation)
-    if scope.since is not None:
-        from memgraph.store.sqlite import iso
-
-        where.append("v.ts >= ?")
-        args.append(iso(scope.since))
-    return " AND ".join(where), args
+        if root != term:
+            out.append((root, True))
+    return out
 
 
 def lexical_ranking(
@@ -156,40 +146,18 @@ def lexical_ranking(
     """(node id, -bm25) of voice messages in ``scope``, best first."""
     if not terms:
         return []
-    conn = _conn(store)
-    if conn is None:  # other backends: the generic per-term BM25, scope checked later
+    index = _index(store)
+    if index is None:  # a backend without the turn index: generic BM25, scope read later
         return bm25_ranking(store, terms, limit * 4, ["voice"])
-    clause, args = _scope_sql(scope)
-    sql = (
-        f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
-        "FROM node_fts CROSS JOIN voice_index AS v "
-        f"ON v.rowid = node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
-        "ORDER BY score LIMIT ?"
-    )
-    with store.reader():
-        try:
-            rows = conn.execute(sql, [match_expression(terms, stems), *args, limit]).fetchall()
-        except sqlite3.Error:  # a store without the voice index: the generic path
-            return bm25_ranking(store, terms, limit * 4, ["voice"])
-    return [(str(n), -float(s)) for n, s in rows]
+    return index.rank_any(words(terms, stems), _scope_row(scope), limit, title_weight)
 
 
 def _in_scope_ids(store: Store, ids: Sequence[str], scope: TurnScope) -> set[str] | None:
     """Which of ``ids`` are voice messages in ``scope`` (None: cannot tell cheaply)."""
-    conn = _conn(store)
-    if conn is None or not ids:
+    index = _index(store)
+    if index is None:
         return None
-    clause, args = _scope_sql(scope)
-    marks = ",".join("?" * len(ids))
-    with store.reader():
-        try:
-            rows = conn.execute(
-                f"SELECT v.node_id FROM voice_index AS v WHERE v.node_id IN ({marks}) AND {clause}",
-                [*ids, *args],
-            ).fetchall()
-        except sqlite3.Error:
-            return None
-    return {str(r[0]) for r in rows}
+    return index.in_scope(ids, _scope_row(scope))
 
 
 def _normalised(ranking: Sequence[tuple[str, float]]) -> dict[str, float]:

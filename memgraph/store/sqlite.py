@@ -426,7 +426,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
-    from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
+    from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex, SQLiteVoiceIndex
 
     return StoreIndexes(
         voice=SQLiteVoiceIndex(store),
@@ -435,6 +435,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         notes=SQLiteNoteAppend(store),
         terms=SQLiteTermStats(store),
         activity=SQLiteActivity(store),
+        turns=SQLiteTurnIndex(store),
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from context_cut.api import RecallRequest, recall, select_context_cut
 from context_cut.budget import node_text, packet_tokens
 from context_cut.embedders import HashEmbedder
-from context_cut.turns import TurnScope, TurnWeights, match_expression, rank_turns, stem
+from context_cut.turns import TurnScope, TurnWeights, rank_turns, stem, words
 from context_cut.vectors import VectorIndex, VectorNerve, sync_index
 from memgraph.documents import MemoryContextQuery
 from memgraph.errors import UsageError
@@ -79,8 +79,8 @@ def test_a_named_speaker_ranks_by_who_spoke(store: Store) -> None:
 
 def test_stems_match_as_prefixes() -> None:
     assert stem("colours") == "colour" and stem("camping") == "camp" and stem("pets") == "pets"
-    assert match_expression(["glazes", 'a"b']) == '"glazes" OR "glaz"* OR "a""b"'
-    assert match_expression(['qu"otes']) == '"qu""otes" OR "qu""ot"*'
+    assert words(["glazes", "art"]) == [("glazes", False), ("glaz", True), ("art", False)]
+    assert words(["glazes"], stems=False) == [("glazes", False)]
 
 
 def test_recall_modes(store: Store) -> None:
@@ -114,3 +114,20 @@ def test_packet_turns_carry_date_and_speaker_and_provenance_goes_last(store: Sto
     assert len(packet.nodes) >= 2 and not packet.anchors
     roomy = select_context_cut(store, query.model_copy(update={"budget_tokens": 2000}))
     assert roomy.anchors and roomy.receipts  # provenance when the budget allows
+
+
+def test_turn_index_quotes_words_and_scopes(tmp_path: Path) -> None:
+    from memgraph.store.interfaces import indexes
+    from memgraph.store.rows import VoiceScope
+
+    s = open_store(tmp_path / "q.db")
+    import_conversations(s, ImportRequest(path=_write(tmp_path, "chat-q", ROWS, "q1")))
+    turns = indexes(s).turns
+    assert turns is not None
+    assert turns.rank_any([('lake" OR "x', False), ("NEAR(", True)], VoiceScope(), 5) == []
+    hits = turns.rank_any([("lake", False)], VoiceScope(project="chat-q"), 5)
+    assert len(hits) == 3 and all(score > 0 for _, score in hits)
+    assert turns.rank_any([("lake", False)], VoiceScope(project="elsewhere"), 5) == []
+    ids = [nid for nid, _ in hits]
+    assert turns.in_scope([*ids, "n-missing"], VoiceScope(session_id="q1")) == set(ids)
+    s.close()
