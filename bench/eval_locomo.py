@@ -262,12 +262,16 @@ def timed(fn: Callable[[], Any], bucket: list[float]) -> Any:
     return out
 
 
-def evaluate(built: Built, convs: list[Conversation], every: int) -> dict[str, Any]:
+def evaluate(
+    built: Built, convs: list[Conversation], every: int, only: Sequence[str] = ()
+) -> dict[str, Any]:
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     lat: dict[str, list[float]] = defaultdict(list)
     skipped = Counter[str]()
     modes = [m for m in MODES if built.nerve is not None or m == "bm25"]
     for conv in convs:
+        if only and conv.cid not in only:
+            continue
         split = "tune" if conv.cid in TUNE else "held"
         dia_of = {v: k for k, v in conv.node_of.items()}
         by_id = {r["id"]: r for r in conv.rows}
@@ -335,7 +339,56 @@ def evaluate(built: Built, convs: list[Conversation], every: int) -> dict[str, A
         }
         for name, v in lat.items()
     }
-    return {"table": table, "latency": latency, "skipped": dict(skipped)}
+    raw = {name: {"wall": v, "cpu": CPU[id(v)]} for name, v in lat.items()}
+    sums = {
+        key: {m: [sum(v), len(v)] for m, v in metrics.items()} for key, metrics in scores.items()
+    }
+    return {
+        "table": table,
+        "latency": latency,
+        "skipped": dict(skipped),
+        "raw_latency": raw,
+        "sums": sums,
+    }
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One result from runs that evaluated disjoint conversations of the same store."""
+    sums: dict[str, dict[str, list[float]]] = defaultdict(dict)
+    raw: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"wall": [], "cpu": []})
+    skipped: Counter[str] = Counter()
+    for part in parts:
+        for key, metrics in part["sums"].items():
+            for m, (total, n) in metrics.items():
+                got = sums[key].setdefault(m, [0.0, 0])
+                got[0] += total
+                got[1] += n
+        for name, v in part["raw_latency"].items():
+            raw[name]["wall"] += v["wall"]
+            raw[name]["cpu"] += v["cpu"]
+        skipped.update(part["skipped"])
+    table = {
+        key: {m: (round(t / n, 3), n) for m, (t, n) in metrics.items()}
+        for key, metrics in sums.items()
+    }
+    latency = {
+        name: {
+            "p50_ms": round(pct(v["wall"], 0.5), 1),
+            "p95_ms": round(pct(v["wall"], 0.95), 1),
+            "cpu_p50_ms": round(pct(v["cpu"], 0.5), 1),
+            "n": len(v["wall"]),
+        }
+        for name, v in raw.items()
+    }
+    first = parts[0]
+    return {
+        "table": table,
+        "latency": latency,
+        "skipped": dict(skipped),
+        "timings_s": first.get("timings_s", {}),
+        "counts": first.get("counts", {}),
+        "load": [p.get("load") for p in parts],
+    }
 
 
 COLUMNS = (
@@ -378,14 +431,25 @@ def main() -> None:
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--every", type=int, default=1, help="evaluate every Nth question")
     ap.add_argument("--json", type=Path, default=None, help="also write the result here")
+    ap.add_argument(
+        "--evaluate", default="", help="only ask these conversations' questions (all imported)"
+    )
+    ap.add_argument("--merge", nargs="+", type=Path, help="print the union of --json results")
     args = ap.parse_args()
+    if args.merge:
+        merged = merge([json.loads(p.read_text(encoding="utf-8")) for p in args.merge])
+        print(f"store: {merged['counts']} ingest: {merged['timings_s']} load: {merged['load']}")
+        print(f"skipped: {merged['skipped']}")
+        print(markdown(merged))
+        return
     if not args.data.is_dir():
         sys.exit(f"LoCoMo data not found at {args.data}")
     only = [c.strip() for c in args.conversations.split(",") if c.strip()]
     convs = load(args.data, only)
     with tempfile.TemporaryDirectory() as tmp:
         built = build(Path(tmp), convs, not args.no_corpus, not args.no_vectors)
-        result = evaluate(built, convs, args.every)
+        ask = [c.strip() for c in args.evaluate.split(",") if c.strip()]
+        result = evaluate(built, convs, args.every, ask)
         built.store.close()
     result["timings_s"] = {k: round(v, 2) for k, v in built.timings.items()}
     result["counts"] = built.counts
