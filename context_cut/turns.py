@@ -72,8 +72,8 @@ class TurnScope:
     def admits(self, node: MemoryNode) -> bool:
         if node.profile.value != "voice" or node.kind != "message":
             return False
-        if node.lifecycle == "retired":
-            return False
+        if node.lifecycle in ("retired", "superseded"):
+            return False  # withdrawn, or an older version of a changed record
         attrs = node.attributes
         if self.project is not None and attrs.get("project") != self.project:
             return False

@@ -121,7 +121,8 @@ class TurnIndex(Protocol):
         limit: int,
         title_weight: float = 1.0,
     ) -> list[tuple[str, float]]:
-        """(node id, -bm25) best first for live voice messages in ``scope`` matching
+        """(node id, -bm25) best first for live, current (not superseded) voice
+        messages in ``scope`` matching
         ANY of ``words`` ((plain folded word, is_prefix)), over title (weighted
         ``title_weight``) and body."""
         ...

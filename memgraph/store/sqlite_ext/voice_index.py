@@ -356,7 +356,8 @@ class SQLiteVoiceIndex:
 
 
 def _scope_sql(scope: VoiceScope) -> tuple[str, list[object]]:
-    where: list[str] = ["1"]
+    # only a record's current version (an older one of a changed record is superseded)
+    where: list[str] = ["v.lifecycle != 'superseded'"]
     args: list[object] = []
     for column, value in (
         ("project", scope.project),

@@ -268,6 +268,18 @@ def _session_ops(
     for turn in turns:
         node = turn_node(turn, request, fmt, ref, ctx)
         fresh[node.id] = node  # a repeated record id: the last one wins
+    for node_id, node in list(fresh.items()):
+        before = stored.get(node_id)
+        if before is not None and before.claim != node.claim:
+            # a message's text is verbatim and never revised in place: the stored
+            # text stays, the difference is reported
+            del fresh[node_id]
+            result.skipped["changed_text"] = result.skipped.get("changed_text", 0) + 1
+            record = before.attributes.get("record_uuid")
+            result.problems.append(
+                f"session {sid[:80]} record {str(record)[:80]}: text differs from the "
+                "imported version; the stored text is kept"
+            )
     merged = {i: merge_with_stored(n, stored.get(i), IMPORT_KEYS) for i, n in fresh.items()}
     everything = _linked({**stored, **merged})
     ops: list[GraphOp] = []

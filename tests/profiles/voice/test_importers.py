@@ -106,6 +106,18 @@ def test_reimport_writes_nothing(store: Store) -> None:
     assert store.counts() == before
 
 
+def test_changed_text_keeps_the_stored_verbatim_text(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    row = {"session": "s", "speaker": "A", "ts": "2024-01-01", "id": "1"}
+    path.write_text(json.dumps({**row, "text": "first words"}) + "\n", encoding="utf-8")
+    import_conversations(store, ImportRequest(path=path))
+    path.write_text(json.dumps({**row, "text": "other words"}) + "\n", encoding="utf-8")
+    again = import_conversations(store, ImportRequest(path=path))
+    assert again.skipped == {"changed_text": 1} and again.new == again.updated == 0
+    assert "text differs" in again.problems[0]
+    assert [n.claim for n in messages(store).values()] == ["first words"]
+
+
 def test_speaker_filter_and_operator_override(store: Store) -> None:
     only = import_conversations(
         store, ImportRequest(path=JSONL, speakers=("tomas",), operator="Tomas")
