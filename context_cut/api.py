@@ -6,6 +6,7 @@ query -> candidates (BM25 + optional vectors, RRF) -> documents from the store
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -64,16 +65,21 @@ class MemoNerve:
     def __init__(self, nerve: VectorSource) -> None:
         self.nerve = nerve
         self.notices: list[str] = []
-        self._seen: dict[str, tuple[int, list[tuple[str, float]]]] = {}
+        self._seen: dict[
+            tuple[str, tuple[str, ...] | None], tuple[int, list[tuple[str, float]]]
+        ] = {}
 
-    def search(self, store: Store, text: str, limit: int) -> list[tuple[str, float]]:
-        got = self._seen.get(text)
+    def search(
+        self, store: Store, text: str, limit: int, profiles: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        key = (text, tuple(profiles) if profiles is not None else None)
+        got = self._seen.get(key)
         if got is None or got[0] < limit:
-            hits = self.nerve.search(store, text, limit)
+            hits = self.nerve.search(store, text, limit, profiles)
             self.notices += self.nerve.notices
             self.nerve.notices = []
             got = (limit, hits)
-            self._seen[text] = got
+            self._seen[key] = got
         return got[1][:limit]
 
 
@@ -119,7 +125,13 @@ def select_context_cut(
     spec = get_cut(query.cut)
     if nerve is not None:
         nerve = MemoNerve(nerve)  # the query is embedded once for both rankings
-    cands = gather(store, query.text, query.limit * OVERFETCH, nerve=nerve)
+    cands = gather(
+        store,
+        query.text,
+        query.limit * OVERFETCH,
+        nerve=nerve,
+        vector_profiles=sorted(p.value for p in spec.profiles),
+    )
     notices = list(cands.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")

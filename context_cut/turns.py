@@ -219,7 +219,7 @@ def rank_turns(
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
-            hits = nerve.search(store, text, pool * 3)
+            hits = nerve.search(store, text, pool * 3, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
             out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
