@@ -54,6 +54,7 @@ COMMAND_MODULES = (
     "review",
     "sleep",
     "repo",
+    "importer",
 )
 
 

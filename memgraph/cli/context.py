@@ -149,6 +149,9 @@ def recall(
     limit: int = typer.Option(10, "--limit", "-n", help="How many messages."),
     project: str | None = typer.Option(None, "--project", help="Only this project."),
     session: str | None = typer.Option(None, "--session", help="Only this session id."),
+    mode: str = typer.Option(
+        "hybrid", "--mode", help="hybrid | bm25 | vectors (vectors need an embedder)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
@@ -163,6 +166,7 @@ def recall(
             limit=limit,
             project=project,
             session=session,
+            mode=mode,
             as_json=as_json,
             home=home,
             store=store,

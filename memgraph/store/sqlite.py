@@ -442,7 +442,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
     from memgraph.store.sqlite_ext.standing import SQLiteStanding
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
-    from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
+    from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex, SQLiteVoiceIndex
 
     return StoreIndexes(
         voice=SQLiteVoiceIndex(store),
@@ -452,6 +452,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         terms=SQLiteTermStats(store),
         activity=SQLiteActivity(store),
         standing=SQLiteStanding(store),
+        turns=SQLiteTurnIndex(store),
     )
 
 
