@@ -202,7 +202,8 @@ MIGRATIONS.append(
 #   2-9 voice, 10-19 session, 20-29 activity/artifact, 30-39 classify, 40-49 context_cut
 EXTENSION_MODULES = (
     "profiles.voice.schema",
-    "profiles.voice.search_schema",  # voice read path: versions 5-9
+    "profiles.voice.search_schema",  # voice read path: versions 5-8
+    "profiles.voice.ledger",  # voice ingest ledger: version 9
     "profiles.session.schema",
     "profiles.activity.schema",
     "profiles.artifact.schema",

@@ -56,6 +56,9 @@ def parse_hook_input(raw: bytes | str) -> HookInput:
     path = data.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         raise ReaderError("hook input has no transcript_path")
+    from memgraph.inputs import check_path_text
+
+    check_path_text(path, "hook input transcript_path")
     sid = data.get("session_id")
     if sid is not None and not isinstance(sid, str):
         raise ReaderError("hook input session_id is not a string")
@@ -81,13 +84,15 @@ class FileDigest:
 
     def _run(self) -> None:
         try:
+            from memgraph.inputs import open_regular
+
             st = os.stat(self.path)
             h = hashlib.sha256()
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path, "transcript") as fh:
                 while chunk := fh.read(1 << 20):
                     h.update(chunk)
             self._value = (st.st_size, st.st_mtime_ns, h.hexdigest())
-        except OSError:
+        except (OSError, ReaderError):
             self._value = None  # the capture reports the unreadable file itself
 
     def get(self) -> tuple[int, int, str] | None:
@@ -121,10 +126,17 @@ def capture_for_hook(
     result = capture_transcript(store, request)
     known = digest.get() if digest is not None else None
     outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
+    from profiles.voice.ledger import entry_from_stats, summary_line, totals_of
+
     sid = (result.session_id or "-")[:8]
     if outcome.page:
-        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
-    return f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
+    else:
+        line = f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+    entry = entry_from_stats(outcome.path, result.stats)
+    if entry.dropped:  # nothing is dropped without a word
+        line += "\n" + summary_line(totals_of([entry]))
+    return line
 
 
 def default_command() -> str:

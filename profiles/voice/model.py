@@ -39,6 +39,11 @@ class ReadStats:
     warnings: list[str] = field(default_factory=list)
     # lines skipped undecoded by the readers' byte pre-check (cannot hold human text)
     skipped_fast: int = 0
+    blank: int = 0  # empty lines: not records, not damage
+    # damaged lines by reason (invalid_json, raw_nul, over_size_cap, wrong_shape, ...);
+    # sums to bad_lines. Every line read is exactly one of: skipped_fast, blank,
+    # a bad reason, a dropped rule, or kept (profiles.voice.ledger checks this).
+    bad: dict[str, int] = field(default_factory=dict)
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1

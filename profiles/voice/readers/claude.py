@@ -20,7 +20,9 @@ from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
 from profiles.voice.prefilter import MALFORMED, PrefilterOptions, apply_trivial, classify_claude
 from profiles.voice.readers.jsonl import (
     bad_line,
+    clean_id,
     clean_text,
+    fallback_session_id,
     iter_lines,
     parse_object,
     parse_timestamp,
@@ -86,12 +88,13 @@ def read_claude(
         rec = parse_object(raw, lineno, stats)
         if rec is None:
             continue
-        sid = rec.get("sessionId")
-        if session_id is None and isinstance(sid, str) and sid:
+        # an id that cannot be encoded (lone surrogate) is ignored, not fatal
+        sid = clean_id(rec.get("sessionId"))
+        if session_id is None and sid:
             session_id = sid
         verdict = classify_claude(rec)
         if verdict.rule == MALFORMED:
-            bad_line(stats, lineno, "record fields have unexpected types")
+            bad_line(stats, lineno, "record fields have unexpected types", "wrong_shape")
             continue
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
@@ -99,14 +102,14 @@ def read_claude(
             continue
         ts = parse_timestamp(rec.get("timestamp"))
         if ts is None:
-            bad_line(stats, lineno, "missing or invalid timestamp on a human message")
+            bad_line(stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp")
             continue
-        msg_sid = sid if isinstance(sid, str) and sid else session_id
+        msg_sid = sid or session_id
         if msg_sid is None:
-            msg_sid = path.stem
-        uuid = rec.get("uuid")
+            msg_sid = fallback_session_id(path)
+        uuid = clean_id(rec.get("uuid"))
         text = clean_text(verdict.text)
-        if isinstance(uuid, str) and uuid:
+        if uuid:
             if uuid in seen_uuids:
                 stats.drop("duplicate_uuid")
                 continue
@@ -226,4 +229,4 @@ def _fill_context(messages: list[OperatorMessage]) -> None:
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return clean_id(value)
