@@ -54,8 +54,9 @@ class MemgraphTools:
         self.settings = settings
 
     @contextmanager
-    def _store(self) -> Iterator[Store]:
-        store = open_store(self.settings.store_path)
+    def _store(self, *, write: bool = False) -> Iterator[Store]:
+        # read tools work on a read-only store (0444 file, read-only mount)
+        store = open_store(self.settings.store_path, for_reading=not write)
         try:
             yield store
         finally:
@@ -100,6 +101,8 @@ class MemgraphTools:
             "last": _jsonable(stats.last),
             "by_constellation": dict(stats.by_constellation),
             "by_classification": dict(stats.by_classification),
+            "ledger": dict(zip(("lines", "captured", "filtered", "dropped"), stats.ledger, strict=True))
+            | {"dropped_by_reason": dict(stats.ledger_dropped)},
         }
 
     def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
@@ -113,7 +116,7 @@ class MemgraphTools:
         request = NoteRequest(
             session_id=sid, text=content, workspace=self.settings.workspace, harness="mcp"
         )
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(note(store, request))
         return result
 

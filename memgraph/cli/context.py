@@ -79,7 +79,7 @@ def _ranked(
 ) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
     (one line) when ranking fell back to BM25."""
-    s = store_from(home, store)
+    s = store_from(home, store, for_reading=True)
     nerve, notice = _nerve(cfg, required=False)
     try:
         result = run(s, nerve)

@@ -26,7 +26,7 @@ def _existing_store(home: Path | None, store: Path | None) -> Store:
         from memgraph.errors import StoreError
 
         raise StoreError(f"no store at {path} (set --store or MEMGRAPH_HOME)")
-    return store_from(home, path)
+    return store_from(home, path, for_reading=True)
 
 
 def validate(

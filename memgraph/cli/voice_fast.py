@@ -205,7 +205,7 @@ def run(argv: list[str]) -> int | None:
     ns = parse(argv)
     if ns is None:
         return None
-    if ns.stats and sys.stdout.isatty():
+    if ns.stats and sys.stdout.isatty() and not ns.json:
         return None  # the rich table is typer's
     path = resolve_store_path(ns.home)
     if path is None:
@@ -233,7 +233,7 @@ def run(argv: list[str]) -> int | None:
             ).fetchone():
                 return None  # an older store: typer opens it, which migrates it
             if query is None:
-                out = render_stats(core.stats_conn(conn))
+                out = render_stats(core.stats_conn(conn), ns.json)
             else:
                 out = render_hits(core.search_conn(conn, query), ns.json, ns.full)
         except sqlite3.Error:
@@ -309,8 +309,37 @@ def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
     ]
     rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
     rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
+    lines, captured, filtered, dropped = stats.ledger
+    rows.append(
+        ("ingest ledger", f"{lines} lines read, {captured} captured, {filtered} filtered, "
+         f"{dropped} dropped")
+    )  # fmt: skip
+    rows += [(f"dropped {k}", str(c)) for k, c in stats.ledger_dropped]
     return [(label.translate(ONE_LINE), value) for label, value in rows]
 
 
-def render_stats(stats: VoiceStats) -> str:
+def render_stats(stats: VoiceStats, as_json: bool = False) -> str:
+    if as_json:
+        import json
+
+        lines, captured, filtered, dropped = stats.ledger
+        data = {
+            "messages": stats.messages,
+            "sessions": stats.sessions,
+            "pages": stats.pages,
+            "classified": stats.classified,
+            "unclassified": stats.unclassified,
+            "first": stats.first.isoformat().replace("+00:00", "Z") if stats.first else None,
+            "last": stats.last.isoformat().replace("+00:00", "Z") if stats.last else None,
+            "by_constellation": dict(stats.by_constellation),
+            "by_classification": dict(stats.by_classification),
+            "ledger": {
+                "lines": lines,
+                "captured": captured,
+                "filtered": filtered,
+                "dropped": dropped,
+                "dropped_by_reason": dict(stats.ledger_dropped),
+            },
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

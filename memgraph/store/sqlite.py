@@ -33,6 +33,7 @@ from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
+from memgraph.store import guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
@@ -50,33 +51,50 @@ class SQLiteStore:
     """Implements ``memgraph.store.protocol.Store`` on one SQLite file."""
 
     def __init__(
-        self, path: str | Path, *, busy_deadline: float = 120.0, readonly: bool = False
+        self,
+        path: str | Path,
+        *,
+        busy_deadline: float = 120.0,
+        readonly: bool = False,
+        _creating: bool = False,
     ) -> None:
         self.path = Path(path)
         self.location = str(self.path)
         self.busy_deadline = busy_deadline
+        self.readonly = readonly
         self._lock = threading.RLock()
         self._checkpointer: Checkpointer | None = None  # writable stores only
         self._helper: ThreadPoolExecutor | None = None  # ditto: see SQLiteTxn
+        self._wal = guard.WalWatch(self.path)
+        # never write to a file that is not already a memgraph store: refuse a
+        # 0-byte/non-SQLite/non-regular file here, foreign or newer schemas below
+        exists = _creating or guard.check_file(self.path)
         try:
             if readonly:
-                if not self.path.is_file():
+                if not exists:
                     raise StoreError(f"no store at {self.path}")
-                self.conn = sqlite3.connect(
-                    f"file:{self.path.resolve()}?mode=ro",
-                    uri=True,
-                    isolation_level=None,
-                    check_same_thread=False,
-                    timeout=5.0,
-                )
-                self.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()
+                self.conn = _connect_read_only(self.path)
+                guard.check_schema(self.conn, self.path)
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not exists:
+                guard.create_atomically(
+                    self.path,
+                    lambda tmp: SQLiteStore(tmp, busy_deadline=busy_deadline, _creating=True).close(),
+                )
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=5.0
             )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
+        try:
+            if not _creating:  # before anything writes (even the journal mode)
+                self._retry(lambda: guard.check_schema(self.conn, self.path))
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
+        except StoreError:
+            self.conn.close()
+            raise
         try:
             self._retry(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchone())
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -86,6 +104,7 @@ class SQLiteStore:
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
             self._helper = ThreadPoolExecutor(1, thread_name_prefix="memgraph-index")
+            self._wal.remember()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
@@ -105,8 +124,10 @@ class SQLiteStore:
                         f"store {self.path} stayed locked for {self.busy_deadline:g}s; "
                         "another writer holds it, retry later"
                     ) from None
-                time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 0.1)
+            except sqlite3.DatabaseError as exc:  # malformed image, not a database
+                raise StoreError(f"store {self.path} is damaged: {exc}; {guard.RECOVERY}") from None
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.1)
 
     def _pending_migrations(self) -> list[Migration]:
         has_table = self.conn.execute(
@@ -148,7 +169,14 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[SQLiteTxn]:
         with self._lock:
+            if self.readonly:
+                raise StoreError(f"store {self.path} is opened read-only; nothing written")
             self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            try:
+                self._wal.check()  # under the write lock: a vanished WAL is caught here
+            except StoreError:
+                self.conn.execute("ROLLBACK")
+                raise
             txn = SQLiteTxn(self.conn, self._helper)
             try:
                 yield txn
@@ -376,6 +404,34 @@ class SQLiteStore:
             for patch in snapshot.patches:
                 txn.put_patch(patch)
             txn.append_receipts(snapshot.receipts)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """``mode=ro``; when that cannot work (a read-only directory or file and no
+    ``-shm`` to share), ``immutable=1`` -- safe then: nobody can be writing a
+    store whose directory cannot hold its WAL."""
+    uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    conn = sqlite3.connect(
+        f"file:{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False, timeout=5.0
+    )
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"store {path} is read-only and has an unmerged WAL; open it once where it "
+                "is writable (or copy it with `memgraph backup`)"
+            ) from None
+    return sqlite3.connect(
+        f"file:{uri}?mode=ro&immutable=1",
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
+        timeout=5.0,
+    )
 
 
 def _split_sql(script: str) -> list[str]:

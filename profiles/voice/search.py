@@ -130,6 +130,10 @@ class VoiceStats:
     last: datetime | None
     by_constellation: tuple[tuple[str, int], ...]
     by_classification: tuple[tuple[str, int], ...]
+    # ingest ledger totals (profiles.voice.ledger): lines read, captured,
+    # filtered, dropped, then (reason, count) for dropped lines and unread files
+    ledger: tuple[int, int, int, int] = (0, 0, 0, 0)
+    ledger_dropped: tuple[tuple[str, int], ...] = ()
 
     @property
     def unclassified(self) -> int:
@@ -360,7 +364,10 @@ def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
         f"SELECT coalesce(classification, '{UNCLASSIFIED}'), count(*) AS c FROM voice_index "
         "GROUP BY classification ORDER BY c DESC, 1"
     ).fetchall()
+    ledger, ledger_dropped = _ledger_totals(conn)
     return VoiceStats(
+        ledger=ledger,
+        ledger_dropped=ledger_dropped,
         messages=int(messages),
         sessions=int(sessions),
         pages=int(pages),
@@ -370,6 +377,32 @@ def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
         by_constellation=tuple((str(k), int(c)) for k, c in by_const),
         by_classification=tuple((str(k), int(c)) for k, c in by_cls),
     )
+
+
+def _ledger_totals(
+    conn: sqlite3.Connection,
+) -> tuple[tuple[int, int, int, int], tuple[tuple[str, int], ...]]:
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'voice_ledger'"
+    ).fetchone():
+        return (0, 0, 0, 0), ()
+    lines, captured = conn.execute(
+        "SELECT coalesce(sum(lines), 0), coalesce(sum(captured), 0) FROM voice_ledger"
+    ).fetchone()
+    sums = {}
+    for column in ("filtered", "dropped"):
+        sums[column] = conn.execute(
+            f"SELECT coalesce(sum(j.value), 0) FROM voice_ledger, json_each(voice_ledger.{column}) j"
+            f" WHERE json_valid(voice_ledger.{column})"
+        ).fetchone()[0]
+    reasons = conn.execute(
+        "SELECT j.key, sum(j.value) FROM voice_ledger, json_each(voice_ledger.dropped) j "
+        "WHERE json_valid(voice_ledger.dropped) GROUP BY j.key "
+        "UNION ALL SELECT 'file:' || file_error, count(*) FROM voice_ledger "
+        "WHERE file_error IS NOT NULL GROUP BY file_error ORDER BY 1"
+    ).fetchall()
+    totals = (int(lines), int(captured), int(sums["filtered"]), int(sums["dropped"]))
+    return totals, tuple((str(k), int(c)) for k, c in reasons)
 
 
 def voice_stats(store: Store) -> VoiceStats:
