@@ -105,9 +105,14 @@ def _ready(conn: sqlite3.Connection) -> bool:
         row = conn.execute(
             "SELECT 1 FROM schema_migrations WHERE version = ?", (READY_VERSION,)
         ).fetchone()
+        if row is not None:
+            from memgraph.store.guard import unknown_versions
+
+            # a store from a newer memgraph: the full path refuses it with one line
+            return not unknown_versions(conn)
     except sqlite3.Error:
         return False
-    return row is not None
+    return False
 
 
 def lean_note(db_path: Path, rec: NoteRecord, persona_given: str | None) -> LeanResult | None:
