@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # importing the store pulls in pydantic: keep this module lig
 HOOK_EVENT = "SessionEnd"
 HOOK_MARK = "hook session-end"
 MAX_HOOK_INPUT = 1 << 20
+MAX_SETTINGS_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,10 @@ class FileDigest:
 
 def session_end(raw: bytes | str, store_path: Path, vault: Path) -> str:
     """Capture the session named by the hook JSON; the one-line summary."""
+    from memgraph.inputs import open_regular
+
     hook = parse_hook_input(raw)
+    open_regular(hook.transcript_path, "transcript").close()  # before any store is touched
     digest = FileDigest(hook.transcript_path)
     from memgraph.store import open_store
 
@@ -151,12 +155,22 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     a JSON object is refused rather than overwritten.
     """
     from memgraph.fileio import atomic_write_text
+    from memgraph.inputs import read_bounded_text
 
     data: dict[str, Any] = {}
-    if settings_path.exists():
+    # a symlinked settings file (dotfile managers) is edited where it points,
+    # keeping its mode, with a backup of the previous content beside it
+    target = settings_path.resolve() if settings_path.is_symlink() else settings_path
+    before: str | None = None
+    mode: int | None = None
+    if os.path.lexists(settings_path):
         try:
-            loaded = json.loads(settings_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            before = read_bounded_text(target, MAX_SETTINGS_BYTES, "settings file")
+            mode = os.stat(target).st_mode & 0o7777
+            loaded = json.loads(before)
+        except ReaderError as exc:
+            raise ConfigError(f"{exc}; not changed") from None
+        except (OSError, ValueError, RecursionError) as exc:
             raise ConfigError(
                 f"{settings_path} is not readable JSON ({exc}); not changed"
             ) from None
@@ -175,5 +189,12 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
             if isinstance(cmd, str) and HOOK_MARK in cmd and "memgraph" in cmd:
                 return False
     groups.append({"hooks": [{"type": "command", "command": command}]})
-    atomic_write_text(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if before is not None:
+        backup = target.with_name(target.name + ".memgraph-backup")
+        atomic_write_text(backup, before)
+        if mode is not None:
+            os.chmod(backup, mode)
+    atomic_write_text(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if mode is not None:
+        os.chmod(target, mode)
     return True

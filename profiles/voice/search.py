@@ -120,6 +120,10 @@ class VoiceHit:
     score: float  # lower is better (bm25 convention); 0.0 for listings
 
 
+# SQLite integers are 64-bit; a larger --limit means "all of them" anyway
+MAX_QUERY_LIMIT = 1 << 62
+
+
 @record(frozen=True)
 class VoiceStats:
     messages: int
@@ -275,7 +279,7 @@ def search_conn(
         args += sessions
     clause = " AND ".join(where)
     if not match:
-        limit = q.limit or BROWSE_LIMIT
+        limit = min(q.limit or BROWSE_LIMIT, MAX_QUERY_LIMIT)
         rows = conn.execute(
             f"SELECT 0.0, {_HIT_COLUMNS} FROM voice_index AS v JOIN nodes AS n "
             f"ON n.rowid = v.rowid WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT ?",
@@ -301,7 +305,7 @@ def search_conn(
         ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
     # Match the message text (body) only: the title is a cut copy of its first
     # line, and a word cut in half there must not match.
-    params = [ref, f"body : ({match})", *args, q.limit or DEFAULT_LIMIT]
+    params = [ref, f"body : ({match})", *args, min(q.limit or DEFAULT_LIMIT, MAX_QUERY_LIMIT)]
     try:
         rows = conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:
