@@ -139,8 +139,12 @@ class MemgraphTools:
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
         request = MemoryContextQuery(text=query, cut=CutName(cut), budget_tokens=budget)
+        from context_cut.ceiling import fit_output
+
         with self._store() as store:
             packet = select_context_cut(store, request)
+        # the reply is a dict the SDK sends as indented JSON: the budget caps that text
+        packet, _ = fit_output(packet, mcp_reply_text, budget)
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
 
@@ -170,6 +174,11 @@ def _check_text_args(kwargs: dict[str, Any]) -> None:
                 f"argument {name!r} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
                 "send valid Unicode text"
             )
+
+
+def mcp_reply_text(packet: Any) -> str:
+    """The text the MCP SDK sends for a packet reply (indent=2 JSON), as measured."""
+    return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
 
 
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:

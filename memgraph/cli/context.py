@@ -126,12 +126,16 @@ def context(
     )
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
     packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
+    from context_cut.ceiling import fit_output
+
+    # the budget is a ceiling on what is printed, in whichever format
     if as_json:
-        sys.stdout.write(packet_json(packet) + "\n")
+        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
     elif markdown:
-        sys.stdout.write(packet_markdown(packet))
+        _, out = fit_output(packet, packet_markdown, budget)
     else:
-        sys.stdout.write("\n".join(packet_lines(packet)) + "\n")
+        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
+    sys.stdout.write(out)
 
 
 def recall(
