@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -177,6 +178,14 @@ def _candidates(
             report.warnings.append(f"transcript root {root} does not exist; skipped")
             continue
         skipped: Skipped = []
+        if not root.is_dir():
+            from memgraph.inputs import file_kind
+
+            mode = root.stat().st_mode
+            if not stat.S_ISREG(mode):  # a FIFO/device given as a root: one word, go on
+                report.warnings.append(f"transcript root {root} is {file_kind(mode)}; skipped")
+                report.ledger.add(file_entry(path_key(root), "not_regular_file"))
+                continue
         for path in iter_transcripts(root, skipped):
             _report_skipped(report, skipped)
             try:
