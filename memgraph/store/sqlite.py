@@ -85,6 +85,12 @@ class SQLiteStore:
                 self.path, isolation_level=None, check_same_thread=False, timeout=5.0
             )
         except (OSError, sqlite3.Error) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+                exc, sqlite3.OperationalError
+            ):
+                raise StoreError(
+                    f"damaged store {self.path}: {exc}. {guard.RECOVERY}"
+                ) from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
         try:
             if not _creating:  # before anything writes (even the journal mode)
@@ -125,7 +131,7 @@ class SQLiteStore:
                         "another writer holds it, retry later"
                     ) from None
             except sqlite3.DatabaseError as exc:  # malformed image, not a database
-                raise StoreError(f"store {self.path} is damaged: {exc}; {guard.RECOVERY}") from None
+                raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.1)
 
