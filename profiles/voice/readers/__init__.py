@@ -26,6 +26,7 @@ from profiles.voice.readers.jsonl import MAX_LINE_BYTES, open_transcript, warn
 __all__ = ["ReadOptions", "detect_harness", "iter_transcripts", "read_transcript"]
 
 _HEAD_BYTES = 256 * 1024
+_VOTES = 5  # records that agree before detection stops reading the head
 _CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _CLAUDE_TYPES = {
     "user", "assistant", "system", "progress", "attachment", "summary", "queue-operation",
@@ -52,6 +53,10 @@ def detect_harness(head: bytes, name: str = "") -> str:
     lines = head.split(b"\n")
     if len(head) >= _HEAD_BYTES:
         lines.pop()  # possibly cut mid-line
+    # Records vote (the first few decide, most files answer on line 1): one odd
+    # record -- a stray "sessionId" in a rollout, a list as "type" -- costs only
+    # itself, never the harness of the whole file.
+    votes = {"codex": 0, "claude-code": 0}
     for line in lines[:200]:
         try:
             obj = json.loads(line)
@@ -63,9 +68,17 @@ def detect_harness(head: bytes, name: str = "") -> str:
         if not isinstance(kind, str):  # a list/dict "type" is one bad record, not a crash
             kind = None
         if "payload" in obj and kind in _CODEX_TYPES:
-            return "codex"
-        if kind in _CLAUDE_TYPES or "sessionId" in obj:
-            return "claude-code"
+            votes["codex"] += 1
+        elif kind in _CLAUDE_TYPES or "sessionId" in obj:
+            votes["claude-code"] += 1
+        if max(votes.values()) >= _VOTES and votes["codex"] != votes["claude-code"]:
+            break
+    if votes["codex"] != votes["claude-code"]:
+        return max(votes, key=lambda k: votes[k])
+    if votes["codex"] and name.startswith("rollout-"):
+        return "codex"
+    if votes["codex"]:
+        return "claude-code"
     if name.startswith("rollout-"):
         return "codex"
     return "unknown"
