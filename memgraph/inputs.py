@@ -97,8 +97,7 @@ def require_regular(path: str | os.PathLike[str], what: str = "file") -> None:
         raise ReaderError(f"cannot use {what} {printable_path(path)}: {reason}") from None
     if not stat.S_ISREG(mode):
         raise ReaderError(
-            f"cannot use {what} {printable_path(path)}: it is {file_kind(mode)}, "
-            "not a regular file"
+            f"cannot use {what} {printable_path(path)}: it is {file_kind(mode)}, not a regular file"
         )
 
 
@@ -112,9 +111,7 @@ def read_bounded(path: str | os.PathLike[str], limit: int, what: str = "file") -
                 f"cannot read {what} {printable_path(path)}: {exc.strerror or exc}"
             ) from None
     if len(data) > limit:
-        raise ReaderError(
-            f"{what} {printable_path(path)} is larger than {limit} bytes; refused"
-        )
+        raise ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
     return data
 
 

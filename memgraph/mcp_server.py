@@ -103,7 +103,9 @@ class MemgraphTools:
             "last": _jsonable(stats.last),
             "by_constellation": dict(stats.by_constellation),
             "by_classification": dict(stats.by_classification),
-            "ledger": dict(zip(("lines", "captured", "filtered", "dropped"), stats.ledger, strict=True))
+            "ledger": dict(
+                zip(("lines", "captured", "filtered", "dropped"), stats.ledger, strict=True)
+            )
             | {"dropped_by_reason": dict(stats.ledger_dropped)},
         }
 
@@ -261,8 +263,8 @@ def run_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:
-        stdin = anyio.wrap_file(_SanitisedStdin(sys.stdin.buffer))
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+        stdin = anyio.wrap_file(_SanitisedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
             low = server._lowlevel_server
             await low.run(read_stream, write_stream, low.create_initialization_options())
 

@@ -84,9 +84,7 @@ def check_schema(conn: sqlite3.Connection, path: Path) -> None:
 
     Called before any migration, so neither is ever written to.
     """
-    tables = {
-        r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-    }
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "schema_migrations" not in tables:
         what = f"{len(tables)} table(s)" if tables else "no tables"
         raise StoreError(

@@ -79,7 +79,9 @@ class SQLiteStore:
             if not exists:
                 guard.create_atomically(
                     self.path,
-                    lambda tmp: SQLiteStore(tmp, busy_deadline=busy_deadline, _creating=True).close(),
+                    lambda tmp: SQLiteStore(
+                        tmp, busy_deadline=busy_deadline, _creating=True
+                    ).close(),
                 )
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=5.0
@@ -88,9 +90,7 @@ class SQLiteStore:
             if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
                 exc, sqlite3.OperationalError
             ):
-                raise StoreError(
-                    f"damaged store {self.path}: {exc}. {guard.RECOVERY}"
-                ) from None
+                raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
         try:
             if not _creating:  # before anything writes (even the journal mode)

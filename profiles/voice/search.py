@@ -396,8 +396,8 @@ def _ledger_totals(
     sums = {}
     for column in ("filtered", "dropped"):
         sums[column] = conn.execute(
-            f"SELECT coalesce(sum(j.value), 0) FROM voice_ledger, json_each(voice_ledger.{column}) j"
-            f" WHERE json_valid(voice_ledger.{column})"
+            "SELECT coalesce(sum(j.value), 0) FROM voice_ledger, "
+            f"json_each(voice_ledger.{column}) j WHERE json_valid(voice_ledger.{column})"
         ).fetchone()[0]
     reasons = conn.execute(
         "SELECT j.key, sum(j.value) FROM voice_ledger, json_each(voice_ledger.dropped) j "

@@ -89,7 +89,13 @@ def _check_base(data: dict[str, Any]) -> list[WikiProblem]:
         if key in data and (not isinstance(value, date) or isinstance(value, datetime)):
             problems.append(_err(f"{key} must be a date (YYYY-MM-DD)"))
     created, updated = data.get("created"), data.get("updated")
-    if _pure_date(created) and _pure_date(updated) and updated < created:
+    if (
+        isinstance(created, date)
+        and isinstance(updated, date)
+        and _pure_date(created)
+        and _pure_date(updated)
+        and updated < created
+    ):
         problems.append(_err("updated is before created"))
     for key in _LIST_KEYS:
         value = data.get(key)

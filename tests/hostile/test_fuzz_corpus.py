@@ -71,7 +71,9 @@ def _crlf(rng: random.Random, line: bytes) -> list[bytes]:
 
 def _bad_utf8(rng: random.Random, line: bytes) -> list[bytes]:
     i = rng.randrange(len(line) + 1)
-    return [line[:i] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]) + line[i:]]
+    return [
+        line[:i] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]) + line[i:]
+    ]
 
 
 def _long(rng: random.Random, line: bytes) -> list[bytes]:
@@ -111,8 +113,15 @@ def _content_blocks(rng: random.Random, rec: dict[str, Any]) -> dict[str, Any]:
     msg = rec.get("message")
     if isinstance(msg, dict):
         msg["content"] = [
-            rng.choice([{"type": "text", "text": rng.choice(ODD_VALUES)},
-                        {"type": rng.choice(ODD_VALUES)}, "bare", 7, None])  # fmt: skip
+            rng.choice(
+                [
+                    {"type": "text", "text": rng.choice(ODD_VALUES)},
+                    {"type": rng.choice(ODD_VALUES)},
+                    "bare",
+                    7,
+                    None,
+                ]
+            )
             for _ in range(rng.randint(0, 3))
         ]
     return rec
@@ -219,8 +228,10 @@ def test_mutated_real_transcripts_lose_no_clean_message(corpus: Path, tmp_path: 
                 store.close()
     assert cases >= len(files) * MUTANTS_PER_FILE * 0.9
     assert lost == 0
-    print(f"fuzz: {len(files)} files, {cases} mutants, {checked} clean messages checked, "
-          f"{stored_checks} captured into a store, 0 lost, 0 crashes")
+    print(
+        f"fuzz: {len(files)} files, {cases} mutants, {checked} clean messages checked, "
+        f"{stored_checks} captured into a store, 0 lost, 0 crashes"
+    )
 
 
 def test_mutate_is_deterministic() -> None:

@@ -23,7 +23,9 @@ CLAUDE = sorted((SAMPLE / "claude" / "projects").rglob("*.jsonl"))
 CODEX = sorted((SAMPLE / "codex" / "sessions").rglob("*.jsonl"))
 
 
-def _user(text: str, sid: str, uuid: str, ts: str = "2026-04-14T15:00:00.000Z") -> dict[str, object]:
+def _user(
+    text: str, sid: str, uuid: str, ts: str = "2026-04-14T15:00:00.000Z"
+) -> dict[str, object]:
     return {
         "type": "user",
         "message": {"role": "user", "content": text},

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+import contextlib
+
 from _hostile import SAMPLE, assert_no_traceback, assert_one_error_line, env_for, run
 
 from memgraph.errors import StoreError
@@ -143,7 +145,7 @@ def test_a_new_store_is_created_whole_or_not_at_all(tmp_path: Path) -> None:
     db = tmp_path / "new" / "memgraph.db"
     store = open_store(db)
     store.close()
-    assert sorted(p.name for p in db.parent.iterdir() if not p.name.startswith("memgraph.db"))== []
+    assert sorted(p.name for p in db.parent.iterdir() if not p.name.startswith("memgraph.db")) == []
     # the 0-byte refusal does not trap a store being created: creation is atomic
     with SQLiteStore(db) as again:
         assert again.schema_versions()
@@ -158,9 +160,8 @@ def test_deleting_the_wal_under_writers_fails_them_cleanly(tmp_path: Path) -> No
         os.unlink(f"{db}-wal")
         os.unlink(f"{db}-shm")
         for store in (a, b):
-            with pytest.raises(StoreError, match="WAL file was deleted"):
-                with store.transaction():
-                    pass
+            with pytest.raises(StoreError, match="WAL file was deleted"), store.transaction():
+                pass
     finally:
         a.close()
         b.close()
@@ -185,10 +186,8 @@ def test_deleting_the_wal_under_a_running_cli_writer(sandbox: dict[str, Path]) -
         for i in range(4)
     ]
     for suffix in ("-wal", "-shm"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{db}{suffix}")
-        except FileNotFoundError:
-            pass
     for p in procs:
         _, err = p.communicate(timeout=60)
         assert b"Traceback" not in err, err.decode()[-800:]
@@ -205,9 +204,10 @@ def test_backup_copies_a_live_store_and_never_overwrites(sandbox: dict[str, Path
     r = run("backup", str(dest), env=env_for(root))
     assert r.code == 0, r.err
     assert run("validate", str(dest), env=env_for(root)).code == 0
-    assert run("stats", "--store", str(dest), env=env_for(root)).out == run(
-        "stats", env=env_for(root)
-    ).out
+    assert (
+        run("stats", "--store", str(dest), env=env_for(root)).out
+        == run("stats", env=env_for(root)).out
+    )
     assert_one_error_line(run("backup", str(dest), env=env_for(root)), contains="exists")
     assert db.exists()
 
@@ -224,9 +224,8 @@ def test_read_commands_work_on_a_read_only_store(
         assert isinstance(store, SQLiteStore) and store.readonly
         assert store.counts()["nodes"] > 0
         assert store.search("backoff")
-        with pytest.raises(StoreError, match="read-only"):
-            with store.transaction():
-                pass
+        with pytest.raises(StoreError, match="read-only"), store.transaction():
+            pass
     finally:
         store.close()
 
@@ -240,7 +239,7 @@ def test_read_commands_on_a_0444_store_in_a_read_only_dir(sandbox: dict[str, Pat
     db.chmod(0o444)
     db.parent.chmod(0o555)
     try:
-        for argv in READ_COMMANDS + [["validate", str(db)]]:
+        for argv in [*READ_COMMANDS, ["validate", str(db)]]:
             r = run(*argv, env=env_for(root))
             assert_no_traceback(r)
             assert r.code == 0, (argv, r.err)

@@ -102,7 +102,9 @@ def read_claude(
             continue
         ts = parse_timestamp(rec.get("timestamp"))
         if ts is None:
-            bad_line(stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp")
+            bad_line(
+                stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp"
+            )
             continue
         msg_sid = sid or session_id
         if msg_sid is None:

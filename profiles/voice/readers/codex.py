@@ -76,7 +76,10 @@ def read_codex(
         verdict = classify_codex(rec)
         if verdict.rule == MALFORMED:
             bad_line(
-                stats, lineno, f"codex {ptype if isinstance(ptype, str) else 'record'} has unexpected field types", "wrong_shape"
+                stats,
+                lineno,
+                f"codex {ptype if isinstance(ptype, str) else 'record'} has unexpected field types",
+                "wrong_shape",
             )
             continue
         verdict = apply_trivial(verdict, options)
@@ -85,7 +88,9 @@ def read_codex(
             continue
         ts = parse_ts(rec.get("timestamp"))
         if ts is None:
-            bad_line(stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp")
+            bad_line(
+                stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp"
+            )
             continue
         text = clean_text(verdict.text)
         stamp = str(rec.get("timestamp"))

@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from memgraph.errors import ReaderError
 from profiles.voice.model import ReadStats
 
 # Human prompts with pasted screenshots carry base64 images on the same line, so a
