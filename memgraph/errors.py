@@ -103,10 +103,10 @@ def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
     Used by the CLI's last line of defence so a damaged store never shows a
     traceback; library code raises ``StoreError`` itself where it can.
     """
-    import sqlite3
     import sys
 
-    if isinstance(exc, sqlite3.DatabaseError):
+    sqlite3 = sys.modules.get("sqlite3")  # loaded whenever a store was opened
+    if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
         return StoreError(
             f"the store cannot be read: {exc} (a damaged store? run `memgraph validate`; "
             "recovery: `sqlite3 STORE .recover`, or the last good snapshot or backup)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -132,21 +131,9 @@ def _validate_path(path: Path) -> list[str]:
         ]
     try:
         if is_sqlite_file(path):
-            from memgraph.store.sqlite import SQLiteStore
+            from memgraph.store.sqlite import read_store_file
 
-            store = SQLiteStore(path, readonly=True)
-            try:
-                rows = store.conn.execute("PRAGMA quick_check(20)").fetchall()
-                if rows and rows[0][0] != "ok":
-                    lines = [ln for r in rows for ln in str(r[0]).splitlines()]
-                    first = next((ln for ln in lines if not ln.startswith("***")), lines[0])
-                    return [
-                        f"{path}: damaged store: sqlite integrity check failed ({first}; "
-                        f"{len(lines)} problem line(s)). {RECOVERY}"
-                    ]
-                snapshot = store.export_snapshot()
-            finally:
-                store.close()
+            snapshot = read_store_file(path)
         elif looks_like_store:
             return [f"{path}: not an SQLite file, so not a memgraph store"]
         else:
@@ -159,6 +146,4 @@ def _validate_path(path: Path) -> list[str]:
             f"{path}: damaged store: a stored document is malformed "
             f"({exc.errors()[0].get('msg')}). {RECOVERY}"
         ]
-    except sqlite3.Error as exc:
-        return [f"{path}: damaged store: {exc}. {RECOVERY}"]
     return [f"{path}: {problem}" for problem in validate_snapshot(snapshot)]

@@ -14,35 +14,13 @@ and ``--json`` outputs can report the totals later.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memgraph.store.schema import Migration
-
 if TYPE_CHECKING:
     from memgraph.store import Store
     from profiles.voice.model import ReadStats
-
-# voice reserves schema versions 2-9 (memgraph/store/schema.py); 9 is the ledger's
-MIGRATIONS: list[Migration] = [
-    Migration(
-        9,
-        "voice: ingest ledger (per transcript: lines read, captured, filtered, dropped)",
-        """
-        CREATE TABLE voice_ledger (
-            path TEXT PRIMARY KEY,
-            lines INTEGER NOT NULL,
-            captured INTEGER NOT NULL,
-            filtered TEXT NOT NULL,
-            dropped TEXT NOT NULL,
-            file_error TEXT,
-            recorded_at TEXT NOT NULL
-        );
-        """,
-    )
-]
 
 # filtered keys that are not prefilter rule names
 NO_HUMAN_TEXT = "no_human_text"  # skipped undecoded: cannot hold what a human typed
@@ -152,71 +130,25 @@ def summary_line(totals: dict[str, object]) -> str:
 # -- persistence (SQLite only; the memory store keeps no ledger) --------------
 def ledger_put(store: Store, entries: list[LedgerEntry], recorded_at: str) -> None:
     """Keep the latest entry per transcript path (one transaction)."""
-    from memgraph.store.sqlite import SQLiteStore, SQLiteTxn
+    from memgraph.store.sqlite import SQLiteStore
+    from memgraph.store.sqlite_ext.ledger import put_rows
 
-    if not entries or not isinstance(store, SQLiteStore):
-        return
-    with store.transaction() as txn:
-        assert isinstance(txn, SQLiteTxn)
-        txn.conn.executemany(
-            "INSERT OR REPLACE INTO voice_ledger VALUES (?,?,?,?,?,?,?)",
-            [
-                (
-                    e.path,
-                    e.lines,
-                    e.captured,
-                    json.dumps(e.filtered, sort_keys=True),
-                    json.dumps(e.dropped, sort_keys=True),
-                    e.file_error,
-                    recorded_at,
-                )
-                for e in entries
-            ],
-        )
+    if entries and isinstance(store, SQLiteStore):
+        rows = [(e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error) for e in entries]
+        put_rows(store, rows, recorded_at)
 
 
 def ledger_entries(store: Store) -> list[LedgerEntry]:
-    """Every stored entry; a damaged row is reported as a dropped 'ledger_row' count
-    rather than failing the caller."""
-    from memgraph.store.sqlite import SQLiteStore, SQLiteTxn
+    """Every stored entry (a damaged row is a 'damaged_ledger_row' file entry)."""
+    from memgraph.store.sqlite import SQLiteStore
+    from memgraph.store.sqlite_ext.ledger import all_rows
 
     if not isinstance(store, SQLiteStore):
         return []
-    with store.reader() as txn:
-        assert isinstance(txn, SQLiteTxn)
-        has = txn.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='voice_ledger'"
-        ).fetchone()
-        if not has:
-            return []
-        rows = txn.conn.execute(
-            "SELECT path, lines, captured, filtered, dropped, file_error FROM voice_ledger "
-            "ORDER BY path"
-        ).fetchall()
-    return [_entry(row) for row in rows]
-
-
-def _entry(row: tuple[object, ...]) -> LedgerEntry:
-    path, lines, captured, filtered, dropped, file_error = row
-    try:
-        f = json.loads(str(filtered))
-        d = json.loads(str(dropped))
-        if not isinstance(f, dict) or not isinstance(d, dict):
-            raise ValueError
-        return LedgerEntry(
-            str(path),
-            int(str(lines)),
-            int(str(captured)),
-            {str(k): int(v) for k, v in f.items()},
-            {str(k): int(v) for k, v in d.items()},
-            str(file_error) if file_error else None,
-        )
-    except (ValueError, TypeError):
-        return LedgerEntry(str(path), file_error="damaged_ledger_row")
+    return [LedgerEntry(*row) for row in all_rows(store)]
 
 
 __all__ = [
-    "MIGRATIONS",
     "Ledger",
     "LedgerEntry",
     "entry_from_stats",
