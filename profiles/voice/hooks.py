@@ -133,10 +133,14 @@ def capture_for_hook(
     from profiles.voice.ledger import entry_from_stats, summary_line, totals_of
 
     sid = (result.session_id or "-")[:8]
+    changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
     if outcome.page:
-        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
+        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
     else:
-        line = f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+        line = (
+            f"captured {result.messages} messages (session {sid}); "
+            f"no page: {outcome.reason}{changed}"
+        )
     entry = entry_from_stats(outcome.path, result.stats)
     if entry.dropped:  # nothing is dropped without a word
         line += "\n" + summary_line(totals_of([entry]))
@@ -154,20 +158,16 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     Other settings (and other hooks) are kept as they are; a file that is not
     a JSON object is refused rather than overwritten.
     """
-    from memgraph.fileio import atomic_write_text
+    from memgraph.fileio import replace_config_file
     from memgraph.inputs import read_bounded_text
 
     data: dict[str, Any] = {}
-    # a symlinked settings file (dotfile managers) is edited where it points,
-    # keeping its mode, with a backup of the previous content beside it
-    target = settings_path.resolve() if settings_path.is_symlink() else settings_path
-    before: str | None = None
-    mode: int | None = None
     if os.path.lexists(settings_path):
         try:
-            before = read_bounded_text(target, MAX_SETTINGS_BYTES, "settings file")
-            mode = os.stat(target).st_mode & 0o7777
-            loaded = json.loads(before)
+            # bounded, and a FIFO/device is refused before any read (it would hang)
+            loaded = json.loads(
+                read_bounded_text(settings_path, MAX_SETTINGS_BYTES, "settings file")
+            )
         except ReaderError as exc:
             raise ConfigError(f"{exc}; not changed") from None
         except (OSError, ValueError, RecursionError) as exc:
@@ -189,12 +189,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
             if isinstance(cmd, str) and HOOK_MARK in cmd and "memgraph" in cmd:
                 return False
     groups.append({"hooks": [{"type": "command", "command": command}]})
-    if before is not None:
-        backup = target.with_name(target.name + ".memgraph-backup")
-        atomic_write_text(backup, before)
-        if mode is not None:
-            os.chmod(backup, mode)
-    atomic_write_text(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    if mode is not None:
-        os.chmod(target, mode)
+    # a symlinked settings file keeps its link (the target is edited), its mode,
+    # and the previous version in <settings>.bak
+    replace_config_file(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return True

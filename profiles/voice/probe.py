@@ -38,6 +38,8 @@ class ProbeRequest:
     crit: float = 0.30
     settle_minutes: int = 10
     now: datetime | None = None
+    vault: Path | None = None  # list voice pages with a pending conflict render
+    workspace: Path | None = None  # list session YAML views kept beside their render
 
 
 @dataclass
@@ -52,6 +54,8 @@ class ProbeResult:
     missing: list[str] = field(default_factory=list)
     # ingest ledger totals over every transcript read (profiles.voice.ledger)
     ledger: dict[str, object] = field(default_factory=dict)
+    # views edited by hand where memgraph put its new render beside them
+    conflicts: list[str] = field(default_factory=list)
 
     @property
     def coverage(self) -> float | None:
@@ -97,7 +101,28 @@ def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[
     return found
 
 
+def view_conflicts(vault: Path | None, workspace: Path | None) -> list[str]:
+    """Hand-edited views waiting for the user: ``*.conflict.md`` beside voice pages,
+    ``*.conflict.yaml`` beside session views."""
+    from profiles.voice.pagekeep import list_conflicts
+
+    found = [str(p) for p in list_conflicts(vault)] if vault is not None else []
+    if workspace is not None:
+        try:
+            sessions = workspace / ".memgraph" / "personas"
+            found += sorted(str(p) for p in sessions.glob("*/sessions/*.conflict.yaml"))
+        except OSError:
+            pass
+    return found
+
+
 def probe(store: Store, request: ProbeRequest) -> ProbeResult:
+    result = _probe(store, request)
+    result.conflicts = view_conflicts(request.vault, request.workspace)
+    return result
+
+
+def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
     from profiles.voice.backfill import registry_rows
 
     now = request.now or datetime.now(UTC)
@@ -174,8 +199,12 @@ def format_probe(result: ProbeResult) -> str:
         from profiles.voice.ledger import summary_line
 
         line += "\n" + summary_line(result.ledger)
+    if result.conflicts:
+        line += f" conflicts={len(result.conflicts)}"
     if result.status in (WARNING, CRITICAL):
         line += f"\nremediation: {result.remediation()}"
+    for path in result.conflicts[:20]:
+        line += f"\nconflict: {path} (hand-edited view; memgraph's new render is beside it)"
     return line
 
 
@@ -193,4 +222,5 @@ def probe_json(result: ProbeResult) -> dict[str, object]:
         "remediation": result.remediation() if result.status in (WARNING, CRITICAL) else None,
         "missing": result.missing[:50],
         "ledger": result.ledger,
+        "conflicts": result.conflicts[:50],
     }

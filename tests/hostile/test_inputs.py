@@ -124,5 +124,5 @@ def test_settings_symlink_edits_the_target_keeps_mode_and_a_backup(
     assert (real.stat().st_mode & 0o777) == 0o644
     data = json.loads(real.read_text())
     assert data["model"] == "opus" and "SessionEnd" in data["hooks"]
-    backup = dotfiles / "settings.json.memgraph-backup"
+    backup = dotfiles / "settings.json.bak"
     assert backup.read_text() == '{"model": "opus"}\n'
