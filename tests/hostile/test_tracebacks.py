@@ -155,3 +155,15 @@ def test_mcp_context_reply_fits_the_budget(sandbox: dict[str, Path]) -> None:
     for budget in (300, 800, 2000):
         data = tools.context("retry backoff jitter cache", budget=budget)
         assert estimate_tokens(json.dumps(data, indent=2, ensure_ascii=False)) <= budget
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"], ["--markdown"]])
+def test_cli_context_output_fits_the_budget(sandbox: dict[str, Path], fmt: list[str]) -> None:
+    from context_cut.budget import estimate_tokens
+
+    env = _seeded_env(sandbox["root"])
+    for budget in (300, 1200):
+        r = run("context", "retry backoff jitter cache", "--budget", str(budget), *fmt, env=env)
+        assert_no_traceback(r)
+        assert r.code == 0, r.err
+        assert 0 < estimate_tokens(r.out) <= budget
