@@ -61,6 +61,7 @@ COMMAND_MODULES = (
     "voice_index",
     "wiki",
     "demo",
+    "repo",
 )
 
 
