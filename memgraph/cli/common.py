@@ -15,11 +15,16 @@ def settings(**overrides: Any) -> Settings:
     return load_settings(**overrides)
 
 
-def store_from(home: Path | None = None, store: Path | None = None) -> Store:
-    """Open the store named by ``--store``, else ``<home>/memgraph.db``."""
+def store_from(
+    home: Path | None = None, store: Path | None = None, *, for_reading: bool = False
+) -> Store:
+    """Open the store named by ``--store``, else ``<home>/memgraph.db``.
+
+    ``for_reading``: a read-only store (0444 file, read-only dir) opens read-only.
+    """
     if store is not None:
-        return open_store(store)
-    return open_store(load_settings(home=home).store_path)
+        return open_store(store, for_reading=for_reading)
+    return open_store(load_settings(home=home).store_path, for_reading=for_reading)
 
 
 def print_json_line(obj: Any) -> None:
