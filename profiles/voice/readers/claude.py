@@ -119,6 +119,7 @@ def read_claude(
             continue
         rec = parse_object(raw, lineno, stats)
         if rec is None:
+            block = None  # a damaged line might have been the output: keep what follows
             continue
         _count_unknown(rec, stats)
         # an id that cannot be encoded (lone surrogate) is ignored, not fatal
@@ -130,11 +131,17 @@ def read_claude(
         verdict = classify_claude(rec)
         if verdict.rule == MALFORMED:
             bad_line(stats, lineno, "record fields have unexpected types", "wrong_shape")
+            block = None
             continue
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
-            if verdict.rule == "command_output":
-                block = None  # the command's output arrived wrapped: block done
+            if verdict.rule == "command_output" or (
+                block is not None and rec.get("type") == "user" and not is_caveat_record(rec)
+            ):
+                # The command's output arrived wrapped, or a user record in the block
+                # was empty or damaged (it may have been the output): the block is
+                # over. One bad record costs only itself, never the prompt after it.
+                block = None
             stats.drop(verdict.rule)
             continue
         ts = parse_timestamp(rec.get("timestamp"))
