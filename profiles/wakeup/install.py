@@ -13,12 +13,13 @@ are taken out and everything else stays.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
-from memgraph.errors import ConfigError
+from memgraph.errors import ConfigError, MemgraphError
 
 EVENTS = {"SessionStart": "hook session-start", "SessionEnd": "hook session-end"}
 SIDECAR = ".memgraph.json"
@@ -33,11 +34,20 @@ def _sidecar(path: Path) -> Path:
     return path.with_name(path.name + SIDECAR)
 
 
+def _read(path: Path) -> str:
+    """A settings-sized regular file's text: a FIFO or device is refused at once
+    (never read forever), a huge file is refused past the cap."""
+    from memgraph.inputs import read_bounded_text
+    from profiles.voice.hooks import MAX_SETTINGS_BYTES
+
+    return read_bounded_text(path, MAX_SETTINGS_BYTES, "settings file")
+
+
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
-    if not path.exists():
+    if not os.path.lexists(path):
         return None, {}
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
         data = json.loads(text) if text.strip() else {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{path} is not readable JSON ({exc}); not changed") from None
@@ -86,10 +96,10 @@ def install(path: Path, base: str | None = None) -> list[str]:
     record: dict[str, Any] = {"original": original, "installed": text, "added": added}
     if side.exists():  # a second install on top: keep the first original
         try:
-            earlier = json.loads(side.read_text(encoding="utf-8"))
+            earlier = json.loads(_read(side))
             record["original"] = earlier.get("original", original)
             record["added"] = sorted(set(earlier.get("added", [])) | set(added))
-        except (OSError, ValueError):
+        except (OSError, ValueError, MemgraphError):
             pass
     atomic_write_text(side, json.dumps(record, ensure_ascii=False) + "\n")
     # a symlinked settings file keeps its link and mode (memgraph.fileio)
@@ -105,8 +115,8 @@ def uninstall(path: Path) -> list[str]:
     record: dict[str, Any] = {}
     if side.exists():
         try:
-            record = json.loads(side.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(_read(side))
+        except (OSError, ValueError, MemgraphError):
             record = {}
     added = [e for e in record.get("added", []) if e in EVENTS]
     if not added:
