@@ -15,10 +15,17 @@ from memgraph.store.protocol import (
 
 
 def open_store(path: str | Path) -> Store:
-    """Open (creating and migrating if needed) the SQLite store at ``path``.
+    """Open (creating and migrating if needed) the store at ``path``.
 
-    ``":memory:"`` gives the in-memory backend.
+    A SQLite file by default; ``":memory:"`` gives the in-memory backend and a
+    ``postgresql://`` URL the PostgreSQL backend (``memgraph[postgres]``).
     """
+    from memgraph.store.postgres import is_store_url
+
+    if is_store_url(path):
+        from memgraph.store.postgres import open_postgres
+
+        return open_postgres(str(path))
     if str(path) == ":memory:":
         from memgraph.store.memory import MemoryStore
 
