@@ -100,8 +100,8 @@ class LocalServer:
         server = cls(found, root, _free_port(), dict(settings or {}))
         try:
             server._run(
-                prefix
-                + [
+                [
+                    *prefix,
                     str(found / "initdb"),
                     "-D",
                     str(server.datadir),
@@ -126,8 +126,8 @@ class LocalServer:
             with (server.datadir / "postgresql.auto.conf").open("a") as f:
                 f.write(conf)
             server._run(
-                prefix
-                + [
+                [
+                    *prefix,
                     str(found / "pg_ctl"),
                     "-D",
                     str(server.datadir),
@@ -177,8 +177,11 @@ class LocalServer:
     def stop(self) -> None:
         with contextlib.suppress(StoreError):
             self._run(
-                _as_service_user()
-                + [str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "stop"],
+                [
+                    *_as_service_user(),
+                    str(self.bindir / "pg_ctl"),
+                    *("-D", str(self.datadir), "-m", "immediate", "stop"),
+                ],
                 60,
             )
         self._remove()

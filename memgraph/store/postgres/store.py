@@ -55,16 +55,17 @@ _NAMESPACE = 0x6D67  # "mg"
 WRITE_LOCK = 1
 MIGRATE_LOCK = 2
 
+
 def redact(url: str) -> str:
     """The URL without its password (for messages and ``location``)."""
     try:
         params = conninfo_to_dict(url)
     except psycopg.ProgrammingError:
         return "postgresql://(malformed URL)"
-    host = params.get("host") or "localhost"
-    port = params.get("port") or "5432"
-    user = params.get("user")
-    db = params.get("dbname") or user or ""
+    host = str(params.get("host") or "localhost")
+    port = str(params.get("port") or "5432")
+    user = str(params.get("user") or "")
+    db = str(params.get("dbname") or user)
     return f"postgresql://{user + '@' if user else ''}{host}:{port}/{db}"
 
 
@@ -105,12 +106,12 @@ class PostgresStore:
         self.readonly = readonly
         self._lock = threading.RLock()
         try:
-            params = conninfo_to_dict(url)
+            params: dict[str, Any] = dict(conninfo_to_dict(url))
         except psycopg.ProgrammingError as exc:
             raise StoreError(f"invalid PostgreSQL store URL: {_first_line(exc)}") from None
         for key, value in CONNECT_DEFAULTS.items():
             params.setdefault(key, value)
-        options = params.get("options") or ""
+        options = str(params.get("options") or "")
         options += (
             f" -c statement_timeout={statement_timeout_ms} -c lock_timeout={lock_timeout_ms}"
             f" -c idle_in_transaction_session_timeout={idle_in_transaction_timeout_ms}"
@@ -146,8 +147,7 @@ class PostgresStore:
             )
         if isinstance(exc, pg_errors.UniqueViolation) and "receipts_id_unique" in str(exc):
             return StoreError(
-                f"store {self.location}: {what}receipt id already exists "
-                "(receipts are append-only)"
+                f"store {self.location}: {what}receipt id already exists (receipts are append-only)"
             )
         return StoreError(f"store {self.location}: {what}{_first_line(exc)}")
 
@@ -354,7 +354,9 @@ class PostgresStore:
             if bound is not None:
                 sql += f" AND {column} {op} %s"
                 args.append(bound)
-        return [MemoryNode.model_validate_json(d) for (d,) in self._rows(sql + " ORDER BY id", args)]
+        return [
+            MemoryNode.model_validate_json(d) for (d,) in self._rows(sql + " ORDER BY id", args)
+        ]
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         text = to_tsquery_text(query)

@@ -41,14 +41,12 @@ NODE_COLUMNS = (
 )
 _NODE_UPSERT = (
     f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}) "
-    "ON CONFLICT (id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[1:])
+    "ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[1:])
 )
 _EDGE_COLUMNS = ("id", "source_id", "target_id", "kind", "profile", "lifecycle", "doc")
 _EDGE_UPSERT = (
     f"INSERT INTO edges ({', '.join(_EDGE_COLUMNS)}) VALUES ({', '.join(['%s'] * 7)}) "
-    "ON CONFLICT (id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _EDGE_COLUMNS[1:])
+    "ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _EDGE_COLUMNS[1:])
 )
 
 

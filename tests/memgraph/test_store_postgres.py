@@ -1,0 +1,181 @@
+"""PostgreSQL-specific guarantees, on a real server (the ``pg_url`` fixture)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgraph.documents import MemoryPatchCandidate, UpsertEdge, UpsertNode
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import MemgraphError, StoreBusy, StoreError
+from memgraph.snapshot import render_snapshot
+from memgraph.store import open_store
+from memgraph.store.schema import all_migrations
+from memgraph.store.sqlite import SQLiteStore
+from memgraph.validation import validate_snapshot
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def _patches(f: Any) -> list[MemoryPatchCandidate]:
+    """The same input for every store: fixed patch ids, one revision, odd text."""
+    nodes = {
+        k: f.node(k, claim=f"{k} handles the login flow" if k == "b" else f"{k} text é 中文")
+        for k in ["a", "b", "c", "Z", "é", "a_b"]
+    }
+    nul = f.node("nul", claim="a\x00b")  # PostgreSQL text has no NUL: the doc escapes it
+    edge = f.edge(nodes["a"], nodes["b"])
+    revised = nodes["a"].model_copy(update={"claim": "a changed its mind"})
+    return [
+        new_patch(
+            [UpsertNode(node=n) for n in [*nodes.values(), nul]] + [UpsertEdge(edge=edge)],
+            patch_id="p-1",
+        ),
+        new_patch([UpsertNode(node=revised)], patch_id="p-2"),
+    ]
+
+
+def test_snapshot_is_byte_identical_to_sqlites(
+    pg_url: str, mg_factory: Any, tmp_path: Path
+) -> None:
+    patches = _patches(mg_factory)
+    texts = []
+    for location in (tmp_path / "mg.db", pg_url):
+        store = open_store(location)
+        for p in patches:
+            apply_patch(store, p, now=NOW)
+        texts.append(render_snapshot(store.export_snapshot()))
+        assert [h.node_id for h in store.search("login")] == [patches[0].ops[1].node.id]  # type: ignore[union-attr]
+        store.close()
+    assert texts[0] == texts[1]
+    from memgraph.snapshot import parse_snapshot
+
+    snap = parse_snapshot(texts[0])
+    assert validate_snapshot(snap) == []
+
+
+def test_import_from_sqlite_export_round_trips(
+    pg_server: Any, mg_factory: Any, tmp_path: Path
+) -> None:
+    """Moving an existing SQLite store into PostgreSQL: export | import, same bytes."""
+    sqlite = SQLiteStore(tmp_path / "mg.db")
+    for p in _patches(mg_factory):
+        apply_patch(sqlite, p, now=NOW)
+    text = render_snapshot(sqlite.export_snapshot())
+    sqlite.close()
+    from memgraph.snapshot import parse_snapshot
+
+    pg = open_store(pg_server.create_database())
+    pg.import_snapshot(parse_snapshot(text))
+    assert render_snapshot(pg.export_snapshot()) == text
+    pg.close()
+
+
+def test_schema_versions_match_sqlite(pg_url: str) -> None:
+    store = open_store(pg_url)
+    try:
+        assert type(store).__name__ == "PostgresStore"
+        # a snapshot carries max(version): it must be the SQLite store's
+        assert max(store.schema_versions()) == max(m.version for m in all_migrations())  # type: ignore[attr-defined]
+        core = {1, 100, 101, 102, 103}
+        assert core <= set(store.schema_versions())  # type: ignore[attr-defined]
+    finally:
+        store.close()
+    again = open_store(pg_url)  # an up-to-date store opens (no second migration)
+    assert again.counts()["nodes"] == 0
+    again.close()
+
+
+def test_location_hides_the_password(pg_server: Any) -> None:
+    from memgraph.store.postgres.store import redact
+
+    url = f"postgresql://postgres:s3cret@127.0.0.1:{pg_server.port}/postgres"
+    assert "s3cret" not in redact(url)
+    assert redact(url) == f"postgresql://postgres@127.0.0.1:{pg_server.port}/postgres"
+
+
+def test_connection_failure_is_one_clear_line() -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(StoreError) as err:
+        open_store(f"postgresql://u:pw@127.0.0.1:{port}/x?connect_timeout=2")
+    message = str(err.value)
+    assert message.startswith(
+        f"cannot connect to PostgreSQL store postgresql://u@127.0.0.1:{port}/x"
+    )
+    assert "\n" not in message and "pw" not in message
+    with pytest.raises(StoreError, match="invalid PostgreSQL store URL"):
+        open_store("postgresql://[::1")
+
+
+def test_server_gone_mid_session_is_one_line(pg_url: str) -> None:
+    store = open_store(pg_url)
+    try:
+        killer = open_store(pg_url)
+        pid = store.conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[attr-defined]
+        killer.conn.execute("SELECT pg_terminate_backend(%s)", (pid,))  # type: ignore[attr-defined]
+        killer.close()
+        with pytest.raises(StoreError, match="connection"):
+            store.counts()
+    finally:
+        store.close()
+
+
+def test_receipts_cannot_be_rewritten_even_in_sql(pg_url: str, mg_factory: Any) -> None:
+    store = open_store(pg_url)
+    apply_patch(store, new_patch([UpsertNode(node=mg_factory.node("a"))]))
+    for sql in ("UPDATE receipts SET doc = '{}'", "DELETE FROM receipts", "TRUNCATE receipts"):
+        with pytest.raises(MemgraphError, match="append-only"), store.transaction() as txn:
+            txn.conn.execute(sql)  # type: ignore[attr-defined]
+    assert len(store.receipts()) == 1
+    store.close()
+
+
+def test_writer_waits_for_the_lock_then_reports_busy_past_its_deadline(
+    pg_url: str, mg_factory: Any
+) -> None:
+    from memgraph.store.postgres.store import PostgresStore
+
+    holder = PostgresStore(pg_url)
+    waiter = PostgresStore(pg_url, busy_deadline=0.5, lock_timeout_ms=100)
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with holder.transaction():
+            entered.set()
+            release.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        assert entered.wait(30)
+        with pytest.raises(StoreBusy, match="stayed locked"):
+            apply_patch(waiter, new_patch([UpsertNode(node=mg_factory.node("x"))]))
+    finally:
+        release.set()
+        t.join()
+    # once the lock is free the same write goes through
+    apply_patch(waiter, new_patch([UpsertNode(node=mg_factory.node("x"))]))
+    assert waiter.counts()["nodes"] == 1
+    holder.close()
+    waiter.close()
+
+
+def test_readonly_open_of_an_empty_database_refuses(pg_url: str) -> None:
+    from memgraph.store.postgres import open_postgres
+
+    with pytest.raises(StoreError, match="no memgraph store"):
+        open_postgres(pg_url, readonly=True)
+    open_postgres(pg_url).close()
+    ro = open_postgres(pg_url, readonly=True)
+    with pytest.raises(StoreError, match="read-only"), ro.transaction():
+        pass
+    ro.close()
