@@ -1,37 +1,103 @@
-"""What a person types, as a safe ``to_tsquery`` text with FTS5's meaning.
+"""Full-text search on PostgreSQL with FTS5's meaning.
 
-The grammar is ``memgraph.fts.to_fts5_query``'s: bare words are AND-ed,
-"exact phrases" match adjacent words, ``word*`` is a prefix. Each lexeme is
-quoted, so no input reaches ``to_tsquery`` as an operator.
+The query grammar is ``memgraph.fts.to_fts5_query``'s: bare words are AND-ed,
+"exact phrases" match adjacent words, ``word*`` is a prefix. ``parse_query``
+turns what a person typed into phrases, ``tsquery_text`` into a ``to_tsquery``
+text where every lexeme is quoted, so no input reaches ``to_tsquery`` as an
+operator.
+
+Ranking is FTS5's BM25 (k1 = 1.2, b = 0.75), computed here from the same
+figures SQLite uses: rows, total tokens, rows holding each phrase, the row's
+length in tokens and the phrase's instances in it. PostgreSQL finds the rows
+(GIN over tsvector); the instances are counted on the row's text with
+``tokens`` (FTS5 ``unicode61 remove_diacritics 2``: alphanumeric runs, folded,
+unaccented), so both stores rank the same messages in the same order.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 
-_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
+_TOKEN_RE = re.compile(r'"([^"]*)"|(\S+)')
 # FTS5's unicode61 splits on anything but letters and digits (also "_")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+K1, B = 1.2, 0.75
+
+Phrase = tuple[tuple[str, ...], bool]  # folded words, last one a prefix
+
+
+def tokens(text: str) -> list[str]:
+    """FTS5 ``unicode61 remove_diacritics 2``: alphanumeric runs, folded, unaccented."""
+    if text.isascii():
+        return _WORD.findall(text.lower())
+    folded = unicodedata.normalize("NFD", text.lower())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return _WORD.findall(plain)
+
+
+def token_count(text: str) -> int:
+    return len(tokens(text)) if text else 0
+
+
+def parse_query(user_query: str) -> list[Phrase]:
+    """``fix "login flow" auth*`` -> [(fix), (login, flow), (auth, prefix)]."""
+    found: list[Phrase] = []
+    if user_query.count('"') % 2:
+        user_query += '"'
+    for phrase, bare in _TOKEN_RE.findall(user_query):
+        prefix = False
+        if phrase:
+            words = tokens(phrase)
+        else:
+            prefix = bare.endswith("*")
+            words = tokens(bare)
+        if words:
+            found.append((tuple(words), prefix))
+    return found
 
 
 def _lexeme(word: str, prefix: bool = False) -> str:
     return "'" + word.replace("'", "''").replace("\\", "\\\\") + "'" + (":*" if prefix else "")
 
 
+def phrase_tsquery(phrase: Phrase) -> str:
+    words, prefix = phrase
+    lexemes = [_lexeme(w) for w in words[:-1]] + [_lexeme(words[-1], prefix)]
+    return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
+
+
+def tsquery_text(phrases: list[Phrase], op: str = "&") -> str:
+    """Phrases AND-ed (or OR-ed with ``op="|"``) as a ``to_tsquery`` text."""
+    return f" {op} ".join(phrase_tsquery(p) for p in phrases)
+
+
 def to_tsquery_text(user_query: str) -> str:
-    """``fix "login flow" auth*`` -> ``'fix' & ('login' <-> 'flow') & 'auth':*``."""
-    parts: list[str] = []
-    if user_query.count('"') % 2:
-        user_query += '"'
-    for phrase, bare in _TOKEN.findall(user_query):
-        prefix = False
-        if phrase:
-            words = _WORD.findall(phrase)
-        else:
-            prefix = bare.endswith("*")
-            words = _WORD.findall(bare)
-        if not words:
+    """What a person typed as a ``to_tsquery`` text; '' if nothing searchable."""
+    return tsquery_text(parse_query(user_query))
+
+
+def hits(phrase: Phrase, toks: list[str]) -> int:
+    """Instances of ``phrase`` in the token list (FTS5's xInstCount for it)."""
+    words, prefix = phrase
+    n, count = len(words), 0
+    head, last_word = list(words[:-1]), words[-1]
+    for i in range(len(toks) - n + 1):
+        last = toks[i + n - 1]
+        if not (last == last_word or (prefix and last.startswith(last_word))):
             continue
-        lexemes = [_lexeme(w) for w in words[:-1]] + [_lexeme(words[-1], prefix)]
-        parts.append(lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")")
-    return " & ".join(parts)
+        if toks[i : i + n - 1] == head:
+            count += 1
+    return count
+
+
+def idf(rows: int, having: int) -> float:
+    value = math.log((rows - having + 0.5) / (having + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+def bm25(weights: list[float], freqs: list[int], size: int, avgdl: float) -> float:
+    """FTS5's bm25(): negative, lower is better."""
+    norm = K1 * (1 - B + B * size / avgdl)
+    return -sum(w * f * (K1 + 1.0) / (f + norm) for w, f in zip(weights, freqs, strict=True))

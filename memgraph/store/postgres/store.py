@@ -39,6 +39,7 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres.fts import to_tsquery_text
 from memgraph.store.postgres.schema import all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
@@ -105,6 +106,7 @@ class PostgresStore:
         self.busy_deadline = busy_deadline
         self.readonly = readonly
         self._lock = threading.RLock()
+        self._open: str | None = None  # "read" | "write" while a transaction is open
         try:
             params: dict[str, Any] = dict(conninfo_to_dict(url))
         except psycopg.ProgrammingError as exc:
@@ -236,12 +238,18 @@ class PostgresStore:
         if self.readonly:
             raise StoreError(f"store {self.location} was opened read-only")
         with self._lock:
+            if self._open is not None:
+                # inside this store's own transaction (an index write during a
+                # capture): join it; it commits or rolls back as one
+                yield PostgresTxn(self.conn)
+                return
 
             def begin() -> None:
                 self.conn.execute("BEGIN")
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_NAMESPACE, WRITE_LOCK))
 
             self._retry(begin)
+            self._open = "write"
             try:
                 yield PostgresTxn(self.conn)
             except psycopg.Error as exc:
@@ -251,6 +259,8 @@ class PostgresStore:
             except BaseException:
                 self._rollback()
                 raise
+            finally:
+                self._open = None
             try:
                 self.conn.execute("COMMIT")
             except psycopg.Error as exc:
@@ -261,15 +271,20 @@ class PostgresStore:
     def reader(self) -> Iterator[PostgresTxn]:
         """A consistent read snapshot (readers never block writers)."""
         with self._lock:
+            if self._open is not None:  # inside a transaction: read what it sees
+                yield PostgresTxn(self.conn)
+                return
             self._retry(
                 lambda: self.conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             )
+            self._open = "read"
             try:
                 yield PostgresTxn(self.conn)
             except psycopg.Error as exc:
                 self._rollback()
                 raise self._fail(exc) from None
             finally:
+                self._open = None
                 self._rollback()
 
     def _rows(self, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:
@@ -454,3 +469,12 @@ class PostgresStore:
             for patch in snapshot.patches:
                 txn.put_patch(patch)
             txn.append_receipts(snapshot.receipts)
+
+
+def _pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.postgres.indexes import pg_indexes
+
+    return pg_indexes(store)
+
+
+register_indexes(PostgresStore, _pg_indexes)

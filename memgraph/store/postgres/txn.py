@@ -8,7 +8,7 @@ chunking; new nodes and receipts go in with ``COPY``, upserts with pipelined
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memgraph.documents import (
     MemoryDomain,
@@ -20,6 +20,7 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
+from memgraph.store.postgres.fts import token_count
 from memgraph.store.sqlite_txn import iso
 
 if TYPE_CHECKING:
@@ -38,9 +39,10 @@ NODE_COLUMNS = (
     "title",
     "body",
     "doc",
+    "ntok",
 )
 _NODE_UPSERT = (
-    f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}) "
+    f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}) VALUES ({', '.join(['%s'] * 13)}) "
     "ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[1:])
 )
 _EDGE_COLUMNS = ("id", "source_id", "target_id", "kind", "profile", "lifecycle", "doc")
@@ -56,7 +58,7 @@ def _text(value: str) -> str:
     return value.replace("\x00", "") if "\x00" in value else value
 
 
-def node_row(n: MemoryNode) -> tuple[str | None, ...]:
+def node_row(n: MemoryNode) -> tuple[str | int | None, ...]:
     body = "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
     return (
         n.id,
@@ -71,13 +73,14 @@ def node_row(n: MemoryNode) -> tuple[str | None, ...]:
         _text(n.title),
         _text(body),
         to_json(n),
+        token_count(n.title) + token_count(body),
     )
 
 
 class PostgresTxn:
     """Implements ``StoreTxn`` (and ``GraphReader``) on one open transaction."""
 
-    def __init__(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    def __init__(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
         self.conn = conn
 
     def _docs(self, sql: str, ids: Iterable[str]) -> list[str]:
