@@ -37,8 +37,20 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(plain)
 
 
+# ASCII separators (punctuation, "_", control characters) as spaces: counting
+# ASCII tokens by translate + split is ~2x faster than the regex
+_ASCII_SEP = str.maketrans(
+    {c: " " for c in map(chr, range(128)) if not c.isalnum() and not c.isspace()}
+)
+
+
 def token_count(text: str) -> int:
-    return len(tokens(text)) if text else 0
+    """How many tokens FTS5 counts in ``text`` (BM25's document length)."""
+    if not text:
+        return 0
+    if text.isascii():
+        return len(text.translate(_ASCII_SEP).split())
+    return len(tokens(text))
 
 
 def parse_query(user_query: str) -> list[Phrase]:
@@ -58,19 +70,23 @@ def parse_query(user_query: str) -> list[Phrase]:
     return found
 
 
-def _lexeme(word: str, prefix: bool = False) -> str:
-    return "'" + word.replace("'", "''").replace("\\", "\\\\") + "'" + (":*" if prefix else "")
+def _lexeme(word: str, prefix: bool = False, weight: str = "") -> str:
+    label = ("*" if prefix else "") + weight
+    quoted = "'" + word.replace("'", "''").replace("\\", "\\\\") + "'"
+    return quoted + (":" + label if label else "")
 
 
-def phrase_tsquery(phrase: Phrase) -> str:
+def phrase_tsquery(phrase: Phrase, weight: str = "") -> str:
+    """One phrase; ``weight="B"`` matches body lexemes only (see the schema)."""
     words, prefix = phrase
-    lexemes = [_lexeme(w) for w in words[:-1]] + [_lexeme(words[-1], prefix)]
+    lexemes = [_lexeme(w, False, weight) for w in words[:-1]]
+    lexemes.append(_lexeme(words[-1], prefix, weight))
     return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
 
 
-def tsquery_text(phrases: list[Phrase], op: str = "&") -> str:
+def tsquery_text(phrases: list[Phrase], op: str = "&", weight: str = "") -> str:
     """Phrases AND-ed (or OR-ed with ``op="|"``) as a ``to_tsquery`` text."""
-    return f" {op} ".join(phrase_tsquery(p) for p in phrases)
+    return f" {op} ".join(phrase_tsquery(p, weight) for p in phrases)
 
 
 def to_tsquery_text(user_query: str) -> str:

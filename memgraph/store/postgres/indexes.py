@@ -130,13 +130,19 @@ def _lexemes(conn: Any, words: list[str]) -> dict[str, str]:
     return {w: lex for w, lex in rows if lex}
 
 
-def _freq_sql(column: str, phrase: Phrase, lexemes: dict[str, str]) -> tuple[str, list[object]]:
-    """SQL counting a one-word phrase's instances from the row's tsvector positions."""
+def _freq_sql(phrase: Phrase, lexemes: dict[str, str], body_only: bool) -> tuple[str, list[object]]:
+    """SQL counting a one-word phrase's instances from the row's tsvector positions
+    (body positions carry weight B, title positions A)."""
     (word,), prefix = phrase
     lex = lexemes.get(word, word)
     test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
+    if body_only:
+        return (
+            f"(SELECT count(*) FROM unnest(n.fts) u, unnest(u.weights) w WHERE {test} AND w = 'B')",
+            [lex],
+        )
     return (
-        f"(SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(n.{column}) u"
+        f"(SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(n.fts) u"
         f" WHERE {test})",
         [lex],
     )
@@ -196,8 +202,8 @@ class PgVoiceIndex:
         for p in phrases:
             having = _one(
                 conn.execute(
-                    "SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)",
-                    (phrase_tsquery(p),),
+                    "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
+                    (phrase_tsquery(p, "B"),),
                 )
             )[0]
             weights.append(idf(int(nodes), int(having)))
@@ -206,7 +212,7 @@ class PgVoiceIndex:
         columns, col_args = [], []
         for p, one in zip(phrases, single, strict=True):
             if one:
-                sql, a = _freq_sql("fts_body", p, lexemes)
+                sql, a = _freq_sql(p, lexemes, body_only=True)
                 columns.append(sql)
                 col_args += a
         body = ", n.body" if not all(single) else ", NULL"
@@ -214,8 +220,8 @@ class PgVoiceIndex:
             f"SELECT v.node_id, v.ts, v.day, v.classification, n.ntok{body}"
             + "".join(f", {c}" for c in columns)
             + " FROM voice_messages v JOIN nodes n ON n.id = v.node_id"
-            f" WHERE n.fts_body @@ to_tsquery('memgraph_text', %s) AND {clause}",
-            [*col_args, tsquery_text(phrases), *args],
+            f" WHERE n.fts @@ to_tsquery('memgraph_text', %s) AND {clause}",
+            [*col_args, tsquery_text(phrases, weight="B"), *args],
         ).fetchall()
         scored: list[tuple[int, float, str, str]] = []
         for nid, ts, day, cls, ntok, text, *counted in rows:
@@ -500,7 +506,7 @@ class PgTermStats:
             lexemes = _lexemes(conn, [p[0][0] for p in phrases])
             columns, col_args = [], []
             for p in phrases:
-                sql, a = _freq_sql("fts", p, lexemes)
+                sql, a = _freq_sql(p, lexemes, body_only=False)
                 columns.append(sql)
                 col_args += a
             rows = conn.execute(

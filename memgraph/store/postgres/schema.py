@@ -26,8 +26,10 @@ def _tsvector(expr: str) -> str:
     )
 
 
-FTS_DOCUMENT = _tsvector("title || ' ' || body")  # Store.search, term statistics
-FTS_BODY = _tsvector("body")  # voice search matches the message text only
+# One tsvector, title lexemes weighted A and body lexemes B: Store.search and
+# term statistics match both, voice search only B (the message text): one GIN
+# index, each text tokenised once per write.
+FTS_DOCUMENT = f"setweight({_tsvector('title')}, 'A') || setweight({_tsvector('body')}, 'B')"
 
 C = 'COLLATE "C"'
 
@@ -64,13 +66,11 @@ MIGRATIONS: list[Migration] = [
             doc text NOT NULL,
             -- FTS5-style token count of title + body (BM25's document length)
             ntok integer NOT NULL DEFAULT 0,
-            fts tsvector GENERATED ALWAYS AS ({FTS_DOCUMENT}) STORED,
-            fts_body tsvector GENERATED ALWAYS AS ({FTS_BODY}) STORED
+            fts tsvector GENERATED ALWAYS AS ({FTS_DOCUMENT}) STORED
         );
         CREATE INDEX nodes_profile_kind ON nodes(profile, kind, valid_from);
         CREATE INDEX nodes_domain ON nodes(domain_id, profile, lifecycle);
         CREATE INDEX nodes_fts ON nodes USING gin(fts);
-        CREATE INDEX nodes_fts_body ON nodes USING gin(fts_body);
 
         -- BM25's corpus figures (row count, total tokens), kept by statement
         -- triggers over transition tables: one update per statement, not per row
