@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
 
     home: Path = Field(default_factory=_default_home, description="store directory")
+    # a postgresql:// URL (one store for a fleet of machines); unset: <home>/memgraph.db
+    store: str | None = None
     vault: Path = Field(
         default_factory=lambda: Path.home() / "memgraph-vault", description="vault root"
     )

@@ -50,6 +50,7 @@ COMMAND_MODULES = (
     "voice_index",
     "wiki",
     "demo",
+    "render",
 )
 
 

@@ -22,6 +22,14 @@ def store_from(home: Path | None = None, store: Path | None = None) -> Store:
     return open_store(load_settings(home=home).store_path)
 
 
+def store_location(cfg: Settings, store: str | Path | None = None) -> str:
+    """``--store`` (a file or a postgresql:// URL), else ``MEMGRAPH_STORE``, else
+    ``<home>/memgraph.db``."""
+    if store is not None:
+        return str(store)
+    return cfg.store or str(cfg.store_path)
+
+
 def print_json_line(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
 
