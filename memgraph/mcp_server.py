@@ -55,7 +55,7 @@ class MemgraphTools:
 
     @contextmanager
     def _store(self) -> Iterator[Store]:
-        store = open_store(self.settings.store_path)
+        store = open_store(self.settings.store or self.settings.store_path)
         try:
             yield store
         finally:

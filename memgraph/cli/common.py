@@ -15,11 +15,10 @@ def settings(**overrides: Any) -> Settings:
     return load_settings(**overrides)
 
 
-def store_from(home: Path | None = None, store: Path | None = None) -> Store:
-    """Open the store named by ``--store``, else ``<home>/memgraph.db``."""
-    if store is not None:
-        return open_store(store)
-    return open_store(load_settings(home=home).store_path)
+def store_from(home: Path | None = None, store: str | Path | None = None) -> Store:
+    """Open the store named by ``--store`` (a file or a postgresql:// URL), else
+    ``MEMGRAPH_STORE``, else ``<home>/memgraph.db``."""
+    return open_store(store_location(load_settings(home=home), store))
 
 
 def store_location(cfg: Settings, store: str | Path | None = None) -> str:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
-StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+StoreOpt = typer.Option(
+    None, "--store", help="Store file or postgresql:// URL (overrides --home; env MEMGRAPH_STORE)."
+)
 EmbedderOpt = typer.Option(
     None, "--embedder", help="none | hash | ollama | minilm (env MEMGRAPH_EMBEDDER)."
 )
@@ -75,7 +77,7 @@ def _say(line: str) -> None:
 
 
 def _ranked(
-    cfg: Settings, home: Path | None, store: Path | None, run: Callable[[Store, Any], R]
+    cfg: Settings, home: Path | None, store: str | None, run: Callable[[Store, Any], R]
 ) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
     (one line) when ranking fell back to BM25."""
@@ -102,7 +104,7 @@ def context(
     as_json: bool = typer.Option(False, "--json", help="The packet as one JSON line."),
     markdown: bool = typer.Option(False, "--markdown", help="The packet as markdown."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
@@ -141,7 +143,7 @@ def recall(
     session: str | None = typer.Option(None, "--session", help="Only this session id."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
@@ -190,7 +192,7 @@ def index(
     rebuild: bool = typer.Option(False, "--rebuild", help="Drop and re-embed everything."),
     as_json: bool = typer.Option(False, "--json", help="The report as one JSON line."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,

@@ -33,7 +33,7 @@ def probe(
     settings = load_settings(home=home, transcripts=transcripts or None)
     request = ProbeRequest(roots=list(settings.transcripts), days=days)
     try:
-        store = open_store(settings.store_path)
+        store = open_store(settings.store or settings.store_path)
     except MemgraphError as exc:
         from datetime import UTC, datetime, timedelta
 

@@ -41,11 +41,11 @@ def _harness(flag: str | None) -> str:
 
 
 def _open(home: Path | None, workspace: Path | None) -> tuple[Any, Any]:
-    from memgraph.cli.common import settings
+    from memgraph.cli.common import settings, store_location
     from memgraph.store import open_store
 
     s = settings(home=home, workspace=workspace)
-    return s, open_store(s.store_path)
+    return s, open_store(store_location(s))
 
 
 def _info_json(info: Any) -> dict[str, Any]:

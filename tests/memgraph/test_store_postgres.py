@@ -91,7 +91,7 @@ def test_schema_versions_match_sqlite(pg_url: str) -> None:
 
 
 def test_location_hides_the_password(pg_server: Any) -> None:
-    from memgraph.store.postgres.store import redact
+    from memgraph.store.postgres import redact
 
     url = f"postgresql://postgres:s3cret@127.0.0.1:{pg_server.port}/postgres"
     assert "s3cret" not in redact(url)
@@ -179,3 +179,51 @@ def test_readonly_open_of_an_empty_database_refuses(pg_url: str) -> None:
     with pytest.raises(StoreError, match="read-only"), ro.transaction():
         pass
     ro.close()
+
+
+def test_cli_moves_a_sqlite_store_into_postgres(
+    pg_url: str, mg_factory: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's migration: `snapshot export | snapshot import --store URL`, then
+    validate, stats and export from PostgreSQL give the same graph, byte for byte."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    db = tmp_path / "mg.db"
+    sqlite = SQLiteStore(db)
+    for p in _patches(mg_factory):
+        apply_patch(sqlite, p, now=NOW)
+    sqlite.close()
+    exported = runner.invoke(app, ["snapshot", "export", "--store", str(db)])
+    assert exported.exit_code == 0, exported.output
+    snap = tmp_path / "snap.json"
+    snap.write_text(exported.stdout)
+    imported = runner.invoke(app, ["snapshot", "import", str(snap), "--store", pg_url])
+    assert imported.exit_code == 0, imported.output
+    monkeypatch.setenv("MEMGRAPH_STORE", pg_url)  # the fleet setting: no --store needed
+    again = runner.invoke(app, ["snapshot", "export"])
+    assert again.exit_code == 0 and again.stdout == exported.stdout
+    checked = runner.invoke(app, ["validate"])
+    assert checked.exit_code == 0, checked.output
+    assert checked.stderr.strip().endswith(": ok") and "postgresql://" in checked.stderr
+    stats = runner.invoke(app, ["stats", "--json"])
+    assert stats.exit_code == 0 and '"nodes":7' in stats.stdout
+
+
+def test_validate_reports_an_index_out_of_step(pg_url: str, mg_factory: Any) -> None:
+    from memgraph.store.postgres import validate_url
+
+    store = open_store(pg_url)
+    for p in _patches(mg_factory):
+        apply_patch(store, p, now=NOW)
+    assert validate_url(pg_url) == []
+    store.conn.execute("UPDATE node_stats SET nodes = nodes + 1")  # type: ignore[attr-defined]
+    store.close()
+    problems = validate_url(pg_url)
+    assert len(problems) == 1 and "node_stats" in problems[0] and problems[0].startswith(
+        "postgresql://"
+    )
+    empty_db = pg_url.rsplit("/", 1)[0] + "/postgres"
+    assert "no memgraph store" in validate_url(empty_db)[0]

@@ -40,6 +40,7 @@ from memgraph.documents import (
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 from memgraph.store.interfaces import StoreIndexes, register_indexes
+from memgraph.store.postgres import redact
 from memgraph.store.postgres.fts import to_tsquery_text
 from memgraph.store.postgres.schema import all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
@@ -55,19 +56,6 @@ T = TypeVar("T")
 _NAMESPACE = 0x6D67  # "mg"
 WRITE_LOCK = 1
 MIGRATE_LOCK = 2
-
-
-def redact(url: str) -> str:
-    """The URL without its password (for messages and ``location``)."""
-    try:
-        params = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "postgresql://(malformed URL)"
-    host = str(params.get("host") or "localhost")
-    port = str(params.get("port") or "5432")
-    user = str(params.get("user") or "")
-    db = str(params.get("dbname") or user)
-    return f"postgresql://{user + '@' if user else ''}{host}:{port}/{db}"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -300,6 +288,33 @@ class PostgresStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def check(self) -> list[str]:
+        """The index tables and corpus figures agree with the nodes (validate)."""
+        problems = []
+        with self.reader() as txn:
+            conn = txn.conn
+            stats = conn.execute("SELECT nodes, tokens FROM node_stats").fetchone()
+            actual = conn.execute("SELECT count(*), coalesce(sum(ntok), 0) FROM nodes").fetchone()
+            if stats is None or actual is None or tuple(stats) != tuple(actual):
+                problems.append(f"node_stats {stats} disagrees with the nodes {actual}")
+            for table, profile, kind in (
+                ("voice_messages", "voice", "('message')"),
+                ("session_notes", "session", "('note')"),
+                ("session_sessions", "session", "('session')"),
+            ):
+                row = conn.execute(
+                    f"SELECT (SELECT count(*) FROM {table} t LEFT JOIN nodes n ON n.id = t.node_id"
+                    " WHERE n.id IS NULL),"
+                    f" (SELECT count(*) FROM nodes n WHERE n.profile = %s AND n.kind IN {kind}"
+                    f" AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.node_id = n.id))",
+                    (profile,),
+                ).fetchone()
+                if row and row[0]:
+                    problems.append(f"{table}: {row[0]} rows without their node")
+                if row and row[1]:
+                    problems.append(f"{table}: {row[1]} nodes missing from the index")
+        return problems
 
     # -- reads -------------------------------------------------------------
     def schema_versions(self) -> list[int]:
