@@ -22,6 +22,17 @@ FAST_PATHS = {
 }
 
 
+def _shared_store(argv: list[str]) -> bool:
+    """A postgresql:// store (``--store URL`` or ``MEMGRAPH_STORE``): the lean paths
+    read SQLite files only, so such a command takes the full path."""
+    schemes = ("postgresql://", "postgres://", "--store=postgres")
+    if any(a.startswith(schemes) for a in argv):
+        return True
+    return any(
+        k.upper() == "MEMGRAPH_STORE" and v.startswith(schemes[:2]) for k, v in os.environ.items()
+    )
+
+
 def main(exit: Callable[[int], object] = os._exit) -> None:
     """The console script. ``exit`` ends the process after a fast path (tests pass
     ``sys.exit`` to inspect the process afterwards)."""
@@ -29,7 +40,7 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if argv and argv[0] in FAST_PATHS and "--debug" not in argv:
+    if argv and argv[0] in FAST_PATHS and "--debug" not in argv and not _shared_store(argv):
         # A fast path is a short-lived process: cyclic-GC passes over the heap that
         # importing pydantic builds cost more than the few cycles they would free.
         gc.disable()
