@@ -222,8 +222,32 @@ def test_validate_reports_an_index_out_of_step(pg_url: str, mg_factory: Any) -> 
     store.conn.execute("UPDATE node_stats SET nodes = nodes + 1")  # type: ignore[attr-defined]
     store.close()
     problems = validate_url(pg_url)
-    assert len(problems) == 1 and "node_stats" in problems[0] and problems[0].startswith(
-        "postgresql://"
+    assert (
+        len(problems) == 1
+        and "node_stats" in problems[0]
+        and problems[0].startswith("postgresql://")
     )
     empty_db = pg_url.rsplit("/", 1)[0] + "/postgres"
     assert "no memgraph store" in validate_url(empty_db)[0]
+
+
+@pytest.mark.parametrize(
+    "query", ["text", "login flow", '"handles the"', "log*", "é", "中文", "a_b", "nothing here"]
+)
+def test_search_ranks_like_sqlite(pg_url: str, mg_factory: Any, tmp_path: Path, query: str) -> None:
+    patches = _patches(mg_factory)
+    found = []
+    for location in (tmp_path / "mg.db", pg_url):
+        store = open_store(location)
+        for p in patches:
+            apply_patch(store, p, now=NOW)
+        found.append([(h.node_id, h.score) for h in store.search(query)])
+        store.close()
+    want, got = found
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
+
+    # SQL leaves the order of equal scores open: compare hits by score, then id
+    def ordered(hits: list[tuple[str, float]]) -> list[str]:
+        return [nid for nid, _ in sorted(hits, key=lambda h: (round(h[1], 9), h[0]))]
+
+    assert ordered(got) == ordered(want)

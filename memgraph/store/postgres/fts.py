@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from typing import Any
 
 _TOKEN_RE = re.compile(r'"([^"]*)"|(\S+)')
 # FTS5's unicode61 splits on anything but letters and digits (also "_")
@@ -117,3 +118,85 @@ def bm25(weights: list[float], freqs: list[int], size: int, avgdl: float) -> flo
     """FTS5's bm25(): negative, lower is better."""
     norm = K1 * (1 - B + B * size / avgdl)
     return -sum(w * f * (K1 + 1.0) / (f + norm) for w, f in zip(weights, freqs, strict=True))
+
+
+# -- SQL over the nodes.fts tsvector (psycopg connection ``conn``) -----------------
+
+
+def lexemes_of(conn: Any, words: list[str]) -> dict[str, str]:
+    """Each folded word as PostgreSQL's text configuration indexes it."""
+    rows = conn.execute(
+        "SELECT w, (SELECT min(lexeme) FROM unnest(to_tsvector('memgraph_text', w)))"
+        " FROM unnest(%s::text[]) AS w",
+        (words,),
+    ).fetchall()
+    return {w: lex for w, lex in rows if lex}
+
+
+def freq_sql(phrase: Phrase, lexemes: dict[str, str], body_only: bool) -> tuple[str, list[object]]:
+    """SQL counting a one-word phrase's instances from the row's tsvector positions
+    (body positions carry weight B, title positions A)."""
+    (word,), prefix = phrase
+    lex = lexemes.get(word, word)
+    test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
+    if body_only:
+        return (
+            f"(SELECT count(*) FROM unnest(n.fts) u, unnest(u.weights) w WHERE {test} AND w = 'B')",
+            [lex],
+        )
+    return (
+        f"(SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(n.fts) u"
+        f" WHERE {test})",
+        [lex],
+    )
+
+
+def search_nodes(conn: Any, query: str, limit: int, profile: str | None) -> list[tuple[str, float]]:
+    """``Store.search``: FTS5's ``bm25(node_fts)`` over title and body, best first."""
+    phrases = parse_query(query)
+    if not phrases or limit < 1:
+        return []
+    nodes, total = conn.execute("SELECT nodes, tokens FROM node_stats").fetchone()
+    avgdl = total / nodes if nodes and total else 1.0
+    weights = [
+        idf(
+            int(nodes),
+            int(
+                conn.execute(
+                    "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
+                    (phrase_tsquery(p),),
+                ).fetchone()[0]
+            ),
+        )
+        for p in phrases
+    ]
+    single = [len(p[0]) == 1 for p in phrases]
+    lex = lexemes_of(conn, [p[0][0] for p, one in zip(phrases, single, strict=True) if one])
+    columns, col_args = [], []
+    for p, one in zip(phrases, single, strict=True):
+        if one:
+            sql, a = freq_sql(p, lex, body_only=False)
+            columns.append(sql)
+            col_args += a
+    text = ", NULL, NULL" if all(single) else ", n.title, n.body"
+    where, args = "", []
+    if profile is not None:
+        where, args = " AND n.profile = %s", [profile]
+    rows = conn.execute(
+        f"SELECT n.id, n.ntok{text}" + "".join(f", {c}" for c in columns) + " FROM nodes n"
+        f" WHERE n.fts @@ to_tsquery('memgraph_text', %s){where}",
+        [*col_args, tsquery_text(phrases), *args],
+    ).fetchall()
+    scored = []
+    for nid, ntok, title, body, *counted in rows:
+        # a phrase never spans columns in FTS5: count it in each column
+        cols = [tokens(title), tokens(body)] if title is not None else []
+        it = iter(counted)
+        freqs = [
+            int(next(it)) if one else sum(hits(p, c) for c in cols)
+            for p, one in zip(phrases, single, strict=True)
+        ]
+        if all(freqs):
+            scored.append((bm25(weights, freqs, int(ntok), avgdl), nid))
+    scored.sort()
+    return [(nid, score) for score, nid in scored[:limit]]

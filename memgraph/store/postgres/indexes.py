@@ -22,8 +22,10 @@ from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
     bm25,
+    freq_sql,
     hits,
     idf,
+    lexemes_of,
     parse_query,
     phrase_tsquery,
     token_count,
@@ -57,7 +59,7 @@ def _one(cursor: Any) -> tuple[Any, ...]:
 
 
 def _nul(text: str) -> str:
-    return text.replace("\x00", "") if "\x00" in text else text
+    return text.replace("\x00", " ") if "\x00" in text else text
 
 
 # -- voice message index ----------------------------------------------------------
@@ -120,34 +122,6 @@ def _rows_by_id(conn: Any, ids: list[str], scores: dict[str, float]) -> list[Voi
     return [found[i] for i in ids if i in found]
 
 
-def _lexemes(conn: Any, words: list[str]) -> dict[str, str]:
-    """Each folded word as PostgreSQL's text configuration indexes it."""
-    rows = conn.execute(
-        "SELECT w, (SELECT min(lexeme) FROM unnest(to_tsvector('memgraph_text', w)))"
-        " FROM unnest(%s::text[]) AS w",
-        (words,),
-    ).fetchall()
-    return {w: lex for w, lex in rows if lex}
-
-
-def _freq_sql(phrase: Phrase, lexemes: dict[str, str], body_only: bool) -> tuple[str, list[object]]:
-    """SQL counting a one-word phrase's instances from the row's tsvector positions
-    (body positions carry weight B, title positions A)."""
-    (word,), prefix = phrase
-    lex = lexemes.get(word, word)
-    test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
-    if body_only:
-        return (
-            f"(SELECT count(*) FROM unnest(n.fts) u, unnest(u.weights) w WHERE {test} AND w = 'B')",
-            [lex],
-        )
-    return (
-        f"(SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(n.fts) u"
-        f" WHERE {test})",
-        [lex],
-    )
-
-
 class PgVoiceIndex:
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
@@ -208,11 +182,11 @@ class PgVoiceIndex:
             )[0]
             weights.append(idf(int(nodes), int(having)))
         single = [len(p[0]) == 1 for p in phrases]
-        lexemes = _lexemes(conn, [p[0][0] for p, one in zip(phrases, single, strict=True) if one])
+        lexemes = lexemes_of(conn, [p[0][0] for p, one in zip(phrases, single, strict=True) if one])
         columns, col_args = [], []
         for p, one in zip(phrases, single, strict=True):
             if one:
-                sql, a = _freq_sql(p, lexemes, body_only=True)
+                sql, a = freq_sql(p, lexemes, body_only=True)
                 columns.append(sql)
                 col_args += a
         body = ", n.body" if not all(single) else ", NULL"
@@ -503,10 +477,10 @@ class PgTermStats:
                 )
                 for p in phrases
             ]
-            lexemes = _lexemes(conn, [p[0][0] for p in phrases])
+            lexemes = lexemes_of(conn, [p[0][0] for p in phrases])
             columns, col_args = [], []
             for p in phrases:
-                sql, a = _freq_sql(p, lexemes, body_only=False)
+                sql, a = freq_sql(p, lexemes, body_only=False)
                 columns.append(sql)
                 col_args += a
             rows = conn.execute(

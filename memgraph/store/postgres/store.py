@@ -41,7 +41,7 @@ from memgraph.documents import (
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
-from memgraph.store.postgres.fts import to_tsquery_text
+from memgraph.store.postgres.fts import search_nodes
 from memgraph.store.postgres.schema import all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
@@ -389,20 +389,10 @@ class PostgresStore:
         ]
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
-        text = to_tsquery_text(query)
-        if not text:
-            return []
-        sql = (
-            "SELECT id, -ts_rank(fts, q) AS score FROM nodes, "
-            "to_tsquery('memgraph_text', %s) AS q WHERE fts @@ q"
-        )
-        args: list[object] = [text]
-        if profile is not None:
-            sql += " AND profile = %s"
-            args.append(profile)
-        args.append(limit)
-        rows = self._rows(sql + " ORDER BY score, id LIMIT %s", args)
-        return [SearchHit(node_id=r[0], score=float(r[1])) for r in rows]
+        """FTS5's ``bm25`` ranking (``memgraph.store.postgres.fts.search_nodes``)."""
+        with self.reader() as txn:
+            found = search_nodes(txn.conn, query, limit, profile)
+        return [SearchHit(node_id=nid, score=score) for nid, score in found]
 
     def counts(self) -> dict[str, int]:
         tables = ("nodes", "edges", "summaries", "receipts", "patches", "embeddings", "domains")

@@ -54,8 +54,8 @@ _EDGE_UPSERT = (
 
 def _text(value: str) -> str:
     # PostgreSQL text cannot hold NUL; the JSON doc escapes it, the indexed
-    # title/body columns drop it (they only feed search)
-    return value.replace("\x00", "") if "\x00" in value else value
+    # title/body columns (search only) read it as the separator FTS5 sees
+    return value.replace("\x00", " ") if "\x00" in value else value
 
 
 def node_row(n: MemoryNode) -> tuple[str | int | None, ...]:
