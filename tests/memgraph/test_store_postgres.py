@@ -251,3 +251,25 @@ def test_search_ranks_like_sqlite(pg_url: str, mg_factory: Any, tmp_path: Path, 
         return [nid for nid, _ in sorted(hits, key=lambda h: (round(h[1], 9), h[0]))]
 
     assert ordered(got) == ordered(want)
+
+
+@pytest.mark.parametrize("args", [["stats"], ["snapshot", "export"], ["session", "list"]])
+def test_cli_on_an_unreachable_server_is_one_line(args: list[str], tmp_path: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "MEMGRAPH_STORE": f"postgresql://fleet:pw@127.0.0.1:{port}/memgraph"}
+    exe = Path(sys.executable).with_name("memgraph")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memgraph.cli"]
+    proc = subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"Error: cannot connect to PostgreSQL store postgresql://fleet@127.0.0.1:{port}/memgraph"
+    )
+    assert "pw" not in proc.stderr.replace("postgresql", "")
