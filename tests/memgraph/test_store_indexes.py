@@ -189,3 +189,27 @@ def test_activity_lookups(mg_store: Store, reference: Any) -> None:
         == reference.activity.message_cwds(lo, hi)
         == {"/home/ada/src/atlas"}
     )
+
+
+def test_a_nul_in_a_message_is_kept_and_found(mg_store: Store, tmp_path: Path) -> None:
+    """jsonb cannot hold U+0000; the PostgreSQL index reads around it, the text stays exact."""
+    from memgraph.store.sqlite import SQLiteStore
+    from profiles.voice.model import OperatorMessage
+    from profiles.voice.nodes import NodeContext, message_node
+
+    msg = OperatorMessage(
+        "s-nul", "r1", T0, "nul\x00byte login here", "/t.jsonl", 1, "codex", "prompt"
+    )
+    node = message_node(msg, NodeContext("c", "p", T0))
+    reference = SQLiteStore(tmp_path / "ref.db")
+    for store in (mg_store, reference):
+        apply_patch(store, new_patch([UpsertNode(node=node)]))
+    got = indexes(mg_store).voice.search(VoiceSearch(query="byte"))
+    if type(mg_store).__name__ != "SQLiteStore":
+        # (SQLite's json_extract ends the text at the NUL: a known gap of that backend)
+        assert [r.text for r in got] == ["nul\x00byte login here"]
+    assert [r.node_id for r in got] == [
+        r.node_id for r in indexes(reference).voice.search(VoiceSearch(query="byte"))
+    ]
+    assert [r.node_id for r in indexes(mg_store).voice.search(VoiceSearch())] == [node.id]
+    reference.close()

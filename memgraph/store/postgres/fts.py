@@ -71,23 +71,20 @@ def parse_query(user_query: str) -> list[Phrase]:
     return found
 
 
-def _lexeme(word: str, prefix: bool = False, weight: str = "") -> str:
-    label = ("*" if prefix else "") + weight
+def _lexeme(word: str, prefix: bool = False) -> str:
     quoted = "'" + word.replace("'", "''").replace("\\", "\\\\") + "'"
-    return quoted + (":" + label if label else "")
+    return quoted + (":*" if prefix else "")
 
 
-def phrase_tsquery(phrase: Phrase, weight: str = "") -> str:
-    """One phrase; ``weight="B"`` matches body lexemes only (see the schema)."""
+def phrase_tsquery(phrase: Phrase) -> str:
     words, prefix = phrase
-    lexemes = [_lexeme(w, False, weight) for w in words[:-1]]
-    lexemes.append(_lexeme(words[-1], prefix, weight))
+    lexemes = [_lexeme(w) for w in words[:-1]] + [_lexeme(words[-1], prefix)]
     return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
 
 
-def tsquery_text(phrases: list[Phrase], op: str = "&", weight: str = "") -> str:
+def tsquery_text(phrases: list[Phrase], op: str = "&") -> str:
     """Phrases AND-ed (or OR-ed with ``op="|"``) as a ``to_tsquery`` text."""
-    return f" {op} ".join(phrase_tsquery(p, weight) for p in phrases)
+    return f" {op} ".join(phrase_tsquery(p) for p in phrases)
 
 
 def to_tsquery_text(user_query: str) -> str:
@@ -109,6 +106,49 @@ def hits(phrase: Phrase, toks: list[str]) -> int:
     return count
 
 
+_PATTERNS: dict[Phrase, re.Pattern[str]] = {}
+
+
+def _ascii_pattern(phrase: Phrase) -> re.Pattern[str]:
+    """Instances of ``phrase`` in lower-cased ASCII text. A one-word phrase starts
+    with its literal (the regex engine scans for it); a longer one is matched in a
+    lookahead so that overlapping instances ("a a" in "a a a") count, as FTS5's do."""
+    found = _PATTERNS.get(phrase)
+    if found is None:
+        words, prefix = phrase
+        end = "" if prefix else "(?![a-z0-9])"
+        if len(words) == 1:
+            found = re.compile(f"{re.escape(words[0])}{end}")
+        else:
+            body = "[^a-z0-9]+".join(re.escape(w) for w in words)
+            found = re.compile(f"(?=({body}{end}))")
+        if len(_PATTERNS) > 256:
+            _PATTERNS.clear()
+        _PATTERNS[phrase] = found
+    return found
+
+
+def _ascii_hits(phrase: Phrase, low: str) -> int:
+    if phrase[0][0] not in low:
+        return 0
+    count = 0
+    for m in _ascii_pattern(phrase).finditer(low):
+        start = m.start()
+        if start == 0 or not low[start - 1].isalnum():  # a token starts here
+            count += 1
+    return count
+
+
+def count_hits(phrases: list[Phrase], text: str) -> list[int]:
+    """``hits(p, tokens(text))`` for each phrase; ASCII text without tokenising it
+    (a regex scan per phrase is several times cheaper than building the token list)."""
+    if text.isascii() and all(all(w.isascii() for w in p[0]) for p in phrases):
+        low = text.lower()
+        return [_ascii_hits(p, low) for p in phrases]
+    toks = tokens(text)
+    return [hits(p, toks) for p in phrases]
+
+
 def idf(rows: int, having: int) -> float:
     value = math.log((rows - having + 0.5) / (having + 0.5))
     return value if value > 0.0 else 1e-6
@@ -123,31 +163,11 @@ def bm25(weights: list[float], freqs: list[int], size: int, avgdl: float) -> flo
 # -- SQL over the nodes.fts tsvector (psycopg connection ``conn``) -----------------
 
 
-def lexemes_of(conn: Any, words: list[str]) -> dict[str, str]:
-    """Each folded word as PostgreSQL's text configuration indexes it."""
-    rows = conn.execute(
-        "SELECT w, (SELECT min(lexeme) FROM unnest(to_tsvector('memgraph_text', w)))"
-        " FROM unnest(%s::text[]) AS w",
-        (words,),
-    ).fetchall()
-    return {w: lex for w, lex in rows if lex}
-
-
-def freq_sql(phrase: Phrase, lexemes: dict[str, str], body_only: bool) -> tuple[str, list[object]]:
-    """SQL counting a one-word phrase's instances from the row's tsvector positions
-    (body positions carry weight B, title positions A)."""
-    (word,), prefix = phrase
-    lex = lexemes.get(word, word)
-    test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
-    if body_only:
-        return (
-            f"(SELECT count(*) FROM unnest(n.fts) u, unnest(u.weights) w WHERE {test} AND w = 'B')",
-            [lex],
-        )
-    return (
-        f"(SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(n.fts) u"
-        f" WHERE {test})",
-        [lex],
+def having_sql(column: str, count: int) -> str:
+    """Scalar subqueries: rows whose ``column`` holds each of ``count`` phrases."""
+    return "".join(
+        f", (SELECT count(*) FROM nodes WHERE {column} @@ to_tsquery('memgraph_text', %s))"
+        for _ in range(count)
     )
 
 
@@ -156,47 +176,38 @@ def search_nodes(conn: Any, query: str, limit: int, profile: str | None) -> list
     phrases = parse_query(query)
     if not phrases or limit < 1:
         return []
-    nodes, total = conn.execute("SELECT nodes, tokens FROM node_stats").fetchone()
-    avgdl = total / nodes if nodes and total else 1.0
-    weights = [
-        idf(
-            int(nodes),
-            int(
-                conn.execute(
-                    "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
-                    (phrase_tsquery(p),),
-                ).fetchone()[0]
-            ),
-        )
-        for p in phrases
-    ]
-    single = [len(p[0]) == 1 for p in phrases]
-    lex = lexemes_of(conn, [p[0][0] for p, one in zip(phrases, single, strict=True) if one])
-    columns, col_args = [], []
-    for p, one in zip(phrases, single, strict=True):
-        if one:
-            sql, a = freq_sql(p, lex, body_only=False)
-            columns.append(sql)
-            col_args += a
-    text = ", NULL, NULL" if all(single) else ", n.title, n.body"
     where, args = "", []
     if profile is not None:
         where, args = " AND n.profile = %s", [profile]
     rows = conn.execute(
-        f"SELECT n.id, n.ntok{text}" + "".join(f", {c}" for c in columns) + " FROM nodes n"
+        f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+        " n.body FROM node_stats s CROSS JOIN nodes n"
         f" WHERE n.fts @@ to_tsquery('memgraph_text', %s){where}",
-        [*col_args, tsquery_text(phrases), *args],
+        [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases), *args],
     ).fetchall()
+    return rank_rows(phrases, rows, limit, "&")
+
+
+def rank_rows(
+    phrases: list[Phrase], rows: list[Any], limit: int, op: str
+) -> list[tuple[str, float]]:
+    """Rows of (nodes, tokens, having..., id, ntok, title, body), best ``limit`` by
+    FTS5's bm25 over title and body; ``op`` "&" keeps rows holding every phrase,
+    "|" rows holding any. A phrase never spans columns in FTS5: counted in each."""
+    if not rows:
+        return []
+    k = 2 + len(phrases)
+    nodes, total = rows[0][0], rows[0][1]
+    avgdl = total / nodes if nodes and total else 1.0
+    weights = [idf(int(nodes), int(h)) for h in rows[0][2:k]]
     scored = []
-    for nid, ntok, title, body, *counted in rows:
-        # a phrase never spans columns in FTS5: count it in each column
-        cols = [tokens(title), tokens(body)] if title is not None else []
-        it = iter(counted)
+    for r in rows:
+        nid, ntok, title, body = r[k : k + 4]
         freqs = [
-            int(next(it)) if one else sum(hits(p, c) for c in cols)
-            for p, one in zip(phrases, single, strict=True)
+            a + b
+            for a, b in zip(count_hits(phrases, title), count_hits(phrases, body), strict=True)
         ]
-        if all(freqs):
+        if all(freqs) if op == "&" else any(freqs):
             scored.append((bm25(weights, freqs, int(ntok), avgdl), nid))
     scored.sort()
     return [(nid, score) for score, nid in scored[:limit]]

@@ -14,6 +14,7 @@ same hits in the same order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +23,12 @@ from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
     bm25,
-    freq_sql,
-    hits,
+    count_hits,
+    having_sql,
     idf,
-    lexemes_of,
     parse_query,
     phrase_tsquery,
+    rank_rows,
     token_count,
     tokens,
     tsquery_text,
@@ -99,30 +100,39 @@ def _ascii_lower(text: str) -> str:
     return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
 
 
-_DETAIL = """SELECT v.node_id, v.ts, v.constellation, v.session_id, v.project,
-    coalesce(n.doc::jsonb ->> 'claim', ''), v.classification, v.confidence, v.voice_page
-    FROM voice_messages v JOIN nodes n ON n.id = v.node_id WHERE v.node_id = ANY(%s)"""
+# What a hit shows, beside what ranking reads: the text is the node's body when
+# that is exactly its claim (the trigger checked), else the claim of its JSON
+_HIT = """v.constellation, v.session_id, v.project, v.confidence, v.voice_page,
+    n.body, CASE WHEN v.body_is_claim THEN NULL ELSE n.doc END"""
 
 
-def _rows_by_id(conn: Any, ids: list[str], scores: dict[str, float]) -> list[VoiceRow]:
-    found = {}
-    for nid, ts, const, sid, project, text, cls, conf, page in conn.execute(_DETAIL, (ids,)):
-        found[nid] = VoiceRow(
-            score=scores.get(nid, 0.0),
-            ts=ts,
-            constellation=const,
-            session_id=sid,
-            project=project,
-            text=text,
-            classification=cls,
-            confidence=None if conf is None else float(conf),
-            voice_page=page,
-            node_id=nid,
-        )
-    return [found[i] for i in ids if i in found]
+def _text(body: str, doc: str | None) -> str:
+    if doc is None:
+        return body
+    claim = json.loads(doc).get("claim")
+    return claim if isinstance(claim, str) else ""
+
+
+def _row(score: float, nid: str, ts: str, cls: str | None, hit: Sequence[Any]) -> VoiceRow:
+    const, sid, project, conf, page, body, doc = hit
+    return VoiceRow(
+        score=score,
+        ts=ts,
+        constellation=const,
+        session_id=sid,
+        project=project,
+        text=_text(body, doc),
+        classification=cls,
+        confidence=None if conf is None else float(conf),
+        voice_page=page,
+        node_id=nid,
+    )
 
 
 class PgVoiceIndex:
+    """Every search is ONE statement (one snapshot, one round trip): a server on
+    another machine costs a network round trip per statement."""
+
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
 
@@ -134,88 +144,79 @@ class PgVoiceIndex:
         if q.only is not None and not q.only:
             return []
         where, args = _filters(q)
-        with self.store.reader() as txn:
-            conn = txn.conn
-            if q.recent_sessions > 0:
-                sessions = [
-                    r[0]
-                    for r in conn.execute(
-                        f"SELECT v.session_id FROM voice_messages v WHERE {' AND '.join(where)}"
-                        " GROUP BY v.session_id ORDER BY max(v.ts) DESC, v.session_id LIMIT %s",
-                        [*args, q.recent_sessions],
-                    )
-                ]
-                if not sessions:
-                    return []
-                where.append("v.session_id = ANY(%s)")
-                args.append(sessions)
-            clause = " AND ".join(where)
-            if not phrases:
-                ids = [
-                    r[0]
-                    for r in conn.execute(
-                        f"SELECT v.node_id FROM voice_messages v WHERE {clause}"
-                        " ORDER BY v.ts DESC, v.node_id DESC LIMIT %s",
-                        [*args, q.limit],
-                    )
-                ]
-                ids.reverse()  # listings read oldest to newest, like a transcript
-                return _rows_by_id(conn, ids, {})
-            return self._ranked(conn, q, phrases, clause, args)
+        head, head_args = "", []
+        if q.recent_sessions > 0:
+            head = (
+                "WITH recent AS (SELECT v.session_id FROM voice_messages v"
+                f" WHERE {' AND '.join(where)} GROUP BY v.session_id"
+                " ORDER BY max(v.ts) DESC, v.session_id LIMIT %s) "
+            )
+            head_args = [*args, q.recent_sessions]
+            where.append("v.session_id IN (SELECT session_id FROM recent)")
+        clause = " AND ".join(where)
+        if not phrases:
+            rows = self.store.fetch_all(
+                f"{head}SELECT v.node_id, v.ts, v.classification, {_HIT}"
+                " FROM voice_messages v JOIN nodes n ON n.id = v.node_id"
+                f" WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT %s",
+                [*head_args, *args, q.limit],
+            )
+            rows.reverse()  # listings read oldest to newest, like a transcript
+            return [_row(0.0, r[0], r[1], r[2], r[3:]) for r in rows]
+        return self._ranked(q, phrases, head, head_args, clause, args)
 
     def _ranked(
-        self, conn: Any, q: VoiceSearch, phrases: list[Phrase], clause: str, args: list[object]
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
     ) -> list[VoiceRow]:
-        nodes, total = _one(conn.execute("SELECT nodes, tokens FROM node_stats"))
-        avgdl = total / nodes if nodes and total else 1.0
-        ref_row = _one(
-            conn.execute("SELECT max(day) FROM voice_messages WHERE lifecycle <> 'retired'")
+        # corpus figures ride on every row: rows, tokens, the newest message's day
+        # (recency is measured from it) and the rows holding each phrase
+        having = having_sql("fts_body", len(phrases))
+        rows = self.store.fetch_all(
+            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
+            " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
+            " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1) AS ref"
+            f"{having} FROM node_stats) s CROSS JOIN nodes n"
+            # the text index finds the rows, each then meets the filters by primary key
+            " CROSS JOIN LATERAL (SELECT * FROM voice_messages v"
+            f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"  # OFFSET 0: a nested loop
+            # (no profile/kind test on n: the join keeps voice messages only, and
+            # such a test can lure the planner onto the profile index)
+            " WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)",
+            [
+                *head_args,
+                *[phrase_tsquery(p) for p in phrases],
+                *args,
+                tsquery_text(phrases),
+            ],
         )
-        ref = float(ref_row[0] or 0.0)
-        weights = []
-        for p in phrases:
-            having = _one(
-                conn.execute(
-                    "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
-                    (phrase_tsquery(p, "B"),),
-                )
-            )[0]
-            weights.append(idf(int(nodes), int(having)))
-        single = [len(p[0]) == 1 for p in phrases]
-        lexemes = lexemes_of(conn, [p[0][0] for p, one in zip(phrases, single, strict=True) if one])
-        columns, col_args = [], []
-        for p, one in zip(phrases, single, strict=True):
-            if one:
-                sql, a = freq_sql(p, lexemes, body_only=True)
-                columns.append(sql)
-                col_args += a
-        body = ", n.body" if not all(single) else ", NULL"
-        rows = conn.execute(
-            f"SELECT v.node_id, v.ts, v.day, v.classification, n.ntok{body}"
-            + "".join(f", {c}" for c in columns)
-            + " FROM voice_messages v JOIN nodes n ON n.id = v.node_id"
-            f" WHERE n.fts @@ to_tsquery('memgraph_text', %s) AND {clause}",
-            [*col_args, tsquery_text(phrases, weight="B"), *args],
-        ).fetchall()
-        scored: list[tuple[int, float, str, str]] = []
-        for nid, ts, day, cls, ntok, text, *counted in rows:
-            toks = tokens(text) if text is not None else []
-            it = iter(counted)
-            freqs = [
-                int(next(it)) if one else hits(p, toks)
-                for p, one in zip(phrases, single, strict=True)
-            ]
+        if not rows:
+            return []
+        k = 3 + len(phrases)
+        nodes, total, ref = rows[0][0], rows[0][1], float(rows[0][2] or 0.0)
+        avgdl = total / nodes if nodes and total else 1.0
+        weights = [idf(int(nodes), int(h)) for h in rows[0][3:k]]
+        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        for r in rows:
+            nid, ts, day, cls, ntok = r[k : k + 5]
+            hit = r[k + 5 :]
+            freqs = count_hits(phrases, hit[5])
             if not all(freqs):
                 continue
             score = bm25(weights, freqs, int(ntok), avgdl)
-            age = max(0.0, ref - float(day))
-            score *= 0.5 + 0.5 / (1.0 + age / q.recency_days)
-            scored.append((1 if cls == q.demote else 0, score, ts, nid))
+            score *= 0.5 + 0.5 / (1.0 + max(0.0, ref - float(day)) / q.recency_days)
+            scored.append((1 if cls == q.demote else 0, score, ts, nid, (cls, hit)))
         scored.sort(key=lambda x: x[3])
         scored.sort(key=lambda x: x[2], reverse=True)
         scored.sort(key=lambda x: (x[0], x[1]))
-        top = scored[: q.limit]
-        return _rows_by_id(conn, [x[3] for x in top], {x[3]: x[1] for x in top})
+        return [
+            _row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in scored[: q.limit]
+        ]
 
     def stats(self) -> VoiceIndexStats:
         live = "FROM voice_messages WHERE lifecycle <> 'retired'"
@@ -458,43 +459,15 @@ class PgTermStats:
         if not words or limit < 1:
             return []
         phrases: list[Phrase] = [((tokens(w)[0],), False) for w in words]
-        with self.store.reader() as txn:
-            conn = txn.conn
-            nodes, total = _one(conn.execute("SELECT nodes, tokens FROM node_stats"))
-            avgdl = total / nodes if nodes and total else 1.0
-            weights = [
-                idf(
-                    int(nodes),
-                    int(
-                        _one(
-                            conn.execute(
-                                "SELECT count(*) FROM nodes"
-                                " WHERE fts @@ to_tsquery('memgraph_text', %s)",
-                                (phrase_tsquery(p),),
-                            )
-                        )[0]
-                    ),
-                )
-                for p in phrases
-            ]
-            lexemes = lexemes_of(conn, [p[0][0] for p in phrases])
-            columns, col_args = [], []
-            for p in phrases:
-                sql, a = freq_sql(p, lexemes, body_only=False)
-                columns.append(sql)
-                col_args += a
-            rows = conn.execute(
-                "SELECT n.id, n.ntok, " + ", ".join(columns) + " FROM nodes n"
-                " WHERE n.fts @@ to_tsquery('memgraph_text', %s)",
-                [*col_args, tsquery_text(phrases, "|")],
-            ).fetchall()
-        scored = []
-        for nid, ntok, *freqs in rows:
-            f = [int(x) for x in freqs]
-            if any(f):
-                scored.append((nid, -bm25(weights, f, int(ntok), avgdl)))
-        scored.sort(key=lambda kv: (-kv[1], kv[0]))
-        return scored[:limit]
+        rows = self.store.fetch_all(
+            f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+            " n.body FROM node_stats s CROSS JOIN nodes n"
+            " WHERE n.fts @@ to_tsquery('memgraph_text', %s)",
+            [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases, "|")],
+        )
+        ranked = rank_rows(phrases, rows, len(rows), "|")
+        best = sorted(((nid, -score) for nid, score in ranked), key=lambda kv: (-kv[1], kv[0]))
+        return best[:limit]
 
 
 # -- activity lookups ------------------------------------------------------------------
@@ -510,24 +483,25 @@ class PgActivity:
         found: list[ActivityRow] = []
         with self.store.reader() as txn:
             for src in sources:
-                text = "d ->> 'claim'" if src.kind == "message" else "''"
                 rows = txn.conn.execute(
-                    f"SELECT kind, id, valid_from, d -> 'attributes', {text}"
-                    " FROM (SELECT kind, id, valid_from, doc::jsonb AS d FROM nodes"
+                    "SELECT kind, id, valid_from, doc FROM nodes"
                     " WHERE profile = %s AND kind = %s AND valid_from >= %s"
-                    " AND valid_from <= %s AND lifecycle = ANY(%s)) AS s",
+                    " AND valid_from <= %s AND lifecycle = ANY(%s)",
                     (src.profile, src.kind, lo, hi, list(src.states)),
                 ).fetchall()
-                found.extend(
-                    ActivityRow(
-                        kind=kind,
-                        node_id=nid,
-                        valid_from=valid,
-                        attributes=attrs if isinstance(attrs, dict) else {},
-                        text=t or "",
+                for kind, nid, valid, doc in rows:
+                    # parsed here, not as jsonb: jsonb cannot hold a NUL the text may have
+                    d = json.loads(doc)
+                    attrs, text = d.get("attributes"), d.get("claim")
+                    found.append(
+                        ActivityRow(
+                            kind=kind,
+                            node_id=nid,
+                            valid_from=valid,
+                            attributes=attrs if isinstance(attrs, dict) else {},
+                            text=(text or "") if src.kind == "message" else "",
+                        )
                     )
-                    for kind, nid, valid, attrs, t in rows
-                )
         return found
 
     def message_cwds(self, lo: str, hi: str) -> set[str]:

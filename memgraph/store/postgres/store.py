@@ -275,7 +275,9 @@ class PostgresStore:
                 self._open = None
                 self._rollback()
 
-    def _rows(self, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:
+    def fetch_all(self, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:
+        """One statement in autocommit (its own snapshot), or inside the open
+        transaction; lock waits retried, failures one line."""
         with self._lock:
             return self._retry(lambda: self.conn.execute(sql, args).fetchall())
 
@@ -318,7 +320,9 @@ class PostgresStore:
 
     # -- reads -------------------------------------------------------------
     def schema_versions(self) -> list[int]:
-        return [int(r[0]) for r in self._rows("SELECT version FROM schema_migrations ORDER BY 1")]
+        return [
+            int(r[0]) for r in self.fetch_all("SELECT version FROM schema_migrations ORDER BY 1")
+        ]
 
     def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
         """Nodes within ``hops`` edges (either direction) and the edges walked."""
@@ -356,7 +360,7 @@ class PostgresStore:
             sql, args = sql + " AND target_id = %s", [target_id]
         if patch_id is not None:
             sql, args = sql + " AND patch_id = %s", [*args, patch_id]
-        rows = self._rows(sql + " ORDER BY seq", args)
+        rows = self.fetch_all(sql + " ORDER BY seq", args)
         return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
 
     def iter_nodes(
@@ -367,7 +371,7 @@ class PostgresStore:
             sql, args = sql + " AND profile = %s", [*args, profile]
         if kind is not None:
             sql, args = sql + " AND kind = %s", [*args, kind]
-        for (doc,) in self._rows(sql + " ORDER BY id", args):
+        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
             yield MemoryNode.model_validate_json(doc)
 
     def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
@@ -385,7 +389,7 @@ class PostgresStore:
                 sql += f" AND {column} {op} %s"
                 args.append(bound)
         return [
-            MemoryNode.model_validate_json(d) for (d,) in self._rows(sql + " ORDER BY id", args)
+            MemoryNode.model_validate_json(d) for (d,) in self.fetch_all(sql + " ORDER BY id", args)
         ]
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
@@ -397,7 +401,7 @@ class PostgresStore:
     def counts(self) -> dict[str, int]:
         tables = ("nodes", "edges", "summaries", "receipts", "patches", "embeddings", "domains")
         sql = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in tables)
-        row = self._rows(sql)[0]
+        row = self.fetch_all(sql)[0]
         return {t: int(v) for t, v in zip(tables, row, strict=True)}
 
     # -- snapshots ---------------------------------------------------------
@@ -474,6 +478,13 @@ class PostgresStore:
             for patch in snapshot.patches:
                 txn.put_patch(patch)
             txn.append_receipts(snapshot.receipts)
+            # a bulk load: give the planner statistics and merge the text index's
+            # pending list now, not when autovacuum gets to it
+            self.conn.execute("ANALYZE")
+            self.conn.execute(
+                "SELECT gin_clean_pending_list('nodes_fts'::regclass),"
+                " gin_clean_pending_list('nodes_fts_body'::regclass)"
+            )
 
 
 def _pg_indexes(store: PostgresStore) -> StoreIndexes:
