@@ -6,7 +6,7 @@
 Whole process: ``memgraph voice "fact" --since <date>`` (the installed console
 script, so the FAST_PATHS lean path) and ``rg -i fact <vault>``, run alternately
 so both see the same machine load; medians and p90s. In process: p50/p95 of the
-library query (``search_conn`` on an open connection) for a few query shapes.
+library query (``search_voice`` on an open store; ``fast.voice_search`` cold) for a few query shapes.
 Prints the machine load so noisy figures can be recognised.
 """
 
@@ -82,6 +82,7 @@ def in_process(out: Path, iterations: int, since: str) -> None:
     case (a fresh connection per query, as each CLI process has)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from memgraph.store.sqlite import SQLiteStore
+    from memgraph.store.sqlite_ext import fast
     from profiles.voice import search as core
 
     db = out / "home" / "memgraph.db"
@@ -117,9 +118,9 @@ def in_process(out: Path, iterations: int, since: str) -> None:
     q = shapes["fact --since"]
     for _ in range(max(5, iterations // 5)):
         t0 = time.perf_counter()
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        core.search_conn(conn, q)
-        conn.close()
+        request = core.search_request(q)
+        assert request is not None
+        fast.voice_search(db, request)  # opens a fresh connection, as the CLI does
         cold.append((time.perf_counter() - t0) * 1000)
     print(f"  cold (new connection) 'fact --since': p50 {statistics.median(cold):.2f} ms")
 

@@ -13,14 +13,15 @@ from the store, so nothing Qdrant holds can enter a packet.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from context_cut.embedders import fold
 from memgraph.errors import MemgraphError
+from memgraph.store.interfaces import indexes
 from memgraph.store.protocol import Store
+from memgraph.store.rows import TermFrequencies
 
 RRF_K = 60
 MAX_TERMS = 12
@@ -77,50 +78,14 @@ COMMON_TERM_SHARE = 0.1
 PRUNE_MIN_NODES = 5000  # below this every term is cheap: keep them all
 
 
-def _sqlite_conn(store: Store) -> sqlite3.Connection | None:
-    from memgraph.store.sqlite import SQLiteStore
-
-    return store.conn if isinstance(store, SQLiteStore) else None
-
-
-def _prune_common(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
-    try:
-        total = conn.execute("SELECT max(rowid) FROM nodes").fetchone()[0] or 0
-        if total < PRUNE_MIN_NODES:
-            return list(terms)
-        marks = ",".join("?" * len(terms))
-        rows = conn.execute(
-            f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", list(terms)
-        ).fetchall()
-    except sqlite3.Error:  # a store opened before migration 40 ran (read-only)
+def prune_common(freq: TermFrequencies, terms: Sequence[str]) -> list[str]:
+    """Drop terms held by more than ``COMMON_TERM_SHARE`` of the nodes (keep the rarest
+    one when every term is that common); nothing is dropped below ``PRUNE_MIN_NODES``."""
+    if freq.nodes < PRUNE_MIN_NODES:
         return list(terms)
-    df = {t: int(d) for t, d in rows}
-    rare = [t for t in terms if df.get(t, 0) <= total * COMMON_TERM_SHARE]
+    df = dict(freq.df)
+    rare = [t for t in terms if df.get(t, 0) <= freq.nodes * COMMON_TERM_SHARE]
     return rare or sorted(terms, key=lambda t: df.get(t, 0))[:1]
-
-
-def _sqlite_or_bm25(
-    store: Store, conn: sqlite3.Connection, terms: Sequence[str], limit: int
-) -> list[tuple[str, float]]:
-    with store.reader():  # holds the store's connection lock and one read snapshot
-        kept = _prune_common(conn, terms)
-        match = " OR ".join(f'"{t}"' for t in kept)
-        # ORDER BY rank LIMIT on the FTS table alone: only the top rows are then
-        # joined to nodes (joining first reads every matching node row).
-        rows = conn.execute(
-            "SELECT rowid, bm25(node_fts) FROM node_fts WHERE node_fts MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            (match, limit),
-        ).fetchall()
-        if not rows:
-            return []
-        marks = ",".join("?" * len(rows))
-        ids = dict(
-            conn.execute(
-                f"SELECT rowid, id FROM nodes WHERE rowid IN ({marks})", [r[0] for r in rows]
-            ).fetchall()
-        )
-    return [(ids[r], -float(score)) for r, score in rows if r in ids]
 
 
 def bm25_ranking(
@@ -129,19 +94,16 @@ def bm25_ranking(
     """(node id, -bm25) best first, OR semantics over ``terms``."""
     if not terms:
         return []
-    conn = _sqlite_conn(store)
-    if conn is not None and not profiles:
-        return _sqlite_or_bm25(store, conn, terms, limit)
-    # Any other backend, or a profile filter: one store.search per term. The
-    # sum of single-term bm25 scores is the bm25 of the OR query.
+    if not profiles:
+        stats = indexes(store).terms
+        return stats.rank_any(prune_common(stats.frequencies(terms), terms), limit)
+    # A profile filter: one store.search per term and profile. The sum of
+    # single-term bm25 scores is the bm25 of the OR query.
     totals: dict[str, float] = {}
     per_term = max(limit * 4, 100)
     for term in terms:
         # a bare quoted term: to_fts5_query keeps it literal, so no syntax leaks
-        if profiles:
-            hits = [h for p in profiles for h in store.search(f'"{term}"', per_term, profile=p)]
-        else:
-            hits = store.search(f'"{term}"', per_term)
+        hits = [h for p in profiles for h in store.search(f'"{term}"', per_term, profile=p)]
         for h in hits:
             totals[h.node_id] = totals.get(h.node_id, 0.0) - h.score
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -1,104 +1,195 @@
-"""One small settings model: env (MEMGRAPH_*) over a TOML file over defaults.
+"""The one config resolver: CLI flags > ``MEMGRAPH_*`` env > TOML file > defaults.
 
-Read only at entry points (CLI, MCP server) and passed down explicitly;
-library code never reads the environment itself.
+Stdlib only at import, because every entry point uses it, the fast paths
+(``memgraph voice``, ``memgraph note``, ``memgraph hook session-end``) included:
+``resolve(...)`` gives each field's raw value from the first source that has
+it, and ``paths(...)`` the store file and vault. ``load_settings(**overrides)``
+validates the same raw values into the pydantic ``Settings`` model
+(``memgraph.settings``). Read only at entry points (CLI, MCP server) and passed
+down explicitly; library code never reads the environment itself.
+
+Env names match case-insensitively (``memgraph_home`` counts, as pydantic-settings
+did), an exact-case name first. The TOML file is ``$MEMGRAPH_CONFIG``, else
+``$XDG_CONFIG_HOME/memgraph/config.toml`` (``~/.config`` when unset); keys are
+the field names.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import Field, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
 
 from memgraph.errors import ConfigError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def default_config_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    from memgraph.settings import Settings as Settings
+
+# Every field of ``memgraph.settings.Settings`` (a test keeps the two equal).
+FIELDS = (
+    "home",
+    "store",
+    "vault",
+    "transcripts",
+    "workspace",
+    "session",
+    "persona",
+    "repos",
+    "window_gap_minutes",
+    "night_window",
+    "classifier",
+    "ollama_model",
+    "ollama_host",
+    "ollama_timeout",
+    "ollama_retries",
+    "ollama_batch_tokens",
+    "qdrant_url",
+    "qdrant_path",
+    "embedder",
+    "embed_model",
+)
+ENV_PREFIX = "MEMGRAPH_"
+STORE_FILE = "memgraph.db"
+
+
+def _environ(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+def default_config_file(env: Mapping[str, str] | None = None) -> Path:
+    base = _environ(env).get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "memgraph" / "config.toml"
 
 
-def _default_home() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+def config_file(env: Mapping[str, str] | None = None) -> Path:
+    """The TOML file consulted (it need not exist)."""
+    explicit = env_value("config", env)
+    return Path(explicit) if explicit else default_config_file(env)
+
+
+def default_home(env: Mapping[str, str] | None = None) -> Path:
+    base = _environ(env).get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "memgraph"
 
 
-def _default_transcripts() -> list[Path]:
+def default_vault() -> Path:
+    return Path.home() / "memgraph-vault"
+
+
+def default_transcripts() -> list[Path]:
     return [Path.home() / ".claude" / "projects", Path.home() / ".codex" / "sessions"]
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+def env_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
+    """``MEMGRAPH_<FIELD>`` from the environment, the exact-case name first."""
+    env = _environ(env)
+    name = ENV_PREFIX + field.upper()
+    if name in env:
+        return env[name]
+    lower = name.lower()
+    for key, value in env.items():
+        if key.lower() == lower:
+            return value
+    return None
 
-    home: Path = Field(default_factory=_default_home, description="store directory")
-    # a postgresql:// URL (one store for a fleet of machines); unset: <home>/memgraph.db
-    store: str | None = None
-    vault: Path = Field(
-        default_factory=lambda: Path.home() / "memgraph-vault", description="vault root"
-    )
-    # Path lists come from env as os.pathsep-separated text ("a:b"), or a TOML list.
-    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=_default_transcripts)
-    workspace: Path = Field(default_factory=Path.cwd, description="where .memgraph/ lives")
-    session: str | None = None
-    persona: str = "default"
-    repos: Annotated[list[Path], NoDecode] = Field(default_factory=list)
-    window_gap_minutes: int = 15
-    night_window: str = "02:00-06:00"
-    classifier: str = "rules"
-    ollama_model: str = "gemma4:e2b"
-    ollama_host: str | None = None
-    ollama_timeout: float = 30.0
-    ollama_retries: int = 2  # extra attempts per request after the first
-    ollama_batch_tokens: int = 500  # messages per /api/chat request, in estimated tokens
-    qdrant_url: str | None = None
-    qdrant_path: Path | None = None
-    embedder: str = "none"  # none | hash | ollama | minilm
-    embed_model: str = "all-minilm"
 
-    @field_validator("transcripts", "repos", mode="before")
-    @classmethod
-    def _split_paths(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
-        return value
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The TOML file's table ({} when there is none); a bad file is a ``ConfigError``."""
+    if not path.is_file():
+        return {}
+    import tomllib
 
-    @property
-    def store_path(self) -> Path:
-        return self.home / "memgraph.db"
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"invalid configuration: {path}: {exc}") from None
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        path = Path(os.environ.get("MEMGRAPH_CONFIG") or default_config_file())
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if path.is_file():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
+
+def resolve(
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    fields: Iterable[str] = FIELDS,
+) -> dict[str, Any]:
+    """Raw value of each of ``fields`` that some source sets (absent: use the default).
+
+    ``overrides`` (CLI flags; ``None`` values are unset) win over the
+    environment, which wins over the TOML file (read only when needed).
+    """
+    overrides = overrides or {}
+    found: dict[str, Any] = {}
+    missing: list[str] = []
+    for field in fields:
+        value = overrides.get(field)
+        if value is None:
+            value = env_value(field, env)
+        if value is None:
+            missing.append(field)
+        else:
+            found[field] = value
+    if missing:
+        table = read_config_file(config_file(env))
+        found.update((f, table[f]) for f in missing if f in table)
+    return found
+
+
+def paths(
+    home: str | Path | None = None,
+    vault: str | Path | None = None,
+    store: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
+    """(store file, vault): ``store`` if given, else the ``store`` setting when it
+    names a file, else ``<home>/memgraph.db``. A ``postgresql://`` store has no
+    file: callers check ``store_url`` first (the CLI's lean paths do)."""
+    raw = resolve({"home": home, "vault": vault, "store": store}, env, ("home", "vault", "store"))
+    for field in ("home", "vault", "store"):
+        if field in raw and not isinstance(raw[field], str | Path):
+            raise ConfigError(f"invalid configuration: {field} must be a path")
+    home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
+    vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
+    chosen = raw.get("store")
+    if chosen is not None and not is_url(str(chosen)):
+        return Path(chosen), vault_dir
+    return home_dir / STORE_FILE, vault_dir
+
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: str) -> bool:
+    """Whether a store location names a PostgreSQL server rather than a file."""
+    return location.startswith(URL_SCHEMES)
+
+
+def store_url(store: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    """The ``postgresql://`` URL of the store (``store`` if given, else the
+    ``store`` setting: env, then the TOML file), or None for a SQLite file."""
+    raw = resolve({"store": store}, env, ("store",)).get("store")
+    return raw if isinstance(raw, str) and is_url(raw) else None
 
 
 def load_settings(**overrides: Any) -> Settings:
     """Settings for an entry point; ``overrides`` (CLI flags) win over everything."""
-    clean = {k: v for k, v in overrides.items() if v is not None}
+    from memgraph.settings import Settings
+
+    raw = resolve(overrides)
     try:
-        settings = Settings(**clean)
-    except Exception as exc:  # pydantic ValidationError or a TOML syntax error
+        settings = Settings(**raw)
+    except Exception as exc:  # pydantic ValidationError
         first = str(exc).strip().splitlines()
         raise ConfigError(f"invalid configuration: {' '.join(first[:3])}") from None
     if "OLLAMA_HOST" in os.environ and settings.ollama_host is None:
         settings.ollama_host = os.environ["OLLAMA_HOST"]
     return settings
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Settings":  # the pydantic model, built on first use
+        from memgraph.settings import Settings
+
+        return Settings
+    raise AttributeError(f"module 'memgraph.config' has no attribute {name!r}")

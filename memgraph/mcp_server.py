@@ -69,7 +69,7 @@ class MemgraphTools:
         type: str | None = None,
         limit: int = 20,
     ) -> list[dict[str, Any]]:
-        from memgraph.cli.voice_fast import format_json
+        from profiles.voice.output import format_json
         from profiles.voice.search import VoiceQuery, parse_when, search_voice
 
         if not 1 <= limit <= MAX_LIMIT:

@@ -32,7 +32,6 @@ from memgraph.hashing import node_hash, same_node_content
 from memgraph.validation import edge_endpoint_problems, node_problems, summary_problems
 from memgraph.working import Working
 from profiles import get_profile
-from profiles.agent import SHORT_TERM_OPEN_STATES
 from profiles.base import Profile
 
 Problems = list[str]
@@ -386,21 +385,28 @@ def refresh_embedding(work: Working, op: RefreshEmbedding) -> Problems:
 
 
 def forced_sleep(work: Working, op: ForcedSleep) -> Problems:
-    """Every open short_term node of the domain must be distilled, incubated or
-    pruned; each disposition is a transition with its own receipt."""
-    open_nodes = work.nodes_in_domain(op.domain_id, "short_term", SHORT_TERM_OPEN_STATES)
+    """Every open node of the domain in a profile that takes part in forced sleep
+    (``Profile.sleep_open_states``) must be given a disposition; each is a
+    transition with its own receipt."""
+    sleepers = profiles.sleep_profiles()
+    names = "/".join(p.name.value for p in sleepers)
+    open_nodes = [
+        n
+        for p in sleepers
+        for n in work.nodes_in_domain(op.domain_id, p.name.value, p.sleep_open_states)
+    ]
     open_ids = {n.id for n in open_nodes}
     unaccounted = sorted(open_ids - op.dispositions.keys())
     problems: Problems = []
     if unaccounted:
         problems.append(
-            f"forced sleep leaves {len(unaccounted)} short_term node(s) unaccounted: "
+            f"forced sleep leaves {len(unaccounted)} {names} node(s) unaccounted: "
             + ", ".join(unaccounted[:10])
         )
     extra = sorted(op.dispositions.keys() - open_ids)
     if extra:
         problems.append(
-            "dispositions name nodes that are not open short_term nodes of "
+            f"dispositions name nodes that are not open {names} nodes of "
             f"{op.domain_id}: " + ", ".join(extra[:10])
         )
     if problems:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,16 +103,9 @@ def _validate_path(path: Path) -> list[str]:
         return [f"{path}: no such file"]
     try:
         if is_sqlite_file(path):
-            from memgraph.store.sqlite import SQLiteStore
+            from memgraph.store.sqlite import read_store_file
 
-            store = SQLiteStore(path, readonly=True)
-            try:
-                row = store.conn.execute("PRAGMA quick_check").fetchone()
-                if row and row[0] != "ok":
-                    return [f"{path}: sqlite integrity: {row[0]}"]
-                snapshot = store.export_snapshot()
-            finally:
-                store.close()
+            snapshot = read_store_file(path)
         else:
             snapshot = read_snapshot_file(path)
     except (SnapshotError, StoreError) as exc:
@@ -121,6 +113,4 @@ def _validate_path(path: Path) -> list[str]:
         return [msg if msg.startswith(str(path)) else f"{path}: {msg}"]
     except ValidationError as exc:
         return [f"{path}: stored document is malformed: {exc.errors()[0].get('msg')}"]
-    except sqlite3.Error as exc:
-        return [f"{path}: unreadable store: {exc}"]
     return [f"{path}: {problem}" for problem in validate_snapshot(snapshot)]

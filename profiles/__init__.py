@@ -65,6 +65,11 @@ def get_profile(name: str | ProfileName) -> Profile:
         raise ValidationFailed([f"unknown profile {name!r}"]) from None
 
 
+def sleep_profiles() -> list[Profile]:
+    """Profiles whose open nodes a forced sleep must account for (``sleep_open_states``)."""
+    return [p for p in _build().values() if p.sleep_open_states]
+
+
 def __getattr__(name: str) -> Any:
     if name == "REGISTRY":
         registry = _build()

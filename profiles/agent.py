@@ -63,6 +63,7 @@ SHORT_TERM = Profile(
         clustered={"distilled", "incubated", "pruned"},
     ),
     retired_state="pruned",
+    sleep_open_states=SHORT_TERM_OPEN_STATES,
 )
 
 INCUBATION = Profile(

@@ -48,6 +48,9 @@ class Profile:
     node_rules: tuple[NodeRule, ...] = field(default=())
     edge_rules: tuple[EdgeRule, ...] = field(default=())
     op_rules: tuple[OpRule, ...] = field(default=())
+    # States a forced sleep must account for: a profile that takes part in
+    # forced sleep names its open states here (the engine reads nothing else).
+    sleep_open_states: frozenset[str] = field(default=frozenset())
 
     def __post_init__(self) -> None:
         # A malformed table is a programming error: fail at import, not at apply.
@@ -55,6 +58,7 @@ class Profile:
         bad = [s for s in (*self.initial, self.retired_state) if s not in known]
         for src, targets in self.transitions.items():
             bad += [s for s in (src, *targets) if s not in known]
+        bad += [s for s in self.sleep_open_states if s not in known]
         if self.revised_state is not None and self.revised_state not in known:
             bad.append(self.revised_state)
         if bad:

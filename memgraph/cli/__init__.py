@@ -23,14 +23,18 @@ FAST_PATHS = {
 
 
 def _shared_store(argv: list[str]) -> bool:
-    """A postgresql:// store (``--store URL`` or ``MEMGRAPH_STORE``): the lean paths
-    read SQLite files only, so such a command takes the full path."""
-    schemes = ("postgresql://", "postgres://", "--store=postgres")
-    if any(a.startswith(schemes) for a in argv):
+    """A postgresql:// store (``--store URL``, ``MEMGRAPH_STORE`` or ``store`` in the
+    config file): the lean paths read SQLite files only, so the command takes the
+    full path."""
+    from memgraph.config import URL_SCHEMES, store_url
+    from memgraph.errors import MemgraphError
+
+    if any(a.startswith((*URL_SCHEMES, "--store=postgres")) for a in argv):
         return True
-    return any(
-        k.upper() == "MEMGRAPH_STORE" and v.startswith(schemes[:2]) for k, v in os.environ.items()
-    )
+    try:
+        return store_url() is not None
+    except MemgraphError:
+        return False  # a bad config file: the command itself reports it
 
 
 def main(exit: Callable[[int], object] = os._exit) -> None:

@@ -24,10 +24,10 @@ def demo(
     import tempfile
 
     import memgraph
-    from memgraph.cli.voice_fast import format_line
     from memgraph.store import open_store
     from profiles.voice.backfill import BackfillRequest, run_backfill
     from profiles.voice.classify.night import NightPassRequest, make_proposer, run_night_pass
+    from profiles.voice.output import format_line
     from profiles.voice.search import VoiceQuery, search_voice, voice_stats
 
     work = directory or Path(tempfile.mkdtemp(prefix="memgraph-demo-"))

@@ -9,7 +9,6 @@ typer command exactly.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -37,38 +36,13 @@ def _parse(argv: list[str]) -> dict[str, str] | None:
     return found
 
 
-def _config_file() -> Path:
-    explicit = os.environ.get("MEMGRAPH_CONFIG")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memgraph" / "config.toml"
-
-
 def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
-    """(store file, vault) with ``memgraph.config.Settings`` precedence:
+    """(store file, vault) by the one resolver (``memgraph.config.paths``):
     flag > MEMGRAPH_* env > TOML config file > default."""
-    config: dict[str, object] = {}
-    path = _config_file()
-    if path.is_file():
-        import tomllib
+    from memgraph.config import paths
 
-        from memgraph.errors import ConfigError
-
-        try:
-            config = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"invalid configuration: {exc}") from None
-
-    def pick(key: str, default: Path) -> Path:
-        value = flags.get(key) or os.environ.get(f"MEMGRAPH_{key.upper()}") or config.get(key)
-        return Path(str(value)) if value else default
-
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    home = pick("home", Path(data) / "memgraph")
-    vault = pick("vault", Path.home() / "memgraph-vault")
-    store = Path(flags["store"]) if flags.get("store") else home / "memgraph.db"
-    return store, vault
+    home, vault, store = (flags.get(k) or None for k in ("home", "vault", "store"))
+    return paths(home=home, vault=vault, store=store)
 
 
 def run(argv: list[str]) -> int | None:

@@ -1,9 +1,11 @@
 """Lean path for ``memgraph note TEXT [options]`` (no typer, rich, pydantic).
 
 ``run(argv) -> int | None``: an exit code, or ``None`` for anything this path
-does not handle (help, unknown options, a config file, a session not started
-yet, a first-time store): typer then runs the same command on the full engine
-path. Output and exit codes match ``memgraph.cli.session``'s ``note`` command.
+does not handle (help, unknown options, a session not started yet, a
+first-time store): typer then runs the same command on the full engine path.
+Paths and the configured session come from the one resolver
+(``memgraph.config``), the write from the store's ``NoteAppend``. Output and
+exit codes match ``memgraph.cli.session``'s ``note`` command.
 """
 
 from __future__ import annotations
@@ -75,32 +77,15 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
     return texts[0], opts, as_json
 
 
-def _config_file(env: dict[str, str]) -> Path:
-    if env.get("MEMGRAPH_CONFIG"):
-        return Path(env["MEMGRAPH_CONFIG"])
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memgraph" / "config.toml"
-
-
-def _home(opts: dict[str, str], env: dict[str, str]) -> Path:
-    if opts.get("--home"):
-        return Path(opts["--home"])
-    if env.get("MEMGRAPH_HOME"):
-        return Path(env["MEMGRAPH_HOME"])
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "memgraph"
-
-
 def run(argv: list[str]) -> int | None:
     parsed = parse(argv)
-    env = dict(os.environ)
-    if parsed is None or _config_file(env).is_file():
-        return None  # settings from a TOML file: let memgraph.config read them
+    if parsed is None:
+        return None
     text, opts, as_json = parsed
     from memgraph.errors import MemgraphError
 
     try:
-        return _note(text, opts, as_json, env)
+        return _note(text, opts, as_json, dict(os.environ))
     except MemgraphError as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         sys.stderr.write(f"Error: {message}\n")
@@ -116,8 +101,16 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
         _load(name)
     records: Any = _load("records")
     harness_mod: Any = _load("harness")
+    from memgraph.config import paths, resolve
+
+    # the one resolver, as the typer command's load_settings: home, and the
+    # configured session when the environment names none
+    db = paths(home=opts.get("--home"), env=env)[0]
     harness = opts.get("--harness") or harness_mod.detect_harness(env)
     records.check_name(harness, "harness")
+    configured = resolve(None, env, ("session",)).get("session")
+    if configured and "MEMGRAPH_SESSION" not in env:
+        env["MEMGRAPH_SESSION"] = str(configured)
     sid, _ = harness_mod.active_session(opts.get("--session"), env, harness)
     if sid is None:
         raise UsageError(harness_mod.NO_SESSION)
@@ -130,7 +123,6 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
     at = records.parse_at(opts["--at"], now) if "--at" in opts else now
     lean: Any = _load("lean")
     views: Any = _load("views")
-    db = _home(opts, env) / "memgraph.db"
     rec = records.NoteRecord(
         session_id=sid,
         persona=persona or "",

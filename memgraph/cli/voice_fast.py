@@ -1,30 +1,29 @@
-"""The lean path for ``memgraph voice ...``: stdlib only, no typer, no pydantic.
+"""The lean path for ``memgraph voice ...``: an argv shim, stdlib only (no typer, pydantic).
 
 ``run(argv) -> int | None``: an exit code, or None for anything this path does
 not handle (subcommands, ``--backfill``, ``--help``, ``--window``, ``--stats`` on
 a TTY, an argument it cannot parse exactly like click would, a store that needs
-migrating), so typer takes over. Query, ranking and formatting come from
-``profiles/voice/search.py``, which is stdlib-only at import on purpose (the
-``profiles`` packages are lazy too), so output is byte-identical to the typer
-command's (tests/memgraph/cli/test_voice_fast.py checks that). The printed
-forms (``format_line``, ``format_json``, ``render_stats``) live here, at the end,
-and the typer command imports them.
+migrating, a config the resolver refuses), so typer takes over. Paths come from
+the one config resolver (``memgraph.config.paths``); the query and its mapping
+from ``profiles.voice.search`` (stdlib-only at import on purpose); the store call
+is the SQLite ``VoiceIndex`` opened on the file without the store class
+(``memgraph.store.sqlite_ext.fast``); the printed forms from
+``profiles.voice.output``. So output is byte-identical to the typer command's
+(tests/memgraph/cli/test_voice_fast.py checks that).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
+from memgraph.cli.output import emit
+from profiles.voice.output import render_hits, render_stats
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
-
-    from profiles.voice.search import VoiceHit, VoiceStats
-
-LINE_CHARS = 120
 
 # Subcommands of the voice group (memgraph/cli/voice.py routes these first).
 # tests/memgraph/cli/test_voice_fast.py checks this covers every registered one.
@@ -48,72 +47,16 @@ def missing_store_message(path: Path) -> str:
     return f"no voice index at {path}; run `memgraph voice --backfill`"
 
 
-def _env(name: str) -> str | None:
-    # pydantic-settings matches env names case-insensitively (case_sensitive=False).
-    if name in os.environ:
-        return os.environ[name]
-    for key, value in os.environ.items():
-        if key.lower() == name.lower():
-            return value
-    return None
-
-
 def resolve_store_path(home: str | None) -> Path | None:
-    """``load_settings(home=...).store_path`` without pydantic-settings.
+    """The store file by the one resolver (``memgraph.config.paths``); None when the
+    configuration is refused (typer then reports it)."""
+    from memgraph.config import paths
+    from memgraph.errors import ConfigError
 
-    Same precedence: ``--home`` > MEMGRAPH_HOME > ``home`` in the TOML config >
-    ``$XDG_DATA_HOME/memgraph``. None when the config file exists but is not
-    something this small reader can answer for sure (typer then decides).
-    """
-    if home is not None:
-        return Path(home) / "memgraph.db"
-    env = _env("MEMGRAPH_HOME")
-    if env is not None:
-        return Path(env) / "memgraph.db"
-    config_home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    config = Path(
-        os.environ.get("MEMGRAPH_CONFIG") or Path(config_home) / "memgraph" / "config.toml"
-    )
-    if config.is_file():
-        import tomllib
-
-        try:
-            with config.open("rb") as fh:
-                data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError):
-            return None  # typer reports the config error
-        if "home" in data:
-            value = data["home"]
-            return Path(value) / "memgraph.db" if isinstance(value, str) else None
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "memgraph" / "memgraph.db"
-
-
-def emit(text: str, err: bool = False) -> None:
-    """Write ``text`` as UTF-8; unencodable characters (lone surrogates) as escapes.
-
-    ``backslashreplace`` turns a lone surrogate into ``\\udc80``, which inside a
-    JSON string is the exact same value. A closed pipe (``| head``) ends quietly.
-    """
-    stream = sys.stderr if err else sys.stdout
-    data = text.encode("utf-8", "backslashreplace")
     try:
-        stream.flush()
-        buffer = getattr(stream, "buffer", None)
-        if buffer is not None:
-            buffer.write(data)
-            buffer.flush()
-        else:
-            stream.write(data.decode("utf-8"))
-            stream.flush()
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-
-
-def render_hits(hits: list[VoiceHit], as_json: bool, full: bool) -> str:
-    lines = [format_json(h) for h in hits] if as_json else [format_line(h, full) for h in hits]
-    return "".join(line + "\n" for line in lines)
+        return paths(home=home)[0]
+    except ConfigError:
+        return None
 
 
 class Flags:
@@ -215,102 +158,24 @@ def run(argv: list[str]) -> int | None:
     except (ImportError, OSError):
         return None
     from memgraph.errors import MemgraphError
+    from memgraph.store.sqlite_ext import fast
 
     try:
         if not path.is_file():
             raise MemgraphError(missing_store_message(path))
-        query = None if ns.stats else build_query(core, ns)
-        import sqlite3
-
-        uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-        try:
-            conn = sqlite3.connect(f"file:{uri}?mode=ro", uri=True, timeout=5.0)
-        except sqlite3.Error:
-            return None
-        try:
-            if not conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'voice_index'"
-            ).fetchone():
+        if ns.stats:
+            stats = fast.voice_stats(path)
+            if stats is None:
                 return None  # an older store: typer opens it, which migrates it
-            if query is None:
-                out = render_stats(core.stats_conn(conn))
-            else:
-                out = render_hits(core.search_conn(conn, query), ns.json, ns.full)
-        except sqlite3.Error:
-            return None  # not migrated / not a store: the typer path opens and reports
-        finally:
-            conn.close()
+            out = render_stats(core.to_stats(stats))
+        else:
+            request = core.search_request(build_query(core, ns))
+            rows = [] if request is None else fast.voice_search(path, request)
+            if rows is None:
+                return None  # not migrated / not a store: the typer path opens and reports
+            out = render_hits([core.to_hit(r) for r in rows], ns.json, ns.full)
     except MemgraphError as exc:
         emit(f"Error: {' '.join(str(exc).split()) or type(exc).__name__}\n", err=True)
         return exc.exit_code
     emit(out)
     return 0
-
-
-# -- output (both CLI paths print exactly this) -----------------------------------
-
-# Terminal safety: text is what someone typed (or pasted), and may hold escape
-# sequences. Line breaks become spaces in the one-line form; other control
-# characters are shown as U+FFFD. --json keeps the text exact.
-_BREAKS = {ord(c): " " for c in "\n\r\t\v\f\x85\u2028\u2029"}
-_CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-ONE_LINE = str.maketrans({**_CONTROLS, **_BREAKS})
-FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
-
-
-def format_line(hit: VoiceHit, full: bool = False) -> str:
-    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC; text cut at 120 chars)."""
-    if full:
-        text = hit.text.translate(FULL)
-    else:
-        text = hit.text.translate(ONE_LINE)
-        if len(text) > LINE_CHARS:
-            text = text[:LINE_CHARS] + "..."
-    const = hit.constellation.translate(ONE_LINE) or "-"
-    sid = hit.session_id[:8].translate(ONE_LINE) or "-"
-    return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'
-
-
-def format_json(hit: VoiceHit) -> str:
-    import json
-
-    data = {
-        "timestamp": hit.timestamp.isoformat().replace("+00:00", "Z"),
-        "constellation": hit.constellation,
-        "session_id": hit.session_id,
-        "project": hit.project,
-        "text": hit.text,
-        "classification": hit.classification,
-        "confidence": hit.confidence,
-        "voice_page": hit.voice_page,
-        "node_id": hit.node_id,
-    }
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "0.0%"
-
-
-def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
-    """(label, value) rows: printed as plain lines, or a rich table on a TTY."""
-    span = (
-        f"{stats.first:%Y-%m-%d %H:%M} .. {stats.last:%Y-%m-%d %H:%M}"
-        if stats.first and stats.last
-        else "-"
-    )
-    rows = [
-        ("messages", str(stats.messages)),
-        ("sessions", str(stats.sessions)),
-        ("pages", str(stats.pages)),
-        ("classified", f"{stats.classified} ({_pct(stats.classified, stats.messages)})"),
-        ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
-        ("range", span),
-    ]
-    rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
-    rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
-    return [(label.translate(ONE_LINE), value) for label, value in rows]
-
-
-def render_stats(stats: VoiceStats) -> str:
-    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

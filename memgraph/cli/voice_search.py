@@ -11,15 +11,9 @@ from pathlib import Path
 
 import typer
 
-from memgraph.cli.voice_fast import (
-    Flags,
-    build_query,
-    emit,
-    missing_store_message,
-    render_hits,
-    render_stats,
-    stats_rows,
-)
+from memgraph.cli.output import emit
+from memgraph.cli.voice_fast import Flags, build_query, missing_store_message
+from profiles.voice.output import render_hits, render_stats, stats_rows
 
 
 def search(

@@ -1,17 +1,25 @@
-"""Canonical store backends behind the ``Store`` protocol."""
+"""Canonical store backends behind the ``Store`` protocol.
+
+Lazy (PEP 562): the fast paths import ``memgraph.store.rows`` and
+``memgraph.store.sqlite_ext`` without paying for the protocol module.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from memgraph.store.protocol import (
-    GraphReader,
-    Neighbourhood,
-    PeriodQuery,
-    SearchHit,
-    Store,
-    StoreTxn,
-)
+if TYPE_CHECKING:
+    from memgraph.store.protocol import (
+        GraphReader,
+        Neighbourhood,
+        PeriodQuery,
+        SearchHit,
+        Store,
+        StoreTxn,
+    )
+
+_PROTOCOL = ("GraphReader", "Neighbourhood", "PeriodQuery", "SearchHit", "Store", "StoreTxn")
 
 
 def open_store(path: str | Path) -> Store:
@@ -33,6 +41,14 @@ def open_store(path: str | Path) -> Store:
     from memgraph.store.sqlite import SQLiteStore
 
     return SQLiteStore(path)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROTOCOL:
+        from memgraph.store import protocol
+
+        return getattr(protocol, name)
+    raise AttributeError(f"module 'memgraph.store' has no attribute {name!r}")
 
 
 __all__ = [

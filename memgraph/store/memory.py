@@ -26,7 +26,9 @@ from memgraph.documents import (
     to_json,
 )
 from memgraph.errors import SnapshotError, StoreError
+from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
+from memgraph.store.rows import RegistryRow
 
 
 @dataclass
@@ -42,6 +44,7 @@ class _State:
     receipt_ids: set[str] = field(default_factory=set)
     edge_history: list[MemoryEdge] = field(default_factory=list)
     summary_history: list[MemorySummary] = field(default_factory=list)
+    registry: dict[str, RegistryRow] = field(default_factory=dict)  # TranscriptRegistry
 
     def copy(self) -> _State:
         return _State(
@@ -56,6 +59,7 @@ class _State:
             set(self.receipt_ids),
             list(self.edge_history),
             list(self.summary_history),
+            dict(self.registry),
         )
 
 
@@ -159,13 +163,27 @@ class MemoryStore:
     def __init__(self) -> None:
         self._state = _State()
         self._lock = threading.RLock()
+        self._work: _State | None = None  # the open transaction's copy
 
     @contextmanager
     def transaction(self) -> Iterator[MemoryTxn]:
         with self._lock:
-            work = self._state.copy()
-            yield MemoryTxn(work)
-            self._state = work
+            outer = self._work
+            work = (outer or self._state).copy()
+            self._work = work
+            try:
+                yield MemoryTxn(work)
+            finally:
+                self._work = outer
+            if outer is not None:
+                outer.__dict__.update(work.__dict__)
+            else:
+                self._state = work
+
+    def current_state(self) -> _State:
+        """What a read sees now: the open transaction's copy on its thread, else the store."""
+        with self._lock:
+            return self._work if self._work is not None else self._state
 
     @contextmanager
     def reader(self) -> Iterator[MemoryTxn]:
@@ -273,3 +291,12 @@ class MemoryStore:
 
     def close(self) -> None:
         pass
+
+
+def _indexes(store: MemoryStore) -> StoreIndexes:
+    from memgraph.store.memory_ext import memory_indexes
+
+    return memory_indexes(store)
+
+
+register_indexes(MemoryStore, _indexes)

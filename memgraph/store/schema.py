@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from dataclasses import dataclass
 from types import ModuleType
 
+from memgraph.store.rows import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Migration:
     version: int
     description: str
@@ -196,19 +197,16 @@ MIGRATIONS.append(
     )
 )
 
-# Profiles that keep their own index tables in the canonical store (for fast
-# read paths) ship them as migrations in ``<module>.MIGRATIONS``. Version
-# numbers are reserved per module so they never collide:
-#   2-9 voice, 10-19 session, 20-29 activity/artifact, 30-39 classify, 40-49 context_cut
-EXTENSION_MODULES = (
-    "profiles.voice.schema",
-    "profiles.voice.search_schema",  # voice read path: versions 5-9
-    "profiles.session.schema",
-    "profiles.activity.schema",
-    "profiles.artifact.schema",
-    "profiles.voice.classify_schema",
-    "context_cut.schema",
-)
+# The profile-owned index tables (memgraph.store.interfaces) live in
+# memgraph/store/sqlite_ext/, one module per index, each with its own reserved
+# version range: 2-9 voice (registry, voice index), 10-19 session, 40-49 term
+# statistics. Imported directly: a missing module is an ImportError, never skipped.
+
+
+def _extension_modules() -> list[ModuleType]:
+    from memgraph.store.sqlite_ext import registry, session, terms, voice_index
+
+    return [registry, voice_index, session, terms]
 
 
 # Index rows for NEW node rows are written set-based, not by AFTER INSERT
@@ -222,20 +220,6 @@ EXTENSION_MODULES = (
 NEW_NODE_ROWS: tuple[str, ...] = (
     "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes WHERE rowid > ?",
 )
-
-
-def _extension_modules() -> list[ModuleType]:
-    import importlib
-
-    modules = []
-    for name in EXTENSION_MODULES:
-        try:
-            modules.append(importlib.import_module(name))
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-    return modules
 
 
 @functools.cache

@@ -34,6 +34,7 @@ from memgraph.errors import SnapshotError, StoreBusy, StoreError
 if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
+from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
 from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
@@ -185,6 +186,28 @@ class SQLiteStore:
                 yield SQLiteTxn(self.conn)
             finally:
                 self.conn.execute("COMMIT")
+
+    # -- Conns for the index implementations (memgraph.store.sqlite_ext.base) --
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """The connection inside a read snapshot (the caller's, when one is open)."""
+        with self._lock:
+            if self.conn.in_transaction:
+                yield self.conn
+            else:
+                with self.reader() as txn:
+                    yield txn.conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        with self.transaction() as txn:
+            yield txn.conn
+
+    def integrity(self) -> str:
+        """SQLite's ``quick_check`` verdict: ``ok`` or the first problem."""
+        with self._lock:
+            row = self.conn.execute("PRAGMA quick_check").fetchone()
+        return str(row[0]) if row else "ok"
 
     def close(self) -> None:
         if self._helper is not None:
@@ -378,6 +401,46 @@ class SQLiteStore:
             txn.append_receipts(snapshot.receipts)
 
 
+def read_store_file(path: Path) -> MemoryGraphSnapshot:
+    """The snapshot of a store file opened read-only, after SQLite's quick_check.
+
+    Problems of the file are one ``StoreError`` line (``sqlite integrity: ...``,
+    ``unreadable store: ...``); a malformed stored document raises pydantic's
+    ``ValidationError``.
+    """
+    try:
+        store = SQLiteStore(path, readonly=True)
+        try:
+            verdict = store.integrity()
+            if verdict != "ok":
+                raise StoreError(f"sqlite integrity: {verdict}")
+            return store.export_snapshot()
+        finally:
+            store.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"unreadable store: {exc}") from None
+
+
+def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
+    from memgraph.store.sqlite_ext.activity import SQLiteActivity
+    from memgraph.store.sqlite_ext.registry import SQLiteRegistry
+    from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
+    from memgraph.store.sqlite_ext.terms import SQLiteTermStats
+    from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
+
+    return StoreIndexes(
+        voice=SQLiteVoiceIndex(store),
+        registry=SQLiteRegistry(store),
+        sessions=SQLiteSessionIndex(store),
+        notes=SQLiteNoteAppend(store),
+        terms=SQLiteTermStats(store),
+        activity=SQLiteActivity(store),
+    )
+
+
+register_indexes(SQLiteStore, _sqlite_indexes)
+
+
 def _split_sql(script: str) -> list[str]:
     """Split a migration script into statements, keeping trigger bodies whole."""
     statements: list[str] = []
@@ -394,4 +457,4 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-__all__ = ["SQLiteStore", "SQLiteTxn", "iso", "node_row"]
+__all__ = ["SQLiteStore", "SQLiteTxn", "iso", "node_row", "read_store_file"]

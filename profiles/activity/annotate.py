@@ -26,24 +26,10 @@ MAX_ARTIFACTS = 200
 
 
 def _session_span(store: Store, session_id: str) -> tuple[datetime, datetime] | None:
-    conn = getattr(store, "conn", None)
-    if conn is not None and type(store).__name__ == "SQLiteStore":
-        try:
-            with store._lock:  # type: ignore[attr-defined]
-                row = conn.execute(
-                    "SELECT min(ts), max(ts) FROM voice_message_session WHERE session_id = ?",
-                    (session_id,),
-                ).fetchone()
-        except Exception:  # voice capture's index table is absent in this build
-            row = None
-        if row is not None and row[0] and row[1]:
-            return _t(row[0]), _t(row[1])
-    times = [
-        n.valid_from
-        for n in store.iter_nodes("voice", "message")
-        if n.valid_from is not None and n.attributes.get("session_id") == session_id
-    ]
-    return (min(times), max(times)) if times else None
+    from memgraph.store.interfaces import indexes
+
+    span = indexes(store).voice.session_span(session_id)
+    return (_t(span[0]), _t(span[1])) if span is not None else None
 
 
 def _t(text: str) -> datetime:

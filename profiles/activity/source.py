@@ -1,21 +1,20 @@
 """Artifacts (voice messages, commits, vault pages) read from the store as ``Item``s.
 
-On SQLite the read is one indexed range query per kind over
-``nodes(profile, kind, valid_from)`` pulling only the JSON fields grouping
-needs (no pydantic per row: 30 days of activity is tens of thousands of
-rows). Other backends go through ``Store.iter_nodes``. Read-only; every write
-goes through the engine.
+The read is the store's ``ActivityLookups`` (``memgraph.store.interfaces``):
+on SQLite one indexed range query per kind pulling only the fields grouping
+needs (no pydantic per row: 30 days of activity is tens of thousands of rows).
+Read-only; every write goes through the engine.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memgraph.store.interfaces import indexes
 from memgraph.store.protocol import Store
+from memgraph.store.rows import ActivitySource
 from profiles.activity.windows import Item
 from profiles.artifact.entities import mentioned_paths, norm_name
 from profiles.artifact.git import find_toplevel
@@ -124,71 +123,31 @@ def to_item(
     )
 
 
-def _sqlite_rows(
-    store: Store, lo: datetime, hi: datetime
-) -> Iterator[tuple[str, str, str, str, str]] | None:
-    conn = getattr(store, "conn", None)
-    lock = getattr(store, "_lock", None)
-    if conn is None or lock is None or type(store).__name__ != "SQLiteStore":
-        return None
-    rows: list[tuple[str, str, str, str, str]] = []
-    with lock:
-        for profile, kind, states in SOURCES:
-            marks = ",".join("?" * len(states))
-            text_expr = "json_extract(doc, '$.claim')" if kind == "message" else "''"
-            rows.extend(
-                conn.execute(
-                    f"SELECT kind, id, valid_from, json_extract(doc, '$.attributes'), {text_expr}"
-                    " FROM nodes WHERE profile = ? AND kind = ? AND valid_from >= ?"
-                    f" AND valid_from <= ? AND lifecycle IN ({marks})",
-                    (profile, kind, _iso(lo), _iso(hi), *states),
-                ).fetchall()
-            )
-    return iter(rows)
-
-
 def load_items(
     store: Store, lo: datetime, hi: datetime, repos: RepoResolver | None = None
 ) -> list[Item]:
     """Every live artifact with valid time in [lo, hi], sorted by (time, id)."""
     repos = repos or RepoResolver()
     items: list[Item] = []
-    rows = _sqlite_rows(store, lo, hi)
-    if rows is not None:
-        for kind, nid, valid, attrs_json, text in rows:
-            attrs = json.loads(attrs_json) if attrs_json else {}
-            items.append(to_item(kind, nid, _parse_time(valid), attrs, text or "", repos))
-    else:
-        for profile, kind, states in SOURCES:
-            for node in store.iter_nodes(profile, kind):
-                vf = node.valid_from
-                if vf is None or node.lifecycle not in states or not lo <= vf <= hi:
-                    continue
-                items.append(
-                    to_item(kind, node.id, vf.astimezone(UTC), node.attributes, node.claim, repos)
-                )
+    sources = [ActivitySource(profile, kind, states) for profile, kind, states in SOURCES]
+    for row in indexes(store).activity.rows_in_range(sources, _iso(lo), _iso(hi)):
+        items.append(
+            to_item(
+                row.kind,
+                row.node_id,
+                _parse_time(row.valid_from),
+                row.attributes,
+                row.text or "",
+                repos,
+            )
+        )
     items.sort(key=Item.sort_key)
     return items
 
 
 def repo_paths_from_cwds(store: Store, lo: datetime, hi: datetime) -> list[Path]:
     """Git top-levels of every session cwd seen in [lo, hi] (repos to read commits from)."""
-    cwds: set[str] = set()
-    conn = getattr(store, "conn", None)
-    if conn is not None and type(store).__name__ == "SQLiteStore":
-        with store._lock:  # type: ignore[attr-defined]
-            rows = conn.execute(
-                "SELECT DISTINCT json_extract(doc, '$.attributes.cwd') FROM nodes"
-                " WHERE profile = 'voice' AND kind = 'message' AND valid_from >= ?"
-                " AND valid_from <= ?",
-                (_iso(lo), _iso(hi)),
-            ).fetchall()
-        cwds = {r[0] for r in rows if isinstance(r[0], str) and r[0]}
-    else:
-        for node in store.iter_nodes("voice", "message"):
-            cwd = node.attributes.get("cwd")
-            if node.valid_from and lo <= node.valid_from <= hi and isinstance(cwd, str) and cwd:
-                cwds.add(cwd)
+    cwds = indexes(store).activity.message_cwds(_iso(lo), _iso(hi))
     tops: dict[str, Path] = {}
     for cwd in sorted(cwds):
         top = find_toplevel(cwd)

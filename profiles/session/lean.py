@@ -6,27 +6,27 @@ is one fixed-shape, append-only effect, so this path writes exactly what
 ``memgraph.engine.apply_patch`` writes for the same ``upsert_node`` +
 ``upsert_edge`` patch: the node and edge docs from the shared builders
 (``profiles.session.records``), one receipt per effect and the applied patch,
-in ONE ``BEGIN IMMEDIATE`` transaction. The profile law the engine would check
-is checked here in SQL: the session exists (``session_sessions``), the note id is
-new. Anything else (no store, no session yet, an existing id) returns ``None``
-and the caller takes the full engine path, which handles every case.
+in ONE write transaction of the store's ``NoteAppend`` (``memgraph.store.interfaces``;
+on SQLite ``memgraph.store.sqlite_ext.session``, opened without the store class).
+The profile law the engine would check is checked inside that transaction: the
+session exists and is active (the session index), the note id is new.
+Anything else (no store, no session yet, an existing id) returns ``None`` and
+the caller takes the full engine path, which handles every case.
 ``tests/profiles/session/test_lean.py`` proves the stored rows validate as
 documents and equal what the engine stores.
 """
 
 from __future__ import annotations
 
-import random
-import sqlite3
-import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memgraph.errors import StoreBusy, StoreError, UsageError
+from memgraph.errors import UsageError
 from memgraph.ids import stable_id
-from memgraph.store.schema import index_new_node_rows, max_node_rowid
+from memgraph.store.rows import EdgeRow, NodeRow, NoteWrite, PatchRow, ReceiptRow, SessionRow
 from profiles.session.records import (
     ACTIVE,
     PROFILE,
@@ -39,7 +39,9 @@ from profiles.session.records import (
     note_node,
 )
 
-BUSY_DEADLINE = 120.0  # as memgraph.store.sqlite.SQLiteStore
+if TYPE_CHECKING:
+    from memgraph.store import Store
+
 PROPOSER = "memgraph note"
 
 
@@ -73,81 +75,46 @@ def _receipt(
     }
 
 
-def _begin(conn: sqlite3.Connection, db_path: Path) -> None:
-    deadline = time.monotonic() + BUSY_DEADLINE
-    delay = 0.002
-    while True:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if "locked" not in text and "busy" not in text:
-                raise StoreError(f"store {db_path}: {exc}") from None
-            if time.monotonic() > deadline:
-                raise StoreBusy(
-                    f"store {db_path} stayed locked for {BUSY_DEADLINE:.0f}s; "
-                    "another writer holds it, retry later"
-                ) from None
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 0.1)
-
-
-# Migration 11 made the store's set-based statements (run below after the
-# insert) the way inserted nodes reach the index tables; a store without it is
-# migrated by the full path first (SQLiteStore applies every pending migration).
+# The store file's lean writer needs the session index as migration 11 left it
+# (memgraph.store.sqlite_ext.session.READY_VERSION); older stores take the full path.
 READY_VERSION = 11
 
 
-def _ready(conn: sqlite3.Connection) -> bool:
-    """The store has the session index as this path maintains it; else the full path migrates."""
-    try:
-        row = conn.execute(
-            "SELECT 1 FROM schema_migrations WHERE version = ?", (READY_VERSION,)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    return row is not None
-
-
 def lean_note(db_path: Path, rec: NoteRecord, persona_given: str | None) -> LeanResult | None:
-    """Store one note on an existing session, or ``None`` when the full path must."""
-    if not db_path.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(db_path, isolation_level=None, timeout=5.0)
-    except sqlite3.Error:
-        return None
-    try:
-        if not _ready(conn):
+    """Store one note on an existing session of the store file at ``db_path``,
+    or ``None`` when the full path must (no store, no session, an existing id)."""
+    from memgraph.store.sqlite_ext.session import append_note_at
+
+    found: list[LeanResult] = []
+    written = append_note_at(db_path, rec.session_id, _builder(rec, persona_given, found))
+    return found[0] if written is not None else None
+
+
+def lean_note_in(store: Store, rec: NoteRecord, persona_given: str | None) -> LeanResult | None:
+    """``lean_note`` on an open store of any backend (its ``NoteAppend``)."""
+    from memgraph.store.interfaces import indexes
+
+    found: list[LeanResult] = []
+    written = indexes(store).notes.append_note(rec.session_id, _builder(rec, persona_given, found))
+    return found[0] if written is not None else None
+
+
+def _builder(
+    rec: NoteRecord, persona_given: str | None, found: list[LeanResult]
+) -> Callable[[SessionRow], NoteWrite | None]:
+    def build(session: SessionRow) -> NoteWrite | None:
+        if session.lifecycle != ACTIVE:
             return None
-        _begin(conn, db_path)
-        try:
-            result = _write(conn, rec, persona_given)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        if result is None:
-            conn.execute("ROLLBACK")
-        else:
-            conn.execute("COMMIT")
-        return result
-    except sqlite3.Error as exc:
-        raise StoreError(f"store {db_path}: {exc}") from None
-    finally:
-        conn.close()
+        w = note_write(rec, session, persona_given)
+        found.append(LeanResult(w.node.id, session.persona, session.workspace))
+        return w
+
+    return build
 
 
-def _write(
-    conn: sqlite3.Connection, rec: NoteRecord, persona_given: str | None
-) -> LeanResult | None:
-    row = conn.execute(
-        "SELECT persona, workspace, lifecycle FROM session_sessions WHERE session_id = ?",
-        (rec.session_id,),
-    ).fetchone()
-    if row is None or row[2] != ACTIVE:
-        return None
-    persona, workspace = str(row[0]), str(row[1])
+def note_write(rec: NoteRecord, session: SessionRow, persona_given: str | None) -> NoteWrite:
+    """The rows ``apply_patch`` would store for this note (profile law checked first)."""
+    persona = session.persona
     if persona_given is not None and persona_given != persona:
         raise UsageError(
             f"session {rec.session_id} belongs to persona {persona!r}, not {persona_given!r}"
@@ -163,8 +130,6 @@ def _write(
         extra=rec.extra,
     )
     node = note_node(rec)
-    if conn.execute("SELECT 1 FROM nodes WHERE id = ?", (node["id"],)).fetchone():
-        return None  # a re-applied note: the engine decides (no-op or revision)
     edge = note_edge(node["id"], rec.session_id, rec.at, rec.now)
     now = dt_json(rec.now)
     patch_id = f"p-{uuid.uuid4().hex}"
@@ -194,50 +159,34 @@ def _write(
         "status": "applied",
         "created_at": now,
     }
-    body = node["claim"]
-    last = max_node_rowid(conn)
-    conn.execute(
-        """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
-               ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        (
-            node["id"],
-            PROFILE,
-            node["kind"],
-            node["domain_id"],
-            ACTIVE,
-            fixed_iso(rec.at),
-            None,
-            fixed_iso(rec.now),
-            fixed_iso(rec.now),
-            node["title"],
-            body,
-            compact(node),
+    stamp = fixed_iso(rec.now)
+    return NoteWrite(
+        node=NodeRow(
+            id=node["id"],
+            profile=PROFILE,
+            kind=node["kind"],
+            domain_id=node["domain_id"],
+            lifecycle=ACTIVE,
+            valid_from=fixed_iso(rec.at),
+            valid_to=None,
+            ingested_at=stamp,
+            updated_at=stamp,
+            title=node["title"],
+            body=node["claim"],
+            doc=compact(node),
         ),
-    )
-    # the node FTS and the session index, as SQLiteTxn.put_nodes does
-    index_new_node_rows(conn, last)
-    conn.execute(
-        "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
-        " VALUES (?,?,?,?,?,?,?)",
-        (
-            edge["id"],
-            edge["source_id"],
-            edge["target_id"],
-            edge["kind"],
-            PROFILE,
-            ACTIVE,
-            compact(edge),
+        edge=EdgeRow(
+            id=edge["id"],
+            source_id=edge["source_id"],
+            target_id=edge["target_id"],
+            kind=edge["kind"],
+            profile=PROFILE,
+            lifecycle=ACTIVE,
+            doc=compact(edge),
         ),
-    )
-    conn.executemany(
-        "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [
-            (r["id"], patch_id, r["op"], r["target_id"], fixed_iso(rec.now), compact(r))
+        receipts=tuple(
+            ReceiptRow(r["id"], patch_id, r["op"], r["target_id"], stamp, compact(r))
             for r in receipts
-        ],
+        ),
+        patch=PatchRow(patch_id, "applied", stamp, compact(patch)),
     )
-    conn.execute(
-        "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (patch_id, "applied", fixed_iso(rec.now), compact(patch)),
-    )
-    return LeanResult(node_id=node["id"], persona=persona, workspace=workspace)

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import fcntl
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from memgraph.errors import StoreError
 from memgraph.fileio import atomic_write_text, safe_child
+from memgraph.store.rows import NoteIndexRow, SessionRow
 from profiles.session.emit import NoteRow, render_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store import Store
 
 
 def session_file(workspace: Path, persona: str, session_id: str) -> Path:
@@ -49,37 +53,23 @@ def write_view(path: Path, render: Callable[[], str]) -> None:
         raise StoreError(f"cannot write session view {path}: {exc.strerror or exc}") from None
 
 
-def sql_session(conn: sqlite3.Connection, session_id: str) -> tuple[str, str, str] | None:
-    """(persona, workspace, started_at) of a started session, from the index table."""
-    row = conn.execute(
-        "SELECT persona, workspace, started_at FROM session_sessions WHERE session_id = ?",
-        (session_id,),
-    ).fetchone()
-    return None if row is None else (str(row[0]), str(row[1]), str(row[2]))
-
-
-def sql_notes(conn: sqlite3.Connection, session_id: str) -> list[NoteRow]:
-    rows = conn.execute(
-        "SELECT ts, text, harness, node_id FROM session_notes "
-        "WHERE session_id = ? AND lifecycle = 'active' ORDER BY ts, node_id",
-        (session_id,),
-    ).fetchall()
-    return [NoteRow(timestamp=r[0], text=r[1], harness=r[2], id=r[3]) for r in rows]
+def render_view(session_id: str, head: SessionRow | None, notes: list[NoteIndexRow]) -> str:
+    """The session's YAML from the session index's rows (``SessionIndex.view``)."""
+    if head is None:
+        raise StoreError(f"session {session_id} vanished from the store")
+    rows = [NoteRow(timestamp=r.ts, text=r.text, harness=r.harness, id=r.node_id) for r in notes]
+    return render_yaml(session_id, head.persona, head.started_at, rows)
 
 
 def render_from_sql(db_path: Path, session_id: str) -> str:
-    """The session's YAML from a fresh read of the store's index tables."""
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30.0, isolation_level=None)
-    try:
-        conn.execute("BEGIN")  # one read snapshot: header and notes agree
-        head = sql_session(conn, session_id)
-        notes = sql_notes(conn, session_id)
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read store {db_path}: {exc}") from None
-    finally:
-        conn.close()
-    if head is None:
-        raise StoreError(f"session {session_id} vanished from the store")
-    persona, _, started_at = head
-    return render_yaml(session_id, persona, started_at, notes)
+    """The session's YAML from a fresh read of the store file's session index."""
+    from memgraph.store.sqlite_ext.session import session_view_at
+
+    return render_view(session_id, *session_view_at(db_path, session_id))
+
+
+def render_from_store(store: Store, session_id: str) -> str:
+    """The same from an open store of any backend."""
+    from memgraph.store.interfaces import indexes
+
+    return render_view(session_id, *indexes(store).sessions.view(session_id))

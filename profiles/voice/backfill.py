@@ -20,9 +20,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from memgraph.documents import utcnow
-from memgraph.errors import MemgraphError, ReaderError, StoreError
+from memgraph.errors import MemgraphError, ReaderError
 from memgraph.store import Store
-from memgraph.store.sqlite import iso
+from memgraph.store.interfaces import indexes
+from memgraph.store.rows import RegistryRow, as_dict, iso
 from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
 from profiles.voice.nodes import resolve_project
 from profiles.voice.views import MIN_MESSAGES
@@ -40,20 +41,6 @@ class BackfillRequest:
     project: str | None = None  # only sessions whose project is this name
     min_messages: int = MIN_MESSAGES
     now: datetime | None = None
-
-
-@dataclass(frozen=True)
-class RegistryRow:
-    path: str
-    size: int
-    mtime_ns: int
-    sha256: str
-    session_id: str | None
-    status: str  # paged | skipped | error
-    reason: str | None  # e.g. too_few_messages:2, no_messages, the error line
-    message_count: int
-    page: str | None  # first page written, relative to the vault
-    processed_at: str
 
 
 @dataclass
@@ -90,62 +77,17 @@ def path_key(path: Path) -> str:
     return os.fsencode(os.path.abspath(path)).decode("utf-8", "backslashreplace")
 
 
-def _require_sqlite(store: Store) -> None:
-    from memgraph.store.sqlite import SQLiteStore
-
-    if not isinstance(store, SQLiteStore):
-        raise StoreError("the transcript registry needs the SQLite store")
-
-
 def registry_rows(store: Store, since: datetime | None = None) -> list[RegistryRow]:
     """Registry rows (processed_at >= ``since`` when given), oldest first."""
-    from memgraph.store.sqlite import SQLiteTxn
-
-    _require_sqlite(store)
-    sql = "SELECT * FROM voice_registry"
-    args: list[str] = []
-    if since is not None:
-        sql += " WHERE processed_at >= ?"
-        args.append(iso(since) or "")
-    with store.reader() as reader:
-        assert isinstance(reader, SQLiteTxn)
-        rows = reader.conn.execute(sql + " ORDER BY processed_at, path", args).fetchall()
-    return [RegistryRow(*r) for r in rows]
+    return indexes(store).registry.rows(None if since is None else iso(since))
 
 
 def registry_get(store: Store, path: Path) -> RegistryRow | None:
-    from memgraph.store.sqlite import SQLiteTxn
-
-    _require_sqlite(store)
-    with store.reader() as reader:
-        assert isinstance(reader, SQLiteTxn)
-        row = reader.conn.execute(
-            "SELECT * FROM voice_registry WHERE path = ?", (path_key(path),)
-        ).fetchone()
-    return RegistryRow(*row) if row else None
+    return indexes(store).registry.get(path_key(path))
 
 
 def registry_put(store: Store, row: RegistryRow) -> None:
-    from memgraph.store.sqlite import SQLiteTxn
-
-    _require_sqlite(store)
-    with store.transaction() as txn:
-        assert isinstance(txn, SQLiteTxn)
-        txn.conn.execute(
-            "INSERT OR REPLACE INTO voice_registry VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                row.path,
-                row.size,
-                row.mtime_ns,
-                row.sha256,
-                row.session_id,
-                row.status,
-                row.reason,
-                row.message_count,
-                row.page,
-                row.processed_at,
-            ),
-        )
+    indexes(store).registry.put(row)
 
 
 def file_sha256(path: Path) -> str:
@@ -236,7 +178,7 @@ def _one(store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns
             reason=outcome.reason,
             message_count=outcome.message_count,
             page=outcome.page,
-            processed_at=iso(request.now or utcnow()) or "",
+            processed_at=iso(request.now or utcnow()),
         ),
     )
     return outcome
@@ -273,15 +215,14 @@ def record_capture(
             reason=outcome.reason,
             message_count=outcome.message_count,
             page=outcome.page,
-            processed_at=iso(now or utcnow()) or "",
+            processed_at=iso(now or utcnow()),
         ),
     )
     return outcome
 
 
 def _row(row: RegistryRow, **changes: object) -> RegistryRow:
-    data = {**row.__dict__, **changes}
-    return RegistryRow(**data)
+    return RegistryRow(**{**as_dict(row), **changes})
 
 
 def _capture(store: Store, request: BackfillRequest, path: Path) -> CaptureResult | None:

@@ -140,9 +140,9 @@ def probe(store: Store, request: ProbeRequest) -> ProbeResult:
 
 
 def _iso(dt: datetime) -> str:
-    from memgraph.store.sqlite import iso
+    from memgraph.store.rows import iso
 
-    return iso(dt) or ""
+    return iso(dt)
 
 
 def format_probe(result: ProbeResult) -> str:

@@ -1,15 +1,17 @@
 """Voice search: the read path over the voice index (node FTS5 + ``voice_index``).
 
 ``search_voice(store, VoiceQuery(...)) -> list[VoiceHit]`` and
-``voice_stats(store) -> VoiceStats``. The printed forms live in
-``memgraph.cli.voice_fast`` (shared by both CLI paths).
+``voice_stats(store) -> VoiceStats``, over the store's ``VoiceIndex``
+(``memgraph.store.interfaces``): this module maps queries to index requests
+and index rows to hits. The printed forms live in ``profiles.voice.output``
+(shared by both CLI paths and the MCP server).
 
 Module-level imports are the standard library plus stdlib-only memgraph modules
-(errors, fts) ON PURPOSE: ``memgraph.cli.voice_fast`` imports this module to
+(errors, fts, store.rows) ON PURPOSE: ``memgraph.cli.voice_fast`` imports this module to
 answer ``memgraph voice ...`` without pydantic (~200 ms) or typer, so the typer
 command and the fast path run the same query and formatting code.
 Do not add heavy imports at module level: even ``typing`` and ``dataclasses``
-(~10 ms) are kept out, see ``record`` below.
+(~10 ms) are kept out (``record`` is ``memgraph.store.rows.record``).
 
 Ranking (see notes/search.md): ``score = bm25 * recency`` with
 ``recency = 0.5 + 0.5 / (1 + age_days / 180)``, age measured from the newest
@@ -20,66 +22,17 @@ messages classified ``command`` sort after every other hit.
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import UTC, date, datetime, timedelta
 
-from memgraph.errors import InvalidId, MemgraphError, StoreError, UsageError
+from memgraph.errors import InvalidId, MemgraphError, UsageError
 from memgraph.fts import to_fts5_query
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from dataclasses import dataclass as record  # mypy checks the records as dataclasses
-    from typing import Any
 
     from memgraph.store import Store
-else:
-
-    def record(frozen: bool = True) -> object:
-        return _light_record
-
-
-def _light_record(cls: Any) -> Any:
-    """A frozen dataclass look-alike: __init__ (positional or keyword, class
-    defaults), __eq__, __hash__, __repr__, immutability. ``dataclasses`` itself
-    imports ``inspect``, which is most of the fast path's import budget."""
-    fields = tuple(cls.__annotations__)
-    defaults = {f: cls.__dict__[f] for f in fields if f in cls.__dict__}
-    name = cls.__name__
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(fields):
-            raise TypeError(f"{name}() takes {len(fields)} arguments")
-        values = dict(zip(fields, args, strict=False))
-        for key, value in kwargs.items():
-            if key not in fields or key in values:
-                raise TypeError(f"{name}() got an unexpected or repeated argument {key!r}")
-            values[key] = value
-        for f in fields:
-            if f not in values and f not in defaults:
-                raise TypeError(f"{name}() missing argument {f!r}")
-            object.__setattr__(self, f, values.get(f, defaults.get(f)))
-
-    def __setattr__(self: Any, key: str, value: Any) -> None:
-        raise AttributeError(f"{name} is immutable")
-
-    def _values(self: Any) -> tuple[Any, ...]:
-        return tuple(getattr(self, f) for f in fields)
-
-    def __eq__(self: Any, other: object) -> bool:
-        return type(other) is type(self) and _values(self) == _values(other)
-
-    def __repr__(self: Any) -> str:
-        return f"{name}({', '.join(f'{f}={getattr(self, f)!r}' for f in fields)})"
-
-    cls.__init__, cls.__setattr__, cls.__eq__, cls.__repr__ = (
-        __init__,
-        __setattr__,
-        __eq__,
-        __repr__,
-    )
-    cls.__hash__ = lambda self: hash(_values(self))
-    return cls
 
 
 DEFAULT_LIMIT = 20  # keyword search
@@ -178,146 +131,63 @@ def _ts(text: str) -> datetime:
         return _EPOCH
 
 
-# -- querying ------------------------------------------------------------------
+# -- querying (the voice index interface: memgraph.store.interfaces.VoiceIndex) ---------
 
 
-def connection_of(txn: object) -> sqlite3.Connection:
-    conn = getattr(txn, "conn", None)
-    if not isinstance(conn, sqlite3.Connection):
-        raise StoreError("the voice index lives in the SQLite store; this store has none")
-    return conn
-
-
-def _filters(q: VoiceQuery) -> tuple[list[str], list[object]]:
-    where = ["1"]  # the index holds live (non-retired) messages only
-    args: list[object] = []
-    if q.since is not None:
-        where.append("v.ts >= ?")
-        args.append(iso(q.since))
-    if q.until is not None:
-        where.append("v.ts <= ?")
-        args.append(iso(q.until))
-    if q.as_of is not None:
-        where.append("v.ingested_at <= ?")
-        args.append(iso(q.as_of))
-    if q.project:
-        where.append("(v.project = ? COLLATE NOCASE OR v.constellation = ? COLLATE NOCASE)")
-        args += [q.project, q.project]
-    if q.type:
-        if q.type.lower() == UNCLASSIFIED:
-            where.append("v.classification IS NULL")
-        else:
-            where.append("v.classification = ? COLLATE NOCASE")
-            args.append(q.type)
-    if q.session:
-        from memgraph.ids import is_safe_name  # hashlib: only when a session is asked for
-
-        if not is_safe_name(q.session):
-            raise InvalidId(f"--session: {q.session[:80]!r} is not a session id")
-        # safe names hold no GLOB metacharacters, so this is an indexed prefix match
-        where.append("v.session_id GLOB ?")
-        args.append(q.session + "*")
-    return where, args
-
-
-def _recent_sessions(conn: sqlite3.Connection, where: list[str], args: list[object]) -> list[str]:
-    found: list[str] = []
-    rows = conn.execute(
-        f"SELECT v.session_id FROM voice_index AS v WHERE {' AND '.join(where)} ORDER BY v.ts DESC",
-        args,
-    )
-    for (sid,) in rows:  # walks the ts index newest first; stops after 10 sessions
-        if sid not in found:
-            found.append(sid)
-            if len(found) == RECENT_SESSIONS:
-                break
-    return found
-
-
-_HIT_COLUMNS = """v.ts, v.constellation, v.session_id, v.project,
-    coalesce(json_extract(n.doc, '$.claim'), ''), v.classification, v.confidence,
-    v.voice_page, v.node_id"""
-
-
-def search_conn(
-    conn: sqlite3.Connection, q: VoiceQuery, only: Sequence[str] | None = None
-) -> list[VoiceHit]:
-    """The query itself, on an open connection to a store that has ``voice_index``.
+def search_request(q: VoiceQuery, only: Sequence[str] | None = None) -> VoiceSearch | None:
+    """The index request for ``q`` (None: nothing can match). Raises ``UsageError``
+    for a query that asks for nothing, ``InvalidId`` for a bad session id.
 
     ``only``: restrict to these message node ids (an activity window's members).
     """
     if q.limit is not None and q.limit < 1:
         raise UsageError("--limit must be at least 1")
-    match = to_fts5_query(q.query) if q.query.strip() else ""
-    if q.query.strip() and not match:
-        return []  # only punctuation/operators: nothing FTS5 could find
+    keyword = q.query.strip()
+    if keyword and not to_fts5_query(q.query):
+        return None  # only punctuation/operators: nothing a text index could find
     has_filter = any((q.since, q.until, q.as_of, q.project, q.type, q.session, q.recent, q.window))
-    if not match and not has_filter:
+    if not keyword and not has_filter:
         raise UsageError(
             'nothing to search: give a query ("keyword"), --recent, --stats or a filter '
             "such as --session ID or --since DATE"
         )
-    where, args = _filters(q)
-    if only is not None:
-        if not only:
-            return []
-        where.append(f"v.node_id IN ({','.join('?' * len(only))})")
-        args += list(only)
-    if q.recent:
-        sessions = _recent_sessions(conn, where, args)
-        if not sessions:
-            return []
-        where.append(f"v.session_id IN ({','.join('?' * len(sessions))})")
-        args += sessions
-    clause = " AND ".join(where)
-    if not match:
-        limit = q.limit or BROWSE_LIMIT
-        rows = conn.execute(
-            f"SELECT 0.0, {_HIT_COLUMNS} FROM voice_index AS v JOIN nodes AS n "
-            f"ON n.rowid = v.rowid WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT ?",
-            [*args, limit],
-        ).fetchall()
-        rows.reverse()  # listings read oldest to newest, like a transcript
-        return [_hit(r) for r in rows]
-    ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
-    # node_fts drives the join (CROSS JOIN fixes the order): one FTS scan, then
-    # rowid lookups, instead of probing FTS once per filtered index row.
-    sql = f"""
-        WITH m AS (
-            SELECT v.rowid AS rid, v.ts AS ts, v.node_id AS nid,
-                   coalesce(v.classification = 'command', 0) AS tier,
-                   bm25(node_fts, 0.0, 1.0)
-                     * (0.5 + 0.5 / (1.0 + max(0.0, ? - v.day) / {RECENCY_DAYS})) AS score
-            FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid
-            WHERE node_fts MATCH ? AND {clause}
-            ORDER BY tier, score, ts DESC, nid LIMIT ?
-        )
-        SELECT m.score, {_HIT_COLUMNS}
-        FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
-        ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
-    # Match the message text (body) only: the title is a cut copy of its first
-    # line, and a word cut in half there must not match.
-    params = [ref, f"body : ({match})", *args, q.limit or DEFAULT_LIMIT]
-    try:
-        rows = conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError as exc:
-        raise StoreError(f"voice search failed: {exc}") from None
-    return [_hit(r) for r in rows]
+    if q.session:
+        from memgraph.ids import is_safe_name  # hashlib: only when a session is asked for
+
+        if not is_safe_name(q.session):
+            raise InvalidId(f"--session: {q.session[:80]!r} is not a session id")
+    if only is not None and not only:
+        return None
+    unclassified = bool(q.type) and str(q.type).lower() == UNCLASSIFIED
+    return VoiceSearch(
+        query=q.query if keyword else "",
+        since=iso(q.since) if q.since is not None else None,
+        until=iso(q.until) if q.until is not None else None,
+        as_of=iso(q.as_of) if q.as_of is not None else None,
+        project=q.project or None,
+        classification=None if unclassified else (q.type or None),
+        unclassified=unclassified,
+        session_prefix=q.session or None,
+        only=tuple(only) if only is not None else None,
+        recent_sessions=RECENT_SESSIONS if q.recent else 0,
+        limit=q.limit or (DEFAULT_LIMIT if keyword else BROWSE_LIMIT),
+        recency_days=RECENCY_DAYS,
+        demote="command",
+    )
 
 
-def _hit(row: tuple[Any, ...]) -> VoiceHit:
-    score, ts, const, sid, project, text, cls, conf, page, nid = row
+def to_hit(row: VoiceRow) -> VoiceHit:
     return VoiceHit(
-        timestamp=_ts(ts),
-        constellation=const,
-        session_id=sid,
-        project=project,
-        text=text if isinstance(text, str) else str(text),
-        classification=cls,
-        confidence=None if conf is None else float(conf),
-        voice_page=page,
-        node_id=nid,
-        score=float(score),
+        timestamp=_ts(row.ts),
+        constellation=row.constellation,
+        session_id=row.session_id,
+        project=row.project,
+        text=row.text,
+        classification=row.classification,
+        confidence=row.confidence,
+        voice_page=row.voice_page,
+        node_id=row.node_id,
+        score=row.score,
     )
 
 
@@ -340,39 +210,32 @@ def _window_messages(store: Store, window_id: str) -> list[str]:
 
 def search_voice(store: Store, query: VoiceQuery) -> list[VoiceHit]:
     """Ranked hits (keyword) or a time-ordered listing (filters only); see module doc."""
+    from memgraph.store.interfaces import indexes
+
     only = _window_messages(store, query.window) if query.window else None
-    with store.reader() as txn:
-        return search_conn(connection_of(txn), query, only)
+    request = search_request(query, only)
+    if request is None:
+        return []
+    return [to_hit(row) for row in indexes(store).voice.search(request)]
 
 
-def stats_conn(conn: sqlite3.Connection) -> VoiceStats:
-    # Each aggregate is answered from its own index (covering scans), not the table.
-    messages, classified, first, last = conn.execute(
-        "SELECT count(*), count(classification), min(ts), max(ts) FROM voice_index"
-    ).fetchone()
-    sessions = conn.execute("SELECT count(DISTINCT session_id) FROM voice_index").fetchone()[0]
-    pages = conn.execute("SELECT count(DISTINCT voice_page) FROM voice_index").fetchone()[0]
-    by_const = conn.execute(
-        "SELECT constellation, count(*) AS c FROM voice_index "
-        "GROUP BY constellation ORDER BY c DESC, constellation"
-    ).fetchall()
-    by_cls = conn.execute(
-        f"SELECT coalesce(classification, '{UNCLASSIFIED}'), count(*) AS c FROM voice_index "
-        "GROUP BY classification ORDER BY c DESC, 1"
-    ).fetchall()
+def to_stats(raw: VoiceIndexStats) -> VoiceStats:
+    """The index's aggregates with the profile's labels and order (count desc, then name)."""
+    by_cls = [(k if k is not None else UNCLASSIFIED, c) for k, c in raw.by_classification]
     return VoiceStats(
-        messages=int(messages),
-        sessions=int(sessions),
-        pages=int(pages),
-        classified=int(classified),
-        first=_ts(first) if first else None,
-        last=_ts(last) if last else None,
-        by_constellation=tuple((str(k), int(c)) for k, c in by_const),
-        by_classification=tuple((str(k), int(c)) for k, c in by_cls),
+        messages=raw.messages,
+        sessions=raw.sessions,
+        pages=raw.pages,
+        classified=raw.classified,
+        first=_ts(raw.first) if raw.first else None,
+        last=_ts(raw.last) if raw.last else None,
+        by_constellation=tuple(sorted(raw.by_constellation, key=lambda kc: (-kc[1], kc[0]))),
+        by_classification=tuple(sorted(by_cls, key=lambda kc: (-kc[1], kc[0]))),
     )
 
 
 def voice_stats(store: Store) -> VoiceStats:
     """The index's health block: counts, classified share, date range, breakdowns."""
-    with store.reader() as txn:
-        return stats_conn(connection_of(txn))
+    from memgraph.store.interfaces import indexes
+
+    return to_stats(indexes(store).voice.stats())

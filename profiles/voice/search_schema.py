@@ -1,14 +1,11 @@
-"""The voice index: a side table over voice message nodes, kept in step with them.
+"""Rebuilding the voice read path: ``reindex`` and ``import_vault``.
 
-``voice_index`` holds one row per live voice message node, keyed by ``nodes.rowid`` (so
-it joins 1:1 with ``node_fts``), with the columns the read path filters and ranks
-on. It is maintained inside the same transaction as every node write (inserted
-rows by ``NEW_NODE_ROWS``, updates and deletes by triggers on ``nodes``), so the
-index can never disagree with the canonical store after a commit. ``reindex``
-rebuilds it (and the node FTS) from the store; ``import_vault`` rebuilds
+The voice index itself (one row per live voice message node, kept in step with
+every node write) is the store's: ``memgraph.store.interfaces.VoiceIndex``,
+implemented per backend under ``memgraph/store`` (SQLite:
+``memgraph.store.sqlite_ext.voice_index``, schema versions 3-6). ``reindex``
+rebuilds it (and the text index) from the store; ``import_vault`` rebuilds
 message nodes from voice pages alone.
-
-Versions 5-9 are reserved for this module (``memgraph.store.schema``).
 """
 
 from __future__ import annotations
@@ -20,97 +17,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from memgraph.errors import MemgraphError, NotFound
-from memgraph.store.schema import Migration
-from profiles.voice.search import connection_of
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
     from memgraph.store import Store
-
-
-def _text(path: str, src: str) -> str:
-    # Attributes are free JSON; a non-string value must not poison the index.
-    return (
-        f"CASE WHEN json_type({src}.doc, '$.attributes.{path}') = 'text' "
-        f"THEN json_extract({src}.doc, '$.attributes.{path}') END"
-    )
-
-
-def _columns(src: str) -> str:
-    """The index row for node alias ``src`` (``new`` in triggers, ``n`` in reindex)."""
-    return f"""{src}.rowid, {src}.id,
-        coalesce({_text("session_id", src)}, ''),
-        coalesce({_text("constellation", src)}, ''),
-        coalesce({_text("project", src)}, ''),
-        coalesce({src}.valid_from, ''),
-        coalesce(julianday({src}.valid_from), 0.0),
-        {src}.ingested_at,
-        {_text("classification", src)},
-        CASE WHEN json_type({src}.doc, '$.attributes.confidence') IN ('real', 'integer')
-             THEN json_extract({src}.doc, '$.attributes.confidence') END,
-        {_text("voice_page", src)},
-        {src}.lifecycle"""
-
-
-_INSERT = """INSERT OR REPLACE INTO voice_index(rowid, node_id, session_id, constellation,
-    project, ts, day, ingested_at, classification, confidence, voice_page, lifecycle)"""
-
-# Retired messages are withdrawn: they leave the index (smaller, and no filter on
-# every query or stats scan).
-_IS_MESSAGE = "{0}.profile = 'voice' AND {0}.kind = 'message' AND {0}.lifecycle != 'retired'"
-
-MIGRATIONS: list[Migration] = [
-    Migration(
-        5,
-        "voice_index: voice message side table (filters, ranking) kept by triggers on nodes",
-        f"""
-        CREATE TABLE voice_index (
-            rowid INTEGER PRIMARY KEY,
-            node_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            constellation TEXT NOT NULL,
-            project TEXT NOT NULL,
-            ts TEXT NOT NULL,
-            day REAL NOT NULL,
-            ingested_at TEXT,
-            classification TEXT,
-            confidence REAL,
-            voice_page TEXT,
-            lifecycle TEXT NOT NULL
-        );
-        CREATE INDEX voice_index_ts ON voice_index(ts);
-        CREATE INDEX voice_index_session ON voice_index(session_id, ts);
-        CREATE INDEX voice_index_project ON voice_index(project, ts);
-        CREATE INDEX voice_index_constellation ON voice_index(constellation, ts);
-        CREATE INDEX voice_index_class ON voice_index(classification);
-        CREATE INDEX voice_index_page ON voice_index(voice_page);
-        CREATE TRIGGER voice_index_ai AFTER INSERT ON nodes
-            WHEN {_IS_MESSAGE.format("new")} BEGIN
-            {_INSERT} SELECT {_columns("new")};
-        END;
-        CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
-            DELETE FROM voice_index WHERE rowid = old.rowid;
-            {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
-        END;
-        CREATE TRIGGER voice_index_ad AFTER DELETE ON nodes BEGIN
-            DELETE FROM voice_index WHERE rowid = old.rowid;
-        END;
-        {_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
-        """,
-    ),
-    Migration(
-        6,
-        "voice_index rows for inserted nodes are added set-based by the store",
-        "DROP TRIGGER IF EXISTS voice_index_ai;",
-    ),
-]
-
-# Inserted node rows above ``?`` (see memgraph.store.schema.NEW_NODE_ROWS); the
-# unary ``+`` keeps the planner on that rowid range, off the profile index.
-NEW_NODE_ROWS: tuple[str, ...] = (
-    f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
-        AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
-)
 
 
 @dataclass(frozen=True)
@@ -120,18 +30,11 @@ class ReindexReport:
 
 
 def reindex(store: Store) -> ReindexReport:
-    """Rebuild ``voice_index`` and the node FTS from the canonical node rows."""
-    with store.transaction() as txn:
-        conn = connection_of(txn)
-        conn.execute("DELETE FROM voice_index")
-        conn.execute(
-            f"{_INSERT} SELECT {_columns('n')} FROM nodes AS n WHERE {_IS_MESSAGE.format('n')}"
-        )
-        # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
-        conn.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
-        messages = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
-        nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    return ReindexReport(messages=int(messages), nodes=int(nodes))
+    """Rebuild the voice index and the node text index from the canonical node rows."""
+    from memgraph.store.interfaces import indexes
+
+    messages, nodes = indexes(store).voice.reindex()
+    return ReindexReport(messages=messages, nodes=nodes)
 
 
 # -- import-vault --------------------------------------------------------------

@@ -93,23 +93,11 @@ def is_qualifying(node: MemoryNode) -> bool:
 
 def session_nodes(store: Store, session_id: str) -> tuple[MemoryNode | None, list[MemoryNode]]:
     """(voice_session node, message nodes sorted by time) for one session."""
-    from memgraph.store.sqlite import SQLiteTxn
+    from memgraph.store.interfaces import indexes
 
     sid_node = session_node_id(session_id)
     with store.reader() as reader:
-        if isinstance(reader, SQLiteTxn):
-            rows = reader.conn.execute(
-                "SELECT n.doc FROM voice_message_session v JOIN nodes n ON n.rowid = v.node_rowid"
-                " WHERE v.session_id = ?",
-                (session_id,),
-            ).fetchall()
-            messages = [MemoryNode.model_validate_json(r[0]) for r in rows]
-        else:  # the in-memory backend has no index tables: scan
-            messages = [
-                n
-                for n in store.iter_nodes(profile="voice", kind="message")
-                if n.attributes.get("session_id") == session_id
-            ]
+        messages = indexes(store).voice.session_messages(session_id)
         session = reader.get_nodes([sid_node]).get(sid_node)
     messages.sort(key=_order)
     return session, messages

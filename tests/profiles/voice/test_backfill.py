@@ -155,12 +155,23 @@ def test_registry_rows_since(store: Store, tmp_path: Path) -> None:
     assert registry_rows(store, since=t + timedelta(seconds=1)) == []
 
 
-def test_memory_store_is_refused(tmp_path: Path) -> None:
-    from memgraph.errors import StoreError
-
+def test_memory_store_backfills_like_sqlite(tmp_path: Path) -> None:
+    """The registry is a store interface now: the in-memory backend backfills too,
+    with the same outcomes, registry rows and node counts as SQLite."""
     tree(tmp_path / "tx")
-    with pytest.raises(StoreError):
-        run_backfill(open_store(":memory:"), req(tmp_path))
+    t = datetime(2026, 5, 1, tzinfo=UTC)
+    mem = open_store(":memory:")
+    disk = open_store(tmp_path / "disk.db")
+    a = run_backfill(mem, req(tmp_path, now=t, vault=tmp_path / "v1"))
+    b = run_backfill(disk, req(tmp_path, now=t, vault=tmp_path / "v2"))
+    assert a.counts() == b.counts()
+    assert [(r.path, r.status, r.message_count) for r in registry_rows(mem)] == [
+        (r.path, r.status, r.message_count) for r in registry_rows(disk)
+    ]
+    assert mem.counts()["nodes"] == disk.counts()["nodes"]
+    again = run_backfill(mem, req(tmp_path, now=t, vault=tmp_path / "v1"))
+    assert set(again.counts()) <= {"unchanged"}
+    disk.close()
 
 
 def test_corpus_backfill(corpus: Path, store: Store, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from _search_helpers import Msg, add, message_node, ts
 
 from memgraph.documents import MemoryNode, UpsertNode
 from memgraph.engine import apply_patch, new_patch
-from memgraph.errors import InvalidId, StoreError, UsageError
+from memgraph.errors import InvalidId, UsageError
 from memgraph.ids import node_id
 from memgraph.store import Store, open_store
 from profiles.voice.search import (
@@ -25,9 +25,11 @@ from profiles.voice.search import (
 )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "memgraph.db")
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Every search test runs on every backend (the VoiceIndex interface)."""
+    location = {"sqlite": tmp_path / "memgraph.db", "memory": ":memory:"}.get(request.param)
+    s = open_store(location or request.getfixturevalue("pg_url"))
     yield s
     s.close()
 
@@ -287,11 +289,6 @@ def test_stats(store: Store) -> None:
 def test_empty_store_stats(store: Store) -> None:
     st = voice_stats(store)
     assert (st.messages, st.first, st.by_constellation) == (0, None, ())
-
-
-def test_memory_store_is_refused() -> None:
-    with pytest.raises(StoreError, match="SQLite"):
-        search_voice(open_store(":memory:"), VoiceQuery(query="x"))
 
 
 def test_window_restricts_to_its_messages(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 from _search_helpers import Msg, add, ts
 
-from memgraph.cli.voice_fast import LINE_CHARS, emit, format_json, format_line
+from memgraph.cli.output import emit
 from memgraph.errors import UsageError
 from memgraph.store import Store, open_store
+from profiles.voice.output import LINE_CHARS, format_json, format_line
 from profiles.voice.search import VoiceHit, VoiceQuery, parse_when, search_voice
 
 

@@ -1,0 +1,159 @@
+"""The profile-owned indexes: one small typed interface each, per backend a registration.
+
+The store is the only code that speaks SQL (or any backend's query language).
+Profiles and ``context_cut`` map their documents to the rows in
+``memgraph.store.rows`` and call these interfaces; a backend implements every
+one of them and registers the set for its store class with
+``register_indexes`` (the SQLite and in-memory backends do so at import of
+their module, a new backend does the same). ``indexes(store)`` finds them; a
+store type without a registration is an error, never a silent fallback.
+
+    VoiceIndex          voice message index: search, stats, per-session reads, reindex
+    TranscriptRegistry  processed transcript files (backfill, hook, probe)
+    SessionIndex        started sessions and their active notes (views, wake)
+    NoteAppend          the lean ``memgraph note`` write (one transaction)
+    TermStats           document frequencies and OR-BM25 ranking (context cuts)
+    ActivityLookups     nodes in a time range, session cwds (activity windows)
+
+Period queries are ``Store.nodes_in_period`` (``memgraph.store.protocol``).
+Design record: notes/fleet.md, "Store boundary".
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from memgraph.errors import StoreError
+
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryNode
+    from memgraph.store.rows import (
+        ActivityRow,
+        ActivitySource,
+        NoteIndexRow,
+        NoteWrite,
+        RegistryRow,
+        SessionRow,
+        TermFrequencies,
+        VoiceIndexStats,
+        VoiceRow,
+        VoiceSearch,
+    )
+
+
+class VoiceIndex(Protocol):
+    """Live (non-retired) ``voice``/``message`` nodes, kept in step with every node write."""
+
+    def search(self, request: VoiceSearch) -> list[VoiceRow]:
+        """Ranked hits or a listing; see ``VoiceSearch`` for the exact law."""
+        ...
+
+    def stats(self) -> VoiceIndexStats: ...
+
+    def session_messages(self, session_id: str) -> list[MemoryNode]:
+        """Every voice message node of the session, retired ones too, any order."""
+        ...
+
+    def session_span(self, session_id: str) -> tuple[str, str] | None:
+        """(first, last) message time of the session (fixed-width UTC text)."""
+        ...
+
+    def reindex(self) -> tuple[int, int]:
+        """Rebuild the index (and the backend's text index) from the nodes:
+        (indexed messages, nodes)."""
+        ...
+
+
+class TranscriptRegistry(Protocol):
+    def rows(self, since: str | None = None) -> list[RegistryRow]:
+        """Rows processed at or after ``since``, by (processed_at, path)."""
+        ...
+
+    def get(self, path: str) -> RegistryRow | None: ...
+
+    def put(self, row: RegistryRow) -> None:
+        """Insert or replace the row of ``row.path`` (its own transaction)."""
+        ...
+
+
+class SessionIndex(Protocol):
+    def session(self, session_id: str) -> SessionRow | None: ...
+
+    def view(self, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+        """The session and its active notes by (ts, node id), from ONE read snapshot."""
+        ...
+
+
+class NoteAppend(Protocol):
+    def append_note(
+        self, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+    ) -> NoteWrite | None:
+        """In ONE write transaction: read the session's row (``None`` if absent),
+        call ``build`` with it (it applies profile law: may raise, or return None
+        to decline), and when the built node id is new, store the node (and
+        index it as any node write would), edge, receipts and patch. Returns
+        what was written, or None (nothing written: the caller takes the engine
+        path)."""
+        ...
+
+
+class TermStats(Protocol):
+    def frequencies(self, terms: Sequence[str]) -> TermFrequencies: ...
+
+    def rank_any(self, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """(node id, -bm25) best first for nodes matching ANY of ``terms``
+        (each a plain folded word), over title and body."""
+        ...
+
+
+class ActivityLookups(Protocol):
+    def rows_in_range(
+        self, sources: Sequence[ActivitySource], lo: str, hi: str
+    ) -> list[ActivityRow]:
+        """Nodes of the sources with ``lo <= valid_from <= hi`` (any order)."""
+        ...
+
+    def message_cwds(self, lo: str, hi: str) -> set[str]:
+        """Distinct non-empty ``cwd`` attributes of voice messages in [lo, hi]."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoreIndexes:
+    """One backend's implementation of every index interface."""
+
+    voice: VoiceIndex
+    registry: TranscriptRegistry
+    sessions: SessionIndex
+    notes: NoteAppend
+    terms: TermStats
+    activity: ActivityLookups
+
+
+_FACTORIES: dict[type, Callable[[Any], StoreIndexes]] = {}
+
+
+def register_indexes(store_type: type, factory: Callable[[Any], StoreIndexes]) -> None:
+    """Register ``factory(store) -> StoreIndexes`` for stores of ``store_type``."""
+    _FACTORIES[store_type] = factory
+
+
+def indexes(store: object) -> StoreIndexes:
+    """The index implementations of ``store``'s backend (cached on the store)."""
+    cached = getattr(store, "_indexes", None)
+    if isinstance(cached, StoreIndexes):
+        return cached
+    for cls in type(store).__mro__:
+        factory = _FACTORIES.get(cls)
+        if factory is not None:
+            found = factory(store)
+            with contextlib.suppress(AttributeError):
+                store._indexes = found  # type: ignore[attr-defined]
+            return found
+    raise StoreError(
+        f"store backend {type(store).__name__} registers no profile indexes "
+        "(memgraph.store.interfaces.register_indexes)"
+    )

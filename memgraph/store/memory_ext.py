@@ -1,0 +1,424 @@
+"""The profile-owned indexes on the in-memory backend (``memgraph.store.interfaces``).
+
+Nothing is kept beside the documents: every read scans the transaction's node
+map, which is fine for the sizes this backend serves (tests, the contract
+suite, short-lived tools). Text matching follows the SQLite store's FTS5
+setup (``unicode61 remove_diacritics 2`` tokens, phrases, prefix*, BM25 with
+k1 = 1.2 and b = 0.75 over title and body, the body column only for voice
+search), so both backends find the same messages in the same order on the
+contract suite's data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memgraph.documents import (
+    MemoryEdge,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+)
+from memgraph.fts import to_fts5_query
+from memgraph.store.interfaces import StoreIndexes
+from memgraph.store.rows import (
+    ActivityRow,
+    ActivitySource,
+    NoteIndexRow,
+    NoteWrite,
+    RegistryRow,
+    SessionRow,
+    TermFrequencies,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceSearch,
+)
+from memgraph.store.sqlite_txn import iso
+
+if TYPE_CHECKING:
+    from memgraph.store.memory import MemoryStore, MemoryTxn
+
+_TOKEN = re.compile(r"[^\W_]+")
+_PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')
+K1, B = 1.2, 0.75
+
+
+def tokens(text: str) -> list[str]:
+    """FTS5 ``unicode61 remove_diacritics 2``: alphanumeric runs, folded, unaccented."""
+    folded = unicodedata.normalize("NFD", text.lower())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return _TOKEN.findall(plain)
+
+
+def _body(n: MemoryNode) -> str:
+    return "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
+
+
+def _phrases(match: str) -> list[tuple[list[str], bool]]:
+    found = []
+    for text, star in _PHRASE.findall(match):
+        words = tokens(text.replace('""', '"'))
+        if words:
+            found.append((words, bool(star)))
+    return found
+
+
+def _hits(phrase: tuple[list[str], bool], toks: list[str]) -> int:
+    words, prefix = phrase
+    n, count = len(words), 0
+    for i in range(len(toks) - n + 1):
+        if toks[i : i + n - 1] != words[:-1]:
+            continue
+        last = toks[i + n - 1]
+        if last == words[-1] or (prefix and last.startswith(words[-1])):
+            count += 1
+    return count
+
+
+def _str_attr(n: MemoryNode, key: str) -> str | None:
+    value = n.attributes.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _nocase(text: str) -> str:
+    # SQLite's NOCASE folds ASCII letters only
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+def _day(text: str) -> float:
+    if not text:
+        return 0.0
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() / 86400.0
+
+
+class MemoryVoiceIndex:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def _nodes(self) -> dict[str, MemoryNode]:
+        return self.store.current_state().nodes
+
+    def _live(self) -> list[tuple[MemoryNode, VoiceRow, str | None]]:
+        rows = []
+        for n in self._nodes().values():
+            if n.profile.value != "voice" or n.kind != "message" or n.lifecycle == "retired":
+                continue
+            conf = n.attributes.get("confidence")
+            ok_conf = isinstance(conf, int | float) and not isinstance(conf, bool)
+            row = VoiceRow(
+                score=0.0,
+                ts=iso(n.valid_from) or "",
+                constellation=_str_attr(n, "constellation") or "",
+                session_id=_str_attr(n, "session_id") or "",
+                project=_str_attr(n, "project") or "",
+                text=n.claim,
+                classification=_str_attr(n, "classification"),
+                confidence=float(conf) if ok_conf else None,  # type: ignore[arg-type]
+                voice_page=_str_attr(n, "voice_page"),
+                node_id=n.id,
+            )
+            rows.append((n, row, iso(n.ingested_at)))
+        return rows
+
+    def search(self, request: VoiceSearch) -> list[VoiceRow]:
+        q = request
+        match = to_fts5_query(q.query) if q.query.strip() else ""
+        if q.query.strip() and not match:
+            return []
+        if q.only is not None and not q.only:
+            return []
+        live = self._live()
+        everything = live
+        only = set(q.only) if q.only is not None else None
+        project = _nocase(q.project) if q.project else None
+        cls = _nocase(q.classification) if q.classification else None
+
+        def keep(row: VoiceRow, ingested: str | None) -> bool:
+            if q.since is not None and row.ts < q.since:
+                return False
+            if q.until is not None and row.ts > q.until:
+                return False
+            if q.as_of is not None and (ingested is None or ingested > q.as_of):
+                return False
+            if project is not None and project not in (
+                _nocase(row.project),
+                _nocase(row.constellation),
+            ):
+                return False
+            if q.unclassified:
+                if row.classification is not None:
+                    return False
+            elif cls is not None and (
+                row.classification is None or _nocase(row.classification) != cls
+            ):
+                return False
+            if q.session_prefix and not row.session_id.startswith(q.session_prefix):
+                return False
+            return only is None or row.node_id in only
+
+        live = [x for x in live if keep(x[1], x[2])]
+        if q.recent_sessions > 0:
+            recent: list[str] = []
+            for _, row, _ in sorted(live, key=lambda x: x[1].ts, reverse=True):
+                if row.session_id not in recent:
+                    recent.append(row.session_id)
+                    if len(recent) == q.recent_sessions:
+                        break
+            live = [x for x in live if x[1].session_id in recent]
+        if not match:
+            newest = sorted(live, key=lambda x: (x[1].ts, x[1].node_id), reverse=True)
+            return [row for _, row, _ in reversed(newest[: q.limit])]
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        stats = _Corpus(self._nodes().values())
+        idf = [stats.idf(p) for p in phrases]
+        ref = max((_day(row.ts) for _, row, _ in everything), default=0.0)
+        scored: list[tuple[int, float, VoiceRow]] = []
+        for node, row, _ in live:
+            body = tokens(_body(node))
+            freqs = [_hits(p, body) for p in phrases]
+            if not all(freqs):
+                continue
+            size = len(tokens(node.title)) + len(body)
+            bm25 = -sum(
+                w * f * (K1 + 1.0) / (f + K1 * (1 - B + B * size / stats.avgdl))
+                for w, f in zip(idf, freqs, strict=True)
+            )
+            age = max(0.0, ref - _day(row.ts))
+            score = bm25 * (0.5 + 0.5 / (1.0 + age / q.recency_days))
+            tier = 1 if row.classification == q.demote else 0
+            scored.append((tier, score, _with_score(row, score)))
+        scored.sort(key=lambda x: x[2].node_id)
+        scored.sort(key=lambda x: x[2].ts, reverse=True)
+        scored.sort(key=lambda x: (x[0], x[1]))
+        return [row for _, _, row in scored[: q.limit]]
+
+    def stats(self) -> VoiceIndexStats:
+        rows = [row for _, row, _ in self._live()]
+        times = [r.ts for r in rows]
+        by_const: dict[str, int] = {}
+        by_cls: dict[str | None, int] = {}
+        for r in rows:
+            by_const[r.constellation] = by_const.get(r.constellation, 0) + 1
+            by_cls[r.classification] = by_cls.get(r.classification, 0) + 1
+        return VoiceIndexStats(
+            messages=len(rows),
+            sessions=len({r.session_id for r in rows}),
+            pages=len({r.voice_page for r in rows if r.voice_page is not None}),
+            classified=sum(1 for r in rows if r.classification is not None),
+            first=min(times) if times else None,
+            last=max(times) if times else None,
+            by_constellation=tuple(by_const.items()),
+            by_classification=tuple(by_cls.items()),
+        )
+
+    def session_messages(self, session_id: str) -> list[MemoryNode]:
+        return [
+            n
+            for n in self._nodes().values()
+            if n.profile.value == "voice"
+            and n.kind == "message"
+            and (_str_attr(n, "session_id") or "") == session_id
+        ]
+
+    def session_span(self, session_id: str) -> tuple[str, str] | None:
+        times = [t for t in (iso(n.valid_from) for n in self.session_messages(session_id)) if t]
+        return (min(times), max(times)) if times else None
+
+    def reindex(self) -> tuple[int, int]:
+        return len(self._live()), len(self._nodes())
+
+
+def _with_score(row: VoiceRow, score: float) -> VoiceRow:
+    from memgraph.store.rows import as_dict
+
+    return VoiceRow(**{**as_dict(row), "score": score})
+
+
+class _Corpus:
+    """Row count, average row length and phrase document frequency, as FTS5 counts them."""
+
+    def __init__(self, nodes: Iterable[MemoryNode]) -> None:
+        self.bodies = [tokens(_body(n)) for n in nodes]
+        titles = 0
+        self.n = len(self.bodies)
+        for n in nodes:
+            titles += len(tokens(n.title))
+        total = titles + sum(len(b) for b in self.bodies)
+        self.avgdl = total / self.n if self.n and total else 1.0
+
+    def idf(self, phrase: tuple[list[str], bool]) -> float:
+        having = sum(1 for b in self.bodies if _hits(phrase, b))
+        value = math.log((self.n - having + 0.5) / (having + 0.5))
+        return value if value > 0 else 1e-6
+
+
+class MemoryRegistry:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def rows(self, since: str | None = None) -> list[RegistryRow]:
+        rows = self.store.current_state().registry.values()
+        kept = [r for r in rows if since is None or r.processed_at >= since]
+        return sorted(kept, key=lambda r: (r.processed_at, r.path))
+
+    def get(self, path: str) -> RegistryRow | None:
+        return self.store.current_state().registry.get(path)
+
+    def put(self, row: RegistryRow) -> None:
+        with self.store.transaction() as txn:
+            txn.s.registry[row.path] = row
+
+
+def _session_row(nodes: Iterable[MemoryNode], session_id: str) -> SessionRow | None:
+    for n in nodes:
+        if (
+            n.profile.value == "session"
+            and n.kind == "session"
+            and n.attributes.get("session_id") == session_id
+        ):
+            a = n.attributes
+            return SessionRow(
+                session_id=session_id,
+                node_id=n.id,
+                persona=str(a.get("persona")),
+                workspace=str(a.get("workspace")),
+                started_at=str(a.get("started_at")),
+                harness=str(a.get("harness")),
+                lifecycle=n.lifecycle,
+            )
+    return None
+
+
+class MemorySessionIndex:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def session(self, session_id: str) -> SessionRow | None:
+        return _session_row(self.store.current_state().nodes.values(), session_id)
+
+    def view(self, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+        nodes = list(self.store.current_state().nodes.values())
+        notes = [
+            NoteIndexRow(
+                ts=iso(n.valid_from) or "",
+                text=n.claim,
+                harness=str(n.attributes.get("harness")),
+                node_id=n.id,
+            )
+            for n in nodes
+            if n.profile.value == "session"
+            and n.kind == "note"
+            and n.lifecycle == "active"
+            and n.attributes.get("session_id") == session_id
+        ]
+        notes.sort(key=lambda r: (r.ts, r.node_id))
+        return _session_row(nodes, session_id), notes
+
+
+class MemoryNoteAppend:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def append_note(
+        self, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+    ) -> NoteWrite | None:
+        with self.store.transaction() as txn:
+            return _append(txn, session_id, build)
+
+
+def _append(
+    txn: MemoryTxn, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+) -> NoteWrite | None:
+    row = _session_row(txn.s.nodes.values(), session_id)
+    if row is None:
+        return None
+    w = build(row)
+    if w is None or w.node.id in txn.s.nodes:
+        return None
+    txn.put_nodes([MemoryNode.model_validate_json(w.node.doc)], [])
+    txn.put_edges([MemoryEdge.model_validate_json(w.edge.doc)])
+    txn.append_receipts([MemoryLifecycleReceipt.model_validate_json(r.doc) for r in w.receipts])
+    txn.put_patch(MemoryPatchCandidate.model_validate_json(w.patch.doc))
+    return w
+
+
+class MemoryTermStats:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def frequencies(self, terms: Sequence[str]) -> TermFrequencies:
+        nodes = list(self.store.current_state().nodes.values())
+        wanted = set(terms)
+        df: dict[str, int] = {}
+        for n in nodes:
+            for t in wanted.intersection(tokens(n.title) + tokens(_body(n))):
+                df[t] = df.get(t, 0) + 1
+        return TermFrequencies(nodes=len(nodes), df=tuple(sorted(df.items())))
+
+    def rank_any(self, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        # The sum of single-term scores is the score of the OR query.
+        totals: dict[str, float] = {}
+        for term in terms:
+            for h in self.store.search(f'"{term}"', max(limit * 4, 100)):
+                totals[h.node_id] = totals.get(h.node_id, 0.0) - h.score
+        return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+
+class MemoryActivity:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def rows_in_range(
+        self, sources: Sequence[ActivitySource], lo: str, hi: str
+    ) -> list[ActivityRow]:
+        found: list[ActivityRow] = []
+        nodes = self.store.current_state().nodes.values()
+        for src in sources:
+            for n in nodes:
+                vf = iso(n.valid_from)
+                if (
+                    n.profile.value != src.profile
+                    or n.kind != src.kind
+                    or n.lifecycle not in src.states
+                    or vf is None
+                    or not lo <= vf <= hi
+                ):
+                    continue
+                attrs: dict[str, Any] = dict(n.attributes)
+                text = n.claim if src.kind == "message" else ""
+                found.append(ActivityRow(n.kind, n.id, vf, attrs, text))
+        return found
+
+    def message_cwds(self, lo: str, hi: str) -> set[str]:
+        found: set[str] = set()
+        for n in self.store.current_state().nodes.values():
+            vf = iso(n.valid_from)
+            cwd = n.attributes.get("cwd")
+            if (
+                n.profile.value == "voice"
+                and n.kind == "message"
+                and vf is not None
+                and lo <= vf <= hi
+                and isinstance(cwd, str)
+                and cwd
+            ):
+                found.add(cwd)
+        return found
+
+
+def memory_indexes(store: MemoryStore) -> StoreIndexes:
+    return StoreIndexes(
+        voice=MemoryVoiceIndex(store),
+        registry=MemoryRegistry(store),
+        sessions=MemorySessionIndex(store),
+        notes=MemoryNoteAppend(store),
+        terms=MemoryTermStats(store),
+        activity=MemoryActivity(store),
+    )

@@ -1,0 +1,305 @@
+"""Rows and requests of the profile-owned indexes (see ``memgraph.store.interfaces``).
+
+A profile maps its documents to these rows and calls the index interfaces; a
+store backend maps them to its tables. Stdlib only, and not even ``typing`` or
+``dataclasses`` at run time (``dataclasses`` imports ``inspect``, ~10 ms): the
+fast paths (``memgraph voice``, ``memgraph note``) build these records too.
+Times are fixed-width UTC text (``iso``), the form every backend sorts as time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:
+    from dataclasses import dataclass as record  # mypy checks the records as dataclasses
+    from typing import Any
+else:
+
+    def record(frozen: bool = True) -> object:
+        return light_record
+
+
+def light_record(cls: Any) -> Any:
+    """A frozen dataclass look-alike: __init__ (positional or keyword, class
+    defaults), __eq__, __hash__, __repr__, immutability."""
+    fields = tuple(cls.__annotations__)
+    defaults = {f: cls.__dict__[f] for f in fields if f in cls.__dict__}
+    name = cls.__name__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(fields):
+            raise TypeError(f"{name}() takes {len(fields)} arguments")
+        values = dict(zip(fields, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in fields or key in values:
+                raise TypeError(f"{name}() got an unexpected or repeated argument {key!r}")
+            values[key] = value
+        for f in fields:
+            if f not in values and f not in defaults:
+                raise TypeError(f"{name}() missing argument {f!r}")
+            object.__setattr__(self, f, values.get(f, defaults.get(f)))
+
+    def __setattr__(self: Any, key: str, value: Any) -> None:
+        raise AttributeError(f"{name} is immutable")
+
+    def _values(self: Any) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in fields)
+
+    def __eq__(self: Any, other: object) -> bool:
+        return type(other) is type(self) and _values(self) == _values(other)
+
+    def __repr__(self: Any) -> str:
+        return f"{name}({', '.join(f'{f}={getattr(self, f)!r}' for f in fields)})"
+
+    cls.__init__, cls.__setattr__, cls.__eq__, cls.__repr__ = (
+        __init__,
+        __setattr__,
+        __eq__,
+        __repr__,
+    )
+    cls.__hash__ = lambda self: hash(_values(self))
+    return cls
+
+
+def as_dict(row: Any) -> dict[str, Any]:
+    """A record's fields by name (``dataclasses.asdict`` for these records, shallow)."""
+    return {f: getattr(row, f) for f in row.__annotations__}
+
+
+def iso(dt: datetime) -> str:
+    """Fixed-width UTC text (``2026-04-14T14:32:00.000000Z``): sorts as time.
+    The same text as ``memgraph.store.sqlite.iso`` (isoformat keeps a year's zeros)."""
+    return dt.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+
+
+# -- voice message index ---------------------------------------------------------
+
+
+@record(frozen=True)
+class VoiceSearch:
+    """One voice index query. Empty ``query`` lists instead of ranking.
+
+    Filters (all optional, AND-ed): ``since``/``until`` bound the message time
+    (inclusive), ``as_of`` the ingest time (inclusive), ``project`` matches the
+    project or the constellation case-insensitively, ``classification`` matches
+    case-insensitively (``unclassified`` selects messages with none),
+    ``session_prefix`` is a prefix of the session id (a safe name: no
+    wildcard characters), ``only`` restricts to these message node ids,
+    ``recent_sessions`` > 0 keeps the N sessions with the newest messages.
+
+    Ranking of a keyword query (the voice profile's law, carried here so every
+    backend ranks alike): ``query`` is what a person typed (bare words AND-ed,
+    "phrases", prefix*; see ``memgraph.fts``), matched against the message text
+    only (not the title); ``score = bm25 * (0.5 + 0.5 / (1 + age_days /
+    recency_days))`` (bm25 lower is better, as SQLite reports it), age measured
+    from the newest indexed message; messages classified ``demote`` come after
+    every other hit; ties by time (newest first) then node id. ``limit`` rows.
+    A listing returns the newest ``limit`` rows, oldest first, score 0.0.
+    """
+
+    query: str = ""
+    since: str | None = None
+    until: str | None = None
+    as_of: str | None = None
+    project: str | None = None
+    classification: str | None = None
+    unclassified: bool = False
+    session_prefix: str | None = None
+    only: tuple[str, ...] | None = None
+    recent_sessions: int = 0
+    limit: int = 20
+    recency_days: float = 180.0
+    demote: str = "command"
+
+
+@record(frozen=True)
+class VoiceRow:
+    """A live (non-retired) voice message as the index holds it."""
+
+    score: float
+    ts: str
+    constellation: str
+    session_id: str
+    project: str
+    text: str
+    classification: str | None
+    confidence: float | None
+    voice_page: str | None
+    node_id: str
+
+
+@record(frozen=True)
+class VoiceIndexStats:
+    """Aggregates over the index; breakdowns unordered (``None``: unclassified)."""
+
+    messages: int
+    sessions: int
+    pages: int
+    classified: int
+    first: str | None
+    last: str | None
+    by_constellation: tuple[tuple[str, int], ...]
+    by_classification: tuple[tuple[str | None, int], ...]
+
+
+# -- transcript registry ----------------------------------------------------------
+
+
+@record(frozen=True)
+class RegistryRow:
+    """One processed transcript file (``profiles.voice.backfill``)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    session_id: str | None
+    status: str  # paged | skipped | error
+    reason: str | None  # e.g. too_few_messages:2, no_messages, the error line
+    message_count: int
+    page: str | None  # first page written, relative to the vault
+    processed_at: str
+
+
+# -- session notes index and the lean note append ---------------------------------
+
+
+@record(frozen=True)
+class SessionRow:
+    """A started session as the session index holds it."""
+
+    session_id: str
+    node_id: str
+    persona: str
+    workspace: str
+    started_at: str
+    harness: str
+    lifecycle: str
+
+
+@record(frozen=True)
+class NoteIndexRow:
+    """An active note of a session, in view order (ts, node id)."""
+
+    ts: str
+    text: str
+    harness: str
+    node_id: str
+
+
+@record(frozen=True)
+class NodeRow:
+    """A node as the lean writer hands it over: indexed columns plus the JSON doc."""
+
+    id: str
+    profile: str
+    kind: str
+    domain_id: str
+    lifecycle: str
+    valid_from: str | None
+    valid_to: str | None
+    ingested_at: str | None
+    updated_at: str
+    title: str
+    body: str
+    doc: str
+
+
+@record(frozen=True)
+class EdgeRow:
+    id: str
+    source_id: str
+    target_id: str
+    kind: str
+    profile: str
+    lifecycle: str
+    doc: str
+
+
+@record(frozen=True)
+class ReceiptRow:
+    id: str
+    patch_id: str
+    op: str
+    target_id: str
+    at: str
+    doc: str
+
+
+@record(frozen=True)
+class PatchRow:
+    id: str
+    status: str
+    created_at: str
+    doc: str
+
+
+@record(frozen=True)
+class NoteWrite:
+    """Everything one lean note writes: exactly what ``apply_patch`` would store
+    for the same upsert_node + upsert_edge patch (``profiles.session.lean``)."""
+
+    node: NodeRow
+    edge: EdgeRow
+    receipts: tuple[ReceiptRow, ...]
+    patch: PatchRow
+
+
+# -- term statistics ----------------------------------------------------------------
+
+
+@record(frozen=True)
+class TermFrequencies:
+    """Document frequency of each asked term over every node's text;
+    ``nodes`` is the node count (an upper bound is fine: the largest row id)."""
+
+    nodes: int
+    df: tuple[tuple[str, int], ...]
+
+
+# -- activity lookups -------------------------------------------------------------
+
+
+@record(frozen=True)
+class ActivitySource:
+    """Live nodes of one profile and kind, in these lifecycle states."""
+
+    profile: str
+    kind: str
+    states: tuple[str, ...]
+
+
+@record(frozen=True)
+class ActivityRow:
+    """A node in a time range, reduced to what activity windows read.
+    ``text`` is the claim for ``message`` nodes and '' for any other kind."""
+
+    kind: str
+    node_id: str
+    valid_from: str
+    attributes: dict[str, Any]
+    text: str
+
+
+__all__ = [
+    "ActivityRow",
+    "ActivitySource",
+    "EdgeRow",
+    "NodeRow",
+    "NoteIndexRow",
+    "NoteWrite",
+    "PatchRow",
+    "ReceiptRow",
+    "RegistryRow",
+    "SessionRow",
+    "TermFrequencies",
+    "VoiceIndexStats",
+    "VoiceRow",
+    "VoiceSearch",
+    "as_dict",
+    "iso",
+    "light_record",
+    "record",
+]

@@ -1,0 +1,54 @@
+"""SQLite activity lookups: implements ``ActivityLookups`` (no tables of its own:
+the ``nodes_profile_kind`` index answers both reads)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from memgraph.store.rows import ActivityRow, ActivitySource
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.sqlite_ext.base import Conns
+
+
+class SQLiteActivity:
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def rows_in_range(
+        self, sources: Sequence[ActivitySource], lo: str, hi: str
+    ) -> list[ActivityRow]:
+        found: list[ActivityRow] = []
+        with self.conns.read() as conn:
+            for src in sources:
+                marks = ",".join("?" * len(src.states))
+                text_expr = "json_extract(doc, '$.claim')" if src.kind == "message" else "''"
+                rows = conn.execute(
+                    f"SELECT kind, id, valid_from, json_extract(doc, '$.attributes'), {text_expr}"
+                    " FROM nodes WHERE profile = ? AND kind = ? AND valid_from >= ?"
+                    f" AND valid_from <= ? AND lifecycle IN ({marks})",
+                    (src.profile, src.kind, lo, hi, *src.states),
+                ).fetchall()
+                found.extend(
+                    ActivityRow(
+                        kind=kind,
+                        node_id=nid,
+                        valid_from=valid,
+                        attributes=json.loads(attrs) if attrs else {},
+                        text=text or "",
+                    )
+                    for kind, nid, valid, attrs, text in rows
+                )
+        return found
+
+    def message_cwds(self, lo: str, hi: str) -> set[str]:
+        with self.conns.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT json_extract(doc, '$.attributes.cwd') FROM nodes"
+                " WHERE profile = 'voice' AND kind = 'message' AND valid_from >= ?"
+                " AND valid_from <= ?",
+                (lo, hi),
+            ).fetchall()
+        return {r[0] for r in rows if isinstance(r[0], str) and r[0]}

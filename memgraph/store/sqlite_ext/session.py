@@ -1,0 +1,292 @@
+"""SQLite session index (schema versions 10-19): implements ``SessionIndex`` and ``NoteAppend``.
+
+``session_notes`` and ``session_sessions`` are kept in sync with ``nodes``
+inside the same transaction as every node write (inserted rows by
+``NEW_NODE_ROWS``, updates and deletes by triggers: DELETE then INSERT, as an
+upsert's conflict policy overrides a trigger's ``OR REPLACE``), so they can
+never disagree with the graph. They are read paths only; the canonical note is
+the node. ``SQLiteNoteAppend`` is the lean ``memgraph note`` writer's SQL
+(``profiles.session.lean`` builds the rows; decisions.md D9).
+
+Stdlib only at import: ``memgraph note`` runs this module without pydantic.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from memgraph.errors import StoreError
+from memgraph.store.rows import NoteIndexRow, NoteWrite, SessionRow
+from memgraph.store.schema import Migration, index_new_node_rows, max_node_rowid
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.sqlite_ext.base import Conns
+
+_NOTE_COLUMNS = """
+    json_extract(new.doc, '$.attributes.session_id'),
+    json_extract(new.doc, '$.attributes.persona'),
+    new.valid_from,
+    json_extract(new.doc, '$.attributes.harness'),
+    new.lifecycle,
+    json_extract(new.doc, '$.claim')"""
+
+_SESSION_COLUMNS = """
+    json_extract(new.doc, '$.attributes.persona'),
+    json_extract(new.doc, '$.attributes.workspace'),
+    json_extract(new.doc, '$.attributes.started_at'),
+    json_extract(new.doc, '$.attributes.harness'),
+    new.lifecycle"""
+
+MIGRATIONS: list[Migration] = [
+    Migration(
+        10,
+        "session: note and session index tables kept by triggers on nodes",
+        f"""
+        CREATE TABLE session_notes (
+            node_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            harness TEXT NOT NULL,
+            lifecycle TEXT NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX session_notes_session ON session_notes(session_id, ts, node_id);
+        CREATE INDEX session_notes_persona ON session_notes(persona, ts, node_id);
+
+        CREATE TABLE session_sessions (
+            session_id TEXT PRIMARY KEY,
+            node_id TEXT NOT NULL UNIQUE,
+            persona TEXT NOT NULL,
+            workspace TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            harness TEXT NOT NULL,
+            lifecycle TEXT NOT NULL
+        );
+
+        CREATE TRIGGER session_notes_ai AFTER INSERT ON nodes
+        WHEN new.profile = 'session' AND new.kind = 'note' BEGIN
+            DELETE FROM session_notes WHERE node_id = new.id;
+            INSERT INTO session_notes(
+                node_id, session_id, persona, ts, harness, lifecycle, text)
+            VALUES (new.id, {_NOTE_COLUMNS});
+        END;
+        CREATE TRIGGER session_notes_au AFTER UPDATE ON nodes
+        WHEN new.profile = 'session' AND new.kind = 'note' BEGIN
+            DELETE FROM session_notes WHERE node_id = new.id;
+            INSERT INTO session_notes(
+                node_id, session_id, persona, ts, harness, lifecycle, text)
+            VALUES (new.id, {_NOTE_COLUMNS});
+        END;
+        CREATE TRIGGER session_notes_ad AFTER DELETE ON nodes
+        WHEN old.profile = 'session' BEGIN
+            DELETE FROM session_notes WHERE node_id = old.id;
+            DELETE FROM session_sessions WHERE node_id = old.id;
+        END;
+        CREATE TRIGGER session_sessions_ai AFTER INSERT ON nodes
+        WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
+            DELETE FROM session_sessions WHERE node_id = new.id;
+            INSERT INTO session_sessions(
+                session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+        END;
+        CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
+        WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
+            DELETE FROM session_sessions WHERE node_id = new.id;
+            INSERT INTO session_sessions(
+                session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+        END;
+        """,
+    ),
+]
+
+MIGRATIONS.append(
+    Migration(
+        11,
+        "session: index rows for inserted nodes are added set-based by the store",
+        """
+        DROP TRIGGER IF EXISTS session_notes_ai;
+        DROP TRIGGER IF EXISTS session_sessions_ai;
+        """,
+    )
+)
+
+# Inserted node rows above ``?`` (memgraph.store.schema.NEW_NODE_ROWS), with the
+# triggers' semantics: DELETE then a plain INSERT, so a second session node for
+# one session id still fails the patch (session_sessions' primary key). The
+# unary ``+`` keeps the planner on the rowid range, off the profile index.
+_NEW = "FROM nodes AS n WHERE n.rowid > ? AND +n.profile = 'session' AND +n.kind = '{}'"
+
+NEW_NODE_ROWS: tuple[str, ...] = (
+    f"DELETE FROM session_notes WHERE node_id IN (SELECT n.id {_NEW.format('note')})",
+    f"""INSERT INTO session_notes(node_id, session_id, persona, ts, harness, lifecycle, text)
+        SELECT n.id,
+            json_extract(n.doc, '$.attributes.session_id'),
+            json_extract(n.doc, '$.attributes.persona'),
+            n.valid_from,
+            json_extract(n.doc, '$.attributes.harness'),
+            n.lifecycle,
+            json_extract(n.doc, '$.claim')
+        {_NEW.format("note")}""",
+    f"DELETE FROM session_sessions WHERE node_id IN (SELECT n.id {_NEW.format('session')})",
+    f"""INSERT INTO session_sessions(
+            session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+        SELECT json_extract(n.doc, '$.attributes.session_id'), n.id,
+            json_extract(n.doc, '$.attributes.persona'),
+            json_extract(n.doc, '$.attributes.workspace'),
+            json_extract(n.doc, '$.attributes.started_at'),
+            json_extract(n.doc, '$.attributes.harness'),
+            n.lifecycle
+        {_NEW.format("session")}""",
+)
+
+
+_SESSION = "session_id, node_id, persona, workspace, started_at, harness, lifecycle"
+
+
+def _session(conn: sqlite3.Connection, session_id: str) -> SessionRow | None:
+    row = conn.execute(
+        f"SELECT {_SESSION} FROM session_sessions WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return None if row is None else SessionRow(*(str(v) for v in row))
+
+
+def _notes(conn: sqlite3.Connection, session_id: str) -> list[NoteIndexRow]:
+    rows = conn.execute(
+        "SELECT ts, text, harness, node_id FROM session_notes "
+        "WHERE session_id = ? AND lifecycle = 'active' ORDER BY ts, node_id",
+        (session_id,),
+    ).fetchall()
+    return [NoteIndexRow(ts=r[0], text=r[1], harness=r[2], node_id=r[3]) for r in rows]
+
+
+class SQLiteSessionIndex:
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def session(self, session_id: str) -> SessionRow | None:
+        with self.conns.read() as conn:
+            return _session(conn, session_id)
+
+    def view(self, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+        with self.conns.read() as conn:  # one read snapshot: header and notes agree
+            return _session(conn, session_id), _notes(conn, session_id)
+
+
+def write_note(conn: sqlite3.Connection, w: NoteWrite) -> None:
+    """Insert one lean note's rows (inside the caller's write transaction)."""
+    n = w.node
+    last = max_node_rowid(conn)
+    conn.execute(
+        """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
+               ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
+        (
+            n.id,
+            n.profile,
+            n.kind,
+            n.domain_id,
+            n.lifecycle,
+            n.valid_from,
+            n.valid_to,
+            n.ingested_at,
+            n.updated_at,
+            n.title,
+            n.body,
+            n.doc,
+        ),
+    )
+    # the node FTS and the session index, as SQLiteTxn.put_nodes does
+    index_new_node_rows(conn, last)
+    e = w.edge
+    conn.execute(
+        "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
+        " VALUES (?,?,?,?,?,?,?)",
+        (e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc),
+    )
+    conn.executemany(
+        "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
+        [(r.id, r.patch_id, r.op, r.target_id, r.at, r.doc) for r in w.receipts],
+    )
+    p = w.patch
+    conn.execute(
+        "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
+        (p.id, p.status, p.created_at, p.doc),
+    )
+
+
+def append_in(
+    conn: sqlite3.Connection, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+) -> NoteWrite | None:
+    row = _session(conn, session_id)
+    if row is None:
+        return None
+    w = build(row)
+    if w is None:
+        return None
+    if conn.execute("SELECT 1 FROM nodes WHERE id = ?", (w.node.id,)).fetchone():
+        return None  # a re-applied note: the engine decides (no-op or revision)
+    write_note(conn, w)
+    return w
+
+
+class SQLiteNoteAppend:
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def append_note(
+        self, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+    ) -> NoteWrite | None:
+        with self.conns.write() as conn:
+            return append_in(conn, session_id, build)
+
+
+# Migration 11 made the store's set-based statements (run after the insert) the
+# way inserted nodes reach the index tables; a store without it is migrated by
+# the full path first (SQLiteStore applies every pending migration).
+READY_VERSION = 11
+
+
+def append_note_at(
+    db_path: Path, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+) -> NoteWrite | None:
+    """``NoteAppend.append_note`` on a store file, without opening the store class.
+
+    None (use the full path) when there is no store file or it lacks the
+    current session index; errors of the file itself are one ``StoreError`` line.
+    """
+    from memgraph.store.sqlite_ext.base import LightSQLite
+
+    if not db_path.is_file():
+        return None
+    try:
+        light = LightSQLite(db_path, readonly=False)
+    except sqlite3.Error:
+        return None
+    try:
+        if not light.has_migration(READY_VERSION):
+            return None
+        return SQLiteNoteAppend(light).append_note(session_id, build)
+    except sqlite3.Error as exc:
+        raise StoreError(f"store {db_path}: {exc}") from None
+    finally:
+        light.close()
+
+
+def session_view_at(db_path: Path, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+    """``SessionIndex.view`` on a store file opened read-only (the fast note path)."""
+    from memgraph.store.sqlite_ext.base import LightSQLite
+
+    try:
+        light = LightSQLite(db_path, readonly=True, timeout=30.0)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read store {db_path}: {exc}") from None
+    try:
+        return SQLiteSessionIndex(light).view(session_id)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read store {db_path}: {exc}") from None
+    finally:
+        light.close()

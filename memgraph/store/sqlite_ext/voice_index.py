@@ -1,0 +1,345 @@
+"""SQLite voice message index (schema versions 3-6): implements ``VoiceIndex``.
+
+``voice_message_session`` (3-4): session_id -> message node row, so re-rendering
+one session's page never scans every message. ``voice_index`` (5-6): one row per
+live voice message node, keyed by ``nodes.rowid`` (so it joins 1:1 with
+``node_fts``), with the columns the read path filters and ranks on. Both are
+maintained inside the same transaction as every node write (inserted rows by
+``NEW_NODE_ROWS``, updates and deletes by triggers on ``nodes``), so they can
+never disagree with the canonical store after a commit. (Trigger bodies use
+DELETE + INSERT, not INSERT OR REPLACE: inside a trigger the outer statement's
+conflict policy wins, and the node upsert's is ABORT.)
+
+Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memgraph.errors import StoreError
+from memgraph.fts import to_fts5_query
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
+from memgraph.store.schema import Migration
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryNode
+    from memgraph.store.sqlite_ext.base import Conns
+
+
+def _text(path: str, src: str) -> str:
+    # Attributes are free JSON; a non-string value must not poison the index.
+    return (
+        f"CASE WHEN json_type({src}.doc, '$.attributes.{path}') = 'text' "
+        f"THEN json_extract({src}.doc, '$.attributes.{path}') END"
+    )
+
+
+def _columns(src: str) -> str:
+    """The index row for node alias ``src`` (``new`` in triggers, ``n`` in reindex)."""
+    return f"""{src}.rowid, {src}.id,
+        coalesce({_text("session_id", src)}, ''),
+        coalesce({_text("constellation", src)}, ''),
+        coalesce({_text("project", src)}, ''),
+        coalesce({src}.valid_from, ''),
+        coalesce(julianday({src}.valid_from), 0.0),
+        {src}.ingested_at,
+        {_text("classification", src)},
+        CASE WHEN json_type({src}.doc, '$.attributes.confidence') IN ('real', 'integer')
+             THEN json_extract({src}.doc, '$.attributes.confidence') END,
+        {_text("voice_page", src)},
+        {src}.lifecycle"""
+
+
+_INSERT = """INSERT OR REPLACE INTO voice_index(rowid, node_id, session_id, constellation,
+    project, ts, day, ingested_at, classification, confidence, voice_page, lifecycle)"""
+
+# Retired messages are withdrawn: they leave the index (smaller, and no filter on
+# every query or stats scan).
+_IS_MESSAGE = "{0}.profile = 'voice' AND {0}.kind = 'message' AND {0}.lifecycle != 'retired'"
+
+MIGRATIONS: list[Migration] = [
+    Migration(
+        3,
+        "voice: session -> message node index (trigger-maintained)",
+        """
+        CREATE TABLE voice_message_session (
+            node_rowid INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            ts TEXT
+        );
+        CREATE INDEX voice_message_session_sid ON voice_message_session(session_id, ts);
+        CREATE TRIGGER voice_message_session_ai AFTER INSERT ON nodes
+            WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
+            DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
+            INSERT INTO voice_message_session(node_rowid, session_id, ts)
+                VALUES (new.rowid,
+                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        new.valid_from);
+        END;
+        CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
+            WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
+            DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
+            INSERT INTO voice_message_session(node_rowid, session_id, ts)
+                VALUES (new.rowid,
+                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        new.valid_from);
+        END;
+        CREATE TRIGGER voice_message_session_ad AFTER DELETE ON nodes
+            WHEN old.profile = 'voice' AND old.kind = 'message' BEGIN
+            DELETE FROM voice_message_session WHERE node_rowid = old.rowid;
+        END;
+        INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
+            SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+            FROM nodes WHERE profile = 'voice' AND kind = 'message';
+        """,
+    ),
+    Migration(
+        4,
+        "voice: message-session rows for inserted nodes are added set-based by the store",
+        "DROP TRIGGER IF EXISTS voice_message_session_ai;",
+    ),
+    Migration(
+        5,
+        "voice_index: voice message side table (filters, ranking) kept by triggers on nodes",
+        f"""
+        CREATE TABLE voice_index (
+            rowid INTEGER PRIMARY KEY,
+            node_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            constellation TEXT NOT NULL,
+            project TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            day REAL NOT NULL,
+            ingested_at TEXT,
+            classification TEXT,
+            confidence REAL,
+            voice_page TEXT,
+            lifecycle TEXT NOT NULL
+        );
+        CREATE INDEX voice_index_ts ON voice_index(ts);
+        CREATE INDEX voice_index_session ON voice_index(session_id, ts);
+        CREATE INDEX voice_index_project ON voice_index(project, ts);
+        CREATE INDEX voice_index_constellation ON voice_index(constellation, ts);
+        CREATE INDEX voice_index_class ON voice_index(classification);
+        CREATE INDEX voice_index_page ON voice_index(voice_page);
+        CREATE TRIGGER voice_index_ai AFTER INSERT ON nodes
+            WHEN {_IS_MESSAGE.format("new")} BEGIN
+            {_INSERT} SELECT {_columns("new")};
+        END;
+        CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
+            DELETE FROM voice_index WHERE rowid = old.rowid;
+            {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
+        END;
+        CREATE TRIGGER voice_index_ad AFTER DELETE ON nodes BEGIN
+            DELETE FROM voice_index WHERE rowid = old.rowid;
+        END;
+        {_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
+        """,
+    ),
+    Migration(
+        6,
+        "voice_index rows for inserted nodes are added set-based by the store",
+        "DROP TRIGGER IF EXISTS voice_index_ai;",
+    ),
+]
+
+# Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
+# ``?`` is the largest node rowid before the insert. The unary ``+`` keeps the
+# planner on the rowid range (this patch's rows) instead of the profile index
+# (every message ever stored).
+NEW_NODE_ROWS: tuple[str, ...] = (
+    """INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
+        SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+        FROM nodes WHERE rowid > ? AND +profile = 'voice' AND +kind = 'message'""",
+    f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
+        AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
+)
+
+
+def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
+    where = ["1"]  # the index holds live (non-retired) messages only
+    args: list[object] = []
+    if q.since is not None:
+        where.append("v.ts >= ?")
+        args.append(q.since)
+    if q.until is not None:
+        where.append("v.ts <= ?")
+        args.append(q.until)
+    if q.as_of is not None:
+        where.append("v.ingested_at <= ?")
+        args.append(q.as_of)
+    if q.project:
+        where.append("(v.project = ? COLLATE NOCASE OR v.constellation = ? COLLATE NOCASE)")
+        args += [q.project, q.project]
+    if q.unclassified:
+        where.append("v.classification IS NULL")
+    elif q.classification:
+        where.append("v.classification = ? COLLATE NOCASE")
+        args.append(q.classification)
+    if q.session_prefix:
+        # safe names hold no GLOB metacharacters, so this is an indexed prefix match
+        where.append("v.session_id GLOB ?")
+        args.append(q.session_prefix + "*")
+    if q.only is not None:
+        where.append(f"v.node_id IN ({','.join('?' * len(q.only))})")
+        args += list(q.only)
+    return where, args
+
+
+def _recent_sessions(
+    conn: sqlite3.Connection, where: list[str], args: list[object], n: int
+) -> list[str]:
+    found: list[str] = []
+    rows = conn.execute(
+        f"SELECT v.session_id FROM voice_index AS v WHERE {' AND '.join(where)} ORDER BY v.ts DESC",
+        args,
+    )
+    for (sid,) in rows:  # walks the ts index newest first; stops after n sessions
+        if sid not in found:
+            found.append(sid)
+            if len(found) == n:
+                break
+    return found
+
+
+_HIT_COLUMNS = """v.ts, v.constellation, v.session_id, v.project,
+    coalesce(json_extract(n.doc, '$.claim'), ''), v.classification, v.confidence,
+    v.voice_page, v.node_id"""
+
+
+def _row(r: tuple[object, ...]) -> VoiceRow:
+    score, ts, const, sid, project, text, cls, conf, page, nid = r
+    return VoiceRow(
+        score=float(score),  # type: ignore[arg-type]
+        ts=str(ts),
+        constellation=str(const),
+        session_id=str(sid),
+        project=str(project),
+        text=text if isinstance(text, str) else str(text),
+        classification=None if cls is None else str(cls),
+        confidence=None if conf is None else float(conf),  # type: ignore[arg-type]
+        voice_page=None if page is None else str(page),
+        node_id=str(nid),
+    )
+
+
+def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
+    """``VoiceIndex.search`` on an open connection (inside a read snapshot)."""
+    match = to_fts5_query(q.query) if q.query.strip() else ""
+    if q.query.strip() and not match:
+        return []
+    if q.only is not None and not q.only:
+        return []
+    where, args = _filters(q)
+    if q.recent_sessions > 0:
+        sessions = _recent_sessions(conn, where, args, q.recent_sessions)
+        if not sessions:
+            return []
+        where.append(f"v.session_id IN ({','.join('?' * len(sessions))})")
+        args += sessions
+    clause = " AND ".join(where)
+    if not match:
+        rows = conn.execute(
+            f"SELECT 0.0, {_HIT_COLUMNS} FROM voice_index AS v JOIN nodes AS n "
+            f"ON n.rowid = v.rowid WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT ?",
+            [*args, q.limit],
+        ).fetchall()
+        rows.reverse()  # listings read oldest to newest, like a transcript
+        return [_row(r) for r in rows]
+    ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+    # node_fts drives the join (CROSS JOIN fixes the order): one FTS scan, then
+    # rowid lookups, instead of probing FTS once per filtered index row.
+    sql = f"""
+        WITH m AS (
+            SELECT v.rowid AS rid, v.ts AS ts, v.node_id AS nid,
+                   coalesce(v.classification = ?, 0) AS tier,
+                   bm25(node_fts, 0.0, 1.0)
+                     * (0.5 + 0.5 / (1.0 + max(0.0, ? - v.day) / ?)) AS score
+            FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid
+            WHERE node_fts MATCH ? AND {clause}
+            ORDER BY tier, score, ts DESC, nid LIMIT ?
+        )
+        SELECT m.score, {_HIT_COLUMNS}
+        FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
+        ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
+    # Match the message text (body) only: the title is a cut copy of its first
+    # line, and a word cut in half there must not match.
+    params = [q.demote, ref, float(q.recency_days), f"body : ({match})", *args, q.limit]
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"voice search failed: {exc}") from None
+    return [_row(r) for r in rows]
+
+
+def stats_conn(conn: sqlite3.Connection) -> VoiceIndexStats:
+    # Each aggregate is answered from its own index (covering scans), not the table.
+    messages, classified, first, last = conn.execute(
+        "SELECT count(*), count(classification), min(ts), max(ts) FROM voice_index"
+    ).fetchone()
+    sessions = conn.execute("SELECT count(DISTINCT session_id) FROM voice_index").fetchone()[0]
+    pages = conn.execute("SELECT count(DISTINCT voice_page) FROM voice_index").fetchone()[0]
+    by_const = conn.execute(
+        "SELECT constellation, count(*) FROM voice_index GROUP BY constellation"
+    ).fetchall()
+    by_cls = conn.execute(
+        "SELECT classification, count(*) FROM voice_index GROUP BY classification"
+    ).fetchall()
+    return VoiceIndexStats(
+        messages=int(messages),
+        sessions=int(sessions),
+        pages=int(pages),
+        classified=int(classified),
+        first=first or None,
+        last=last or None,
+        by_constellation=tuple((str(k), int(c)) for k, c in by_const),
+        by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+    )
+
+
+class SQLiteVoiceIndex:
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def search(self, request: VoiceSearch) -> list[VoiceRow]:
+        with self.conns.read() as conn:
+            return search_conn(conn, request)
+
+    def stats(self) -> VoiceIndexStats:
+        with self.conns.read() as conn:
+            return stats_conn(conn)
+
+    def session_messages(self, session_id: str) -> list[MemoryNode]:
+        from memgraph.documents import MemoryNode
+
+        with self.conns.read() as conn:
+            rows = conn.execute(
+                "SELECT n.doc FROM voice_message_session v JOIN nodes n ON n.rowid = v.node_rowid"
+                " WHERE v.session_id = ?",
+                (session_id,),
+            ).fetchall()
+        return [MemoryNode.model_validate_json(r[0]) for r in rows]
+
+    def session_span(self, session_id: str) -> tuple[str, str] | None:
+        with self.conns.read() as conn:
+            row = conn.execute(
+                "SELECT min(ts), max(ts) FROM voice_message_session WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+        if row is None or not row[0] or not row[1]:
+            return None
+        return str(row[0]), str(row[1])
+
+    def reindex(self) -> tuple[int, int]:
+        with self.conns.write() as conn:
+            conn.execute("DELETE FROM voice_index")
+            conn.execute(
+                f"{_INSERT} SELECT {_columns('n')} FROM nodes AS n WHERE {_IS_MESSAGE.format('n')}"
+            )
+            # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
+            conn.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
+            messages = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
+            nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+        return int(messages), int(nodes)

@@ -1,0 +1,83 @@
+"""How voice hits and stats are printed: the CLI (both paths), the demo and the MCP server.
+
+Stdlib only (``memgraph voice`` formats with it in its fast path).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.search import VoiceHit, VoiceStats
+
+LINE_CHARS = 120
+
+# Terminal safety: text is what someone typed (or pasted), and may hold escape
+# sequences. Line breaks become spaces in the one-line form; other control
+# characters are shown as U+FFFD. --json keeps the text exact.
+_BREAKS = {ord(c): " " for c in "\n\r\t\v\f\x85\u2028\u2029"}
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+ONE_LINE = str.maketrans({**_CONTROLS, **_BREAKS})
+FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
+
+
+def render_hits(hits: list[VoiceHit], as_json: bool, full: bool) -> str:
+    lines = [format_json(h) for h in hits] if as_json else [format_line(h, full) for h in hits]
+    return "".join(line + "\n" for line in lines)
+
+
+def format_line(hit: VoiceHit, full: bool = False) -> str:
+    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC; text cut at 120 chars)."""
+    if full:
+        text = hit.text.translate(FULL)
+    else:
+        text = hit.text.translate(ONE_LINE)
+        if len(text) > LINE_CHARS:
+            text = text[:LINE_CHARS] + "..."
+    const = hit.constellation.translate(ONE_LINE) or "-"
+    sid = hit.session_id[:8].translate(ONE_LINE) or "-"
+    return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'
+
+
+def format_json(hit: VoiceHit) -> str:
+    import json
+
+    data = {
+        "timestamp": hit.timestamp.isoformat().replace("+00:00", "Z"),
+        "constellation": hit.constellation,
+        "session_id": hit.session_id,
+        "project": hit.project,
+        "text": hit.text,
+        "classification": hit.classification,
+        "confidence": hit.confidence,
+        "voice_page": hit.voice_page,
+        "node_id": hit.node_id,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "0.0%"
+
+
+def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
+    """(label, value) rows: printed as plain lines, or a rich table on a TTY."""
+    span = (
+        f"{stats.first:%Y-%m-%d %H:%M} .. {stats.last:%Y-%m-%d %H:%M}"
+        if stats.first and stats.last
+        else "-"
+    )
+    rows = [
+        ("messages", str(stats.messages)),
+        ("sessions", str(stats.sessions)),
+        ("pages", str(stats.pages)),
+        ("classified", f"{stats.classified} ({_pct(stats.classified, stats.messages)})"),
+        ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
+        ("range", span),
+    ]
+    rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
+    rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
+    return [(label.translate(ONE_LINE), value) for label, value in rows]
+
+
+def render_stats(stats: VoiceStats) -> str:
+    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

@@ -1,0 +1,143 @@
+"""One config resolver for every entry point (issue 16, item 2).
+
+Regression: with a lower-case ``memgraph_home=/x`` in the environment the hook
+wrote to ``~/.local/share/memgraph`` while ``memgraph voice`` read ``/x``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from memgraph.cli import hook_fast, session_fast, voice_fast
+from memgraph.config import FIELDS, Settings, load_settings, paths, resolve
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "profiles" / "voice"))
+from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+
+
+def test_fields_match_the_settings_model() -> None:
+    assert tuple(Settings.model_fields) == FIELDS
+
+
+def entry_point_stores() -> dict[str, Path | None]:
+    return {
+        "settings (typer, MCP)": load_settings().store_path,
+        "voice fast path": voice_fast.resolve_store_path(None),
+        "hook fast path": hook_fast.resolve_paths({})[0],
+        "resolver": paths()[0],
+    }
+
+
+def test_lower_case_env_name_drift(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    monkeypatch.setenv("memgraph_home", str(isolated_env / "x"))
+    expected = isolated_env / "x" / "memgraph.db"
+    assert set(entry_point_stores().values()) == {expected}
+
+
+def test_lower_case_env_hook_then_voice_and_note(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end: what the hook captures under ``memgraph_home`` is what voice finds."""
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    monkeypatch.setenv("memgraph_home", str(isolated_env / "x"))
+    transcript = write_transcript(isolated_env / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
+    hook_input = json.dumps(
+        {
+            "session_id": SID,
+            "transcript_path": str(transcript),
+            "cwd": "/nonexistent/atlas",
+            "hook_event_name": "SessionEnd",
+            "reason": "exit",
+        }
+    )
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(hook_input.encode())))
+    assert hook_fast.run(["session-end"]) == 0
+    assert (isolated_env / "x" / "memgraph.db").is_file()
+    default = isolated_env / "home" / ".local" / "share" / "memgraph" / "memgraph.db"
+    assert not default.exists()
+    capsys.readouterr()
+    assert voice_fast.run(["--session", SID[:8]]) == 0
+    assert capsys.readouterr().out.count("\n") == 4  # the four captured prompts
+
+
+@pytest.mark.parametrize("where", ["env", "toml", "flag"])
+def test_every_entry_point_agrees(
+    where: str, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = isolated_env / f"from-{where}"
+    if where == "toml":
+        monkeypatch.delenv("MEMGRAPH_HOME")
+        config = isolated_env / "home" / ".config" / "memgraph" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f'home = "{target}"\n')
+    elif where == "env":
+        monkeypatch.setenv("MEMGRAPH_HOME", str(target))
+    if where == "flag":
+        assert load_settings(home=target).store_path == target / "memgraph.db"
+        assert voice_fast.resolve_store_path(str(target)) == target / "memgraph.db"
+        assert hook_fast.resolve_paths({"home": str(target)})[0] == target / "memgraph.db"
+    else:
+        assert set(entry_point_stores().values()) == {target / "memgraph.db"}
+
+
+def test_precedence_flag_env_file_default(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = isolated_env / "cfg.toml"
+    config.write_text('persona = "from-file"\nsession = "s-file"\nwindow_gap_minutes = 7\n')
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    monkeypatch.setenv("MEMGRAPH_PERSONA", "from-env")
+    raw = resolve(
+        {"persona": None, "session": "s-flag"}, fields=("persona", "session", "classifier")
+    )
+    assert raw == {"persona": "from-env", "session": "s-flag"}
+    s = load_settings()
+    assert (s.persona, s.session, s.window_gap_minutes, s.classifier) == (
+        "from-env",
+        "s-file",
+        7,
+        "rules",
+    )
+
+
+def test_a_bad_config_file_is_one_error_everywhere(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgraph.errors import ConfigError
+
+    config = isolated_env / "bad.toml"
+    config.write_text("home = [unclosed\n")
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    with pytest.raises(ConfigError, match="invalid configuration") as a:
+        load_settings()
+    with pytest.raises(ConfigError) as b:
+        hook_fast.resolve_paths({})
+    assert str(a.value) == str(b.value)
+    assert voice_fast.resolve_store_path(None) is None  # typer then reports the same line
+
+
+def test_note_fast_path_uses_the_resolver(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lower-case env home: the lean note writes into the same store as `session start`."""
+    from memgraph.store import open_store
+    from profiles.session.api import StartRequest, start_session
+
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    monkeypatch.setenv("memgraph_home", str(isolated_env / "x"))
+    store = open_store(load_settings().store_path)
+    start_session(store, StartRequest("s1", isolated_env / "ws", "alice"))
+    store.close()
+    assert session_fast.run(["hello from the lean path", "--session", "s1"]) == 0
+    assert "hello" not in capsys.readouterr().err
+    store = open_store(isolated_env / "x" / "memgraph.db")
+    notes = [n.claim for n in store.iter_nodes("session", "note")]
+    store.close()
+    assert "hello from the lean path" in notes
