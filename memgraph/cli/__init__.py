@@ -44,7 +44,9 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if argv and argv[0] in FAST_PATHS and "--debug" not in argv and not _shared_store(argv):
+    # (the voice lean path reads a PostgreSQL store itself; note and hook defer)
+    lean = argv and argv[0] in FAST_PATHS and "--debug" not in argv
+    if lean and (argv[0] == "voice" or not _shared_store(argv)):
         # A fast path is a short-lived process: cyclic-GC passes over the heap that
         # importing pydantic builds cost more than the few cycles they would free.
         gc.disable()

@@ -273,3 +273,36 @@ def test_cli_on_an_unreachable_server_is_one_line(args: list[str], tmp_path: Pat
         f"Error: cannot connect to PostgreSQL store postgresql://fleet@127.0.0.1:{port}/memgraph"
     )
     assert "pw" not in proc.stderr.replace("postgresql", "")
+
+
+def test_voice_lean_path_reads_postgres_like_the_full_path(pg_url: str, tmp_path: Path) -> None:
+    """`memgraph voice` on a store URL: the lean path (no pydantic) prints what the
+    typer path prints, and what the same captures print from a SQLite store."""
+    import os
+    import subprocess
+    import sys
+
+    from profiles.voice.capture import CaptureRequest, capture_transcript
+
+    sample = Path(__file__).resolve().parents[2] / "memgraph" / "sample"
+    for location in (pg_url, tmp_path / "home" / "memgraph.db"):
+        store = open_store(location)
+        for transcript in sorted(sample.rglob("*.jsonl")):
+            capture_transcript(store, CaptureRequest(transcript, tmp_path / "vault", now=NOW))
+        store.close()
+    exe = Path(sys.executable).with_name("memgraph")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memgraph.cli"]
+    base = {**os.environ, "MEMGRAPH_HOME": str(tmp_path / "home")}
+
+    def voice(*args: str, url: str | None, typer: bool = False) -> str:
+        env = {**base, "MEMGRAPH_STORE": url} if url else base
+        head = [*cmd, "--debug"] if typer else cmd  # --debug takes the typer path
+        proc = subprocess.run([*head, "voice", *args], env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    for args in (["retry"], ["the", "--json"], ["--recent", "--json"], ["--stats", "--json"]):
+        lean = voice(*args, url=pg_url)
+        assert lean == voice(*args, url=pg_url, typer=True)
+        assert lean == voice(*args, url=None)  # the SQLite store
+        assert lean.strip()

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from memgraph.documents import (
     MemoryDomain,
@@ -41,6 +40,7 @@ from memgraph.documents import (
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
+from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
 from memgraph.store.postgres.schema import all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
@@ -56,24 +56,6 @@ T = TypeVar("T")
 _NAMESPACE = 0x6D67  # "mg"
 WRITE_LOCK = 1
 MIGRATE_LOCK = 2
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-# Defaults a URL may override (``?connect_timeout=30``).
-CONNECT_DEFAULTS: dict[str, Any] = {
-    "connect_timeout": 5,
-    "application_name": "memgraph",
-    "client_encoding": "UTF8",
-    "keepalives": 1,
-    "keepalives_idle": 10,
-    "keepalives_interval": 5,
-    "keepalives_count": 3,
-    "tcp_user_timeout": 30000,
-}
 
 
 class PostgresStore:
@@ -95,19 +77,12 @@ class PostgresStore:
         self.readonly = readonly
         self._lock = threading.RLock()
         self._open: str | None = None  # "read" | "write" while a transaction is open
-        try:
-            params: dict[str, Any] = dict(conninfo_to_dict(url))
-        except psycopg.ProgrammingError as exc:
-            raise StoreError(f"invalid PostgreSQL store URL: {_first_line(exc)}") from None
-        for key, value in CONNECT_DEFAULTS.items():
-            params.setdefault(key, value)
-        options = str(params.get("options") or "")
-        options += (
-            f" -c statement_timeout={statement_timeout_ms} -c lock_timeout={lock_timeout_ms}"
-            f" -c idle_in_transaction_session_timeout={idle_in_transaction_timeout_ms}"
+        self._conninfo = connect_params(
+            url,
+            lock_timeout_ms=lock_timeout_ms,
+            statement_timeout_ms=statement_timeout_ms,
+            idle_in_transaction_timeout_ms=idle_in_transaction_timeout_ms,
         )
-        params["options"] = options.strip()
-        self._conninfo = make_conninfo(**params)
         self.conn = self._connect()
         try:
             self._check_server()
