@@ -306,3 +306,46 @@ def test_voice_lean_path_reads_postgres_like_the_full_path(pg_url: str, tmp_path
         assert lean == voice(*args, url=pg_url, typer=True)
         assert lean == voice(*args, url=None)  # the SQLite store
         assert lean.strip()
+
+
+def test_a_store_url_in_the_config_file_reaches_every_command(pg_url: str, tmp_path: Path) -> None:
+    """Config drift regression: `store` in config.toml (no env) must send the lean
+    `note` and `hook` paths and the typer commands to the same PostgreSQL store;
+    nothing may land in the SQLite default under MEMGRAPH_HOME."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'store = "{pg_url}"\n')
+    home = tmp_path / "mg-home-drift"
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("MEMGRAPH_")}
+    env.update(
+        MEMGRAPH_CONFIG=str(config),
+        memgraph_home=str(home),  # lower case: the same resolver must read it
+        MEMGRAPH_WORKSPACE=str(tmp_path / "ws"),
+        MEMGRAPH_VAULT=str(tmp_path / "vault"),
+        MEMGRAPH_SESSION="drift-1",
+    )
+    exe = Path(sys.executable).with_name("memgraph")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memgraph.cli"]
+    sample = next((Path(__file__).resolve().parents[2] / "memgraph" / "sample").rglob("*.jsonl"))
+    hook = {"session_id": sample.stem, "transcript_path": str(sample), "reason": "exit"}
+    for args, stdin in (
+        (["note", "kept in the fleet store"], None),
+        (["hook", "session-end"], hook),
+    ):
+        proc = subprocess.run(
+            [*cmd, *args],
+            env=env,
+            input=json.dumps(stdin) if stdin else None,
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+    assert not (home / "memgraph.db").exists()
+    store = open_store(pg_url)
+    kinds = {(n.profile.value, n.kind) for n in store.iter_nodes()}
+    store.close()
+    assert ("session", "note") in kinds and ("voice", "message") in kinds
