@@ -1,33 +1,163 @@
-"""Atomic file writes: temp file in the same directory, fsync, rename.
+"""Every file memgraph writes goes through here (stdlib only: the lean paths use it).
 
-A reader (or a crash, or kill -9) sees the old file or the new one, never a
-partial one.
+- ``atomic_write_text``: temp file in the same directory, fsync, rename. A reader
+  (or a crash, or kill -9) sees the old file or the new one, never a partial one.
+  The temp file is created with ``O_EXCL`` (never follows a planted link) and the
+  rename replaces a link at the destination rather than writing through it.
+- ``append_line``: one ``O_APPEND`` write (concurrent writers never interleave
+  within a line), ``O_NOFOLLOW``: a ``log.md`` that is a symlink is refused, its
+  target is never appended to.
+- ``file_lock``: an ``flock`` on a sidecar lock file opened ``O_NOFOLLOW`` (a
+  planted ``<name>.lock`` symlink cannot make ``O_CREAT`` create a file elsewhere).
+- ``read_text_nofollow``: read a file we are about to replace (bounded, no link).
+- ``remove_stale_temps``: kill -9 inside ``atomic_write_text`` leaves
+  ``.<name>.<rand>.tmp`` behind; the next writer of that file removes old ones.
+- ``safe_child``: a path built from input names that stays under its root.
+- ``replace_config_file``: the one writer that follows a link on purpose (a user's
+  settings file kept by a dotfile manager), keeping its mode and a backup.
+
+Paths that resolve outside their root or through a symlink raise ``FileEscape``
+(a ``StoreError``: one line, exit 1).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
+import stat
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from memgraph.errors import InvalidId, StoreError
 from memgraph.ids import is_safe_name
 
+STALE_TEMP_SECONDS = 300
+MAX_VIEW_BYTES = 64 * 1024 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
-def atomic_write_text(path: Path, text: str) -> None:
+
+class FileEscape(StoreError):
+    """A file memgraph would write is a symlink or resolves outside its root."""
+
+
+def _refuse_link(path: Path, what: str) -> FileEscape:
+    return FileEscape(
+        f"{path} is a symlink; memgraph does not write {what} through links "
+        "(remove the link and rerun)"
+    )
+
+
+def open_nofollow(path: Path, flags: int, mode: int = 0o644, *, what: str = "files") -> int:
+    """``os.open`` with ``O_NOFOLLOW``; a symlink (or a non-regular file) is refused."""
+    try:
+        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and path.is_symlink()):
+            raise _refuse_link(path, what) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FileEscape(f"{path} is not a regular file; memgraph writes {what} only there")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_under(path: Path, root: Path) -> Path:
+    """``path`` if its directory resolves under ``root`` and it is not a symlink."""
+    parent = path.parent.resolve()
+    if not parent.is_relative_to(root.resolve()):
+        raise FileEscape(f"{path} escapes {root}")
+    if path.is_symlink():
+        raise _refuse_link(path, "views")
+    return path
+
+
+# mkstemp's names here: ".<file name>.<8 random chars>.tmp"
+_TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+_SWEPT: dict[str, float] = {}  # directory -> when it was last swept (monotonic)
+_SWEEP_EVERY = 60.0
+
+
+def remove_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove temp files of killed writers in ``path``'s directory.
+
+    ``atomic_write_text`` names its temp files ``.<name>.<random>.tmp``; a kill -9
+    between create and rename leaves one behind. Those older than ``older_than``
+    seconds are removed (a young one may belong to a writer running right now).
+    At most one scan per directory per minute and process: a backfill writing
+    thousands of pages into one directory pays for one listing, not one per page.
+    Returns how many were removed.
+    """
+    key = os.fspath(path.parent)
+    now = time.monotonic()
+    if now - _SWEPT.get(key, -_SWEEP_EVERY) < _SWEEP_EVERY:
+        return 0
+    _SWEPT[key] = now
+    limit = time.time() - older_than
+    removed = 0
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not _TEMP_NAME.match(entry.name):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def forget_swept() -> None:
+    """Let ``remove_stale_temps`` scan every directory again (tests, long-lived servers)."""
+    _SWEPT.clear()
+
+
+def atomic_write_text(
+    path: Path,
+    text: str,
+    *,
+    root: Path | None = None,
+    durable: bool = True,
+    mode: int | None = None,
+) -> None:
+    """Replace ``path`` with ``text`` atomically (``root``: refuse escapes first).
+
+    ``durable=False`` skips the fsyncs (for caches whose loss is harmless): the
+    rename is still atomic, a crash may just leave the previous version.
+    """
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if root is not None:
+        check_under(path, root)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    if not durable:
+        return
     try:
         dfd = os.open(path.parent, os.O_RDONLY)
         try:
@@ -36,6 +166,84 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.close(dfd)
     except OSError:  # some filesystems refuse fsync on directories; the rename is done
         pass
+
+
+def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> Path:
+    """Rewrite a user's config file (e.g. Claude Code settings) the way they keep it.
+
+    A symlink is followed (dotfile managers link settings files: the link stays, its
+    target gets the new text), the file's permission bits are kept (mkstemp would
+    make it 0600), and the previous content is kept in ``<target><backup_suffix>``.
+    Returns the file that was written.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    mode = None
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise FileEscape(f"{path} is not a regular file; not changed")
+        mode = stat.S_IMODE(st.st_mode)
+        old = read_text_nofollow(target)
+        if old is not None:
+            atomic_write_text(target.with_name(target.name + backup_suffix), old, mode=mode)
+    atomic_write_text(target, text, mode=mode if mode is not None else 0o644)
+    return target
+
+
+def append_line(path: Path, data: bytes, *, what: str = "logs") -> None:
+    """One ``O_APPEND`` write of ``data`` to ``path`` (created 0644), never through a link."""
+    fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644, what=what)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_text_nofollow(path: Path, limit: int = MAX_VIEW_BYTES) -> str | None:
+    """The UTF-8 text of a regular file, or None when absent/unreadable/too big.
+
+    A symlink raises ``FileEscape``: a view we would rewrite must be our own file.
+    """
+    try:
+        fd = open_nofollow(path, os.O_RDONLY, what="views")
+    except FileNotFoundError:
+        return None
+    except FileEscape:
+        raise
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return None
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[int]:
+    """Exclusive advisory ``flock`` on ``<path>.lock`` (released on exit or process death).
+
+    Yields the lock file's descriptor (callers may keep a little state in it).
+    """
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(path.name + ".lock")
+    fd = open_nofollow(lock, os.O_RDWR | os.O_CREAT, 0o644, what="lock files")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # closing drops the flock
 
 
 def safe_child(root: Path, *names: str) -> Path:
@@ -52,5 +260,5 @@ def safe_child(root: Path, *names: str) -> Path:
             )
     path = root.joinpath(*names)
     if not path.resolve().is_relative_to(root.resolve()):
-        raise StoreError(f"{path} escapes {root}")
+        raise FileEscape(f"{path} escapes {root}")
     return path

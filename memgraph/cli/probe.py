@@ -27,11 +27,17 @@ def probe(
         ProbeResult,
         format_probe,
         probe_json,
+        view_conflicts,
     )
     from profiles.voice.probe import probe as run_probe
 
     settings = load_settings(home=home, transcripts=transcripts or None)
-    request = ProbeRequest(roots=list(settings.transcripts), days=days)
+    request = ProbeRequest(
+        roots=list(settings.transcripts),
+        days=days,
+        vault=settings.vault,
+        workspace=settings.workspace,
+    )
     try:
         store = open_store(settings.store or settings.store_path)
     except MemgraphError as exc:
@@ -39,6 +45,7 @@ def probe(
 
         since = datetime.now(UTC) - timedelta(days=days)
         result = ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"cannot open the store: {exc}")
+        result.conflicts = view_conflicts(request.vault, request.workspace)
     else:
         try:
             result = run_probe(store, request)

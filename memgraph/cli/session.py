@@ -154,7 +154,7 @@ def note(
     from profiles.session.api import NoteRequest
     from profiles.session.api import note as add_note
     from profiles.session.harness import NO_SESSION, active_session
-    from profiles.session.records import check_name, note_output, parse_at
+    from profiles.session.records import check_name, note_output, parse_at, view_warning
 
     s, store = _open(home, workspace)
     try:
@@ -183,6 +183,8 @@ def note(
         result.id, result.session_id, result.persona, result.timestamp, h, result.file, as_json
     )
     sys.stdout.write(line + "\n")
+    if result.view_error:
+        sys.stderr.write(view_warning(result.id, result.view_error) + "\n")
 
 
 def wake(

@@ -95,7 +95,7 @@ def run(argv: list[str]) -> int | None:
 def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -> int | None:
     from datetime import UTC, datetime
 
-    from memgraph.errors import UsageError
+    from memgraph.errors import MemgraphError, UsageError
 
     for name in _LEAN:  # in dependency order, so sibling imports hit sys.modules
         _load(name)
@@ -135,8 +135,38 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
     result = lean.lean_note(db, rec, persona)
     if result is None:
         return None
-    path = views.session_file(Path(result.workspace), result.persona, sid)
-    views.write_view(path, lambda: views.render_from_sql(db, sid))
+    # The note is committed: from here on a failure is a warning (exit 0), never
+    # an error a caller would retry into a second copy of the note.
+    path: Path | str = f"{sid}.yaml"
+    warning = None
+    try:
+        path = views.session_file(Path(result.workspace), result.persona, sid)
+        view = views.write_view(path, lambda: views.render_from_sql(db, sid), _on_edit(db, sid))
+        if view.conflict is not None:
+            sys.stderr.write(
+                f"memgraph: {view.path} held edits memgraph cannot import; kept verbatim in "
+                f"{view.conflict} (the view now shows the store)\n"
+            )
+    except MemgraphError as exc:
+        warning = " ".join(str(exc).split())
     line = records.note_output(result.node_id, sid, result.persona, at, harness, path, as_json)
     sys.stdout.write(line + "\n")
+    if warning:
+        sys.stderr.write(records.view_warning(result.node_id, warning) + "\n")
     return 0
+
+
+def _on_edit(db: Path, sid: str) -> Any:
+    """Import notes added to the YAML by hand (rare: only then the engine is loaded)."""
+
+    def on_edit(text: str) -> bool:
+        from memgraph.store import open_store
+        from profiles.session.handedit import on_edit_for
+
+        store = open_store(db)
+        try:
+            return bool(on_edit_for(store, sid)(text))
+        finally:
+            store.close()
+
+    return on_edit

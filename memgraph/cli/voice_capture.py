@@ -102,6 +102,7 @@ def backfill(
     summary = {
         "transcripts": len(report.outcomes),
         **{k: counts.get(k, 0) for k in ("paged", "skipped", "unchanged", "filtered", "error")},
+        "revised": report.revised,
         "mb": round(report.bytes_read / 1e6, 2),
         "seconds": round(report.seconds, 3),
         "mb_per_s": round(report.mb_per_s, 1),
@@ -113,6 +114,7 @@ def backfill(
             f"backfill: {summary['transcripts']} transcripts, {summary['paged']} paged, "
             f"{summary['skipped']} skipped, {summary['unchanged']} unchanged, "
             f"{summary['error']} errors; {summary['mb']} MB in {summary['seconds']} s"
+            + (f"; {report.revised} changed records kept as new versions" if report.revised else "")
         )
     if counts.get("error"):
         raise typer.Exit(1)

@@ -161,7 +161,15 @@ class MemoryVoiceIndex:
                 return False
             return only is None or row.node_id in only
 
-        live = [x for x in live if keep(x[1], x[2])]
+        def current_then(n: MemoryNode) -> bool:
+            # a changed transcript record: a superseded version is current only
+            # as of a time before it was superseded
+            if n.lifecycle != "superseded":
+                return True
+            at = n.attributes.get("superseded_at")
+            return q.as_of is not None and isinstance(at, str) and at > q.as_of
+
+        live = [x for x in live if keep(x[1], x[2]) and current_then(x[0])]
         if q.recent_sessions > 0:
             recent: list[str] = []
             for _, row, _ in sorted(live, key=lambda x: x[1].ts, reverse=True):

@@ -82,7 +82,9 @@ class VoiceSearch:
     """One voice index query. Empty ``query`` lists instead of ranking.
 
     Filters (all optional, AND-ed): ``since``/``until`` bound the message time
-    (inclusive), ``as_of`` the ingest time (inclusive), ``project`` matches the
+    (inclusive), ``as_of`` the ingest time (inclusive; a message version superseded
+    after ``as_of`` counts, later ones do not: without ``as_of`` superseded versions
+    are left out), ``project`` matches the
     project or the constellation case-insensitively, ``classification`` matches
     case-insensitively (``unclassified`` selects messages with none),
     ``session_prefix`` is a prefix of the session id (a safe name: no

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memgraph.documents import GraphOp, MemoryEdge, MemoryNode, UpsertEdge, UpsertNode, utcnow
 from memgraph.engine import apply_patch, new_patch
-from memgraph.errors import NotFound, UsageError
+from memgraph.errors import MemgraphError, NotFound, UsageError
 from memgraph.store.protocol import GraphReader, Store
 from profiles.session.emit import NoteRow, render_yaml
 from profiles.session.notes import SessionNotes, parse_session_yaml
@@ -34,7 +34,7 @@ from profiles.session.records import (
     session_node_id,
 )
 from profiles.session.records import check_at as records_check_at
-from profiles.session.views import session_file, write_view
+from profiles.session.views import ViewWrite, session_file, write_view
 
 # What `wake` answers when a persona has no notes yet.
 DEFAULT_AXIOM = (
@@ -89,6 +89,8 @@ class NoteResult:
     harness: str
     file: Path
     created: bool
+    # the note is stored; only its YAML view could not be written (why, one line)
+    view_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,13 +154,38 @@ def render_session_text(store: Store, session_id: str) -> str:
 
 def render_session(store: Store, session_id: str) -> Path:
     """Re-render the session's YAML view from the store (atomic, under its file lock)."""
+    return sync_session_view(store, session_id).path
+
+
+def sync_session_view(store: Store, session_id: str) -> ViewWrite:
+    """Import notes added to the session's YAML by hand, then re-render it from the store.
+
+    An edit the store cannot take (a changed note memgraph wrote, a file that is no
+    longer YAML) is kept verbatim in ``<session>.conflict.yaml`` and reported on stderr.
+    """
+    from profiles.session.handedit import on_edit_for
+
     with store.reader() as reader:
         node = _session(reader, session_id)
     if node is None:
         raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
     info = _info(node, [])
-    write_view(info.file, lambda: render_session_text(store, session_id))
-    return info.file
+    view = write_view(
+        info.file, lambda: render_session_text(store, session_id), on_edit_for(store, session_id)
+    )
+    report_view(view)
+    return view
+
+
+def report_view(view: ViewWrite) -> None:
+    """One stderr line when an edited view was kept beside the new render."""
+    import sys
+
+    if view.conflict is not None:
+        sys.stderr.write(
+            f"memgraph: {view.path} held edits memgraph cannot import; kept verbatim in "
+            f"{view.conflict} (the view now shows the store)\n"
+        )
 
 
 def _start_ops(req: StartRequest, now: datetime) -> tuple[MemoryNode, MemoryNode]:
@@ -256,8 +283,24 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     edge = MemoryEdge.model_validate(note_edge(node.id, req.session_id, at, now))
     ops += [UpsertNode(node=node), UpsertEdge(edge=edge)]
     apply_patch(store, new_patch(list(ops), "memgraph note", f"note in session {req.session_id}"))
-    path = render_session(store, req.session_id)
-    return NoteResult(node.id, req.session_id, persona, at, req.harness, path, existing is None)
+    # The note is committed: a view that cannot be written is a warning, not a
+    # failure (a retry after an error exit would store the note twice).
+    view_error = None
+    try:
+        path = render_session(store, req.session_id)
+    except MemgraphError as exc:
+        view_error = " ".join(str(exc).split())
+        path = _view_path(store, req.session_id)
+    return NoteResult(
+        node.id, req.session_id, persona, at, req.harness, path, existing is None, view_error
+    )
+
+
+def _view_path(store: Store, session_id: str) -> Path:
+    try:
+        return info_for(store, session_id).file
+    except MemgraphError:
+        return Path(f"{session_id}.yaml")
 
 
 def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]:
@@ -283,6 +326,7 @@ def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]
 def wake(store: Store, persona: str = "default") -> WakeResult:
     """The last note of the persona's most recently active session (by note valid time)."""
     check_name(persona, "persona")
+    sync_hand_notes(store, persona)
     best: MemoryNode | None = None
     for info in list_sessions(store, persona)[:1]:
         with store.reader() as reader:
@@ -302,17 +346,47 @@ def wake(store: Store, persona: str = "default") -> WakeResult:
 
 
 def show_session(store: Store, session_id: str) -> SessionNotes:
-    """Parse the session's YAML file (a badly edited file is a one-line ReaderError)."""
-    info = info_for(store, session_id)
-    try:
-        text = info.file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NotFound(f"{info.file} is missing; `memgraph note` re-renders it") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        from memgraph.errors import ReaderError
+    """The session's notes as its YAML view shows them, after importing hand-added notes.
 
-        raise ReaderError(f"{info.file}: cannot read: {exc}") from None
-    return parse_session_yaml(text, source=str(info.file))
+    The view is synced first (notes appended to the file by hand are imported, the
+    file re-rendered), then the notes are read from the store's render, so ``show``
+    and ``wake`` read the same notes. On a store that cannot be written the sync is
+    skipped (a warning) and the store's notes are shown.
+    """
+    info_for(store, session_id)
+    _sync_quietly(store, session_id)
+    text = render_session_text(store, session_id)
+    return parse_session_yaml(text, source=f"session {session_id}")
+
+
+def _sync_quietly(store: Store, session_id: str) -> None:
+    import sys
+
+    try:
+        sync_session_view(store, session_id)
+    except MemgraphError as exc:
+        sys.stderr.write(f"memgraph: session view not synced: {' '.join(str(exc).split())}\n")
+
+
+def sync_hand_notes(store: Store, persona: str) -> int:
+    """Sync every view of ``persona`` whose file was edited by hand; how many were."""
+    from profiles.session.views import view_edited
+
+    sessions = [
+        n
+        for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
+        if n.attributes.get("persona") == persona
+    ]
+    edited = 0
+    for node in sessions:
+        try:
+            path = _info(node, []).file
+        except MemgraphError:
+            continue
+        if view_edited(path):
+            edited += 1
+            _sync_quietly(store, str(node.attributes["session_id"]))
+    return edited
 
 
 def find_session(reader: GraphReader, session_id: str) -> MemoryNode | None:

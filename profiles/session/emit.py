@@ -11,7 +11,10 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-HEADER = "# memgraph session notes: a view rendered from the store; edits here are not read back\n"
+HEADER = (
+    "# memgraph session notes: a view rendered from the store; "
+    "notes appended here are imported into it\n"
+)
 
 
 @dataclass(frozen=True)

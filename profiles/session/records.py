@@ -279,3 +279,11 @@ def note_output(
             }
         )
     return f"noted {nid} in {session_id} at {fixed_iso(at)}"
+
+
+def view_warning(nid: str, why: str) -> str:
+    """The stderr line when a note is stored but its YAML view could not be written."""
+    return (
+        f"Warning: note {nid} is stored, but its YAML view was not written ({why}); "
+        "do not retry the note, `memgraph session show` re-renders the view"
+    )

@@ -7,18 +7,34 @@ whichever writer renders last renders every note committed before it: no
 racing writer can drop a note from the file. The file itself is replaced with
 ``atomic_write_text`` (temp + fsync + rename): kill -9 leaves the old or the new
 file, never a partial one.
+
+Hand edits are never erased: the lock file holds the sha256 of the text the last
+writer rendered. When the file on disk differs from it (a person or a harness
+appended a note), ``on_edit`` runs first, under the same lock: it imports the
+appended notes into the store (``profiles.session.handedit``) so the new render
+carries them, and asks for a verbatim copy (``<session>.conflict.yaml``) when an
+edit touched text memgraph owns. Nothing here follows a symlink
+(``memgraph.fileio``); stale temp files of killed writers are removed.
 """
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from memgraph.errors import StoreError
-from memgraph.fileio import atomic_write_text, safe_child
+from memgraph.fileio import (
+    FileEscape,
+    atomic_write_text,
+    file_lock,
+    open_nofollow,
+    read_text_nofollow,
+    remove_stale_temps,
+    safe_child,
+)
 from memgraph.store.rows import NoteIndexRow, SessionRow
 from profiles.session.emit import NoteRow, render_yaml
 
@@ -26,31 +42,95 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store import Store
 
+CONFLICT_SUFFIX = ".conflict.yaml"
+# on_edit(text on disk) -> True when that text must be kept beside the new render
+OnEdit = Callable[[str], bool]
+
 
 def session_file(workspace: Path, persona: str, session_id: str) -> Path:
     root = workspace / ".memgraph" / "personas"
-    return safe_child(root, persona, "sessions", f"{session_id}.yaml")
+    path = safe_child(root, persona, "sessions", f"{session_id}.yaml")
+    # ``.memgraph`` itself may not lead out of the workspace either
+    if not path.parent.resolve().is_relative_to(workspace.resolve()):
+        raise FileEscape(f"{path} escapes the workspace {workspace}")
+    return path
 
 
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Exclusive advisory lock on ``<path>.lock`` (released on exit or process death)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+def conflict_file(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".yaml") + CONFLICT_SUFFIX)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _recorded(fd: int) -> str:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing drops the flock
+        return os.pread(fd, 128, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
 
 
-def write_view(path: Path, render: Callable[[], str]) -> None:
+def _record(fd: int, text: str) -> None:
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, digest(text).encode("ascii") + b"\n", 0)
+    except OSError:
+        pass  # only an optimisation: a missing record means "check the file"
+
+
+@dataclass(frozen=True)
+class ViewWrite:
+    path: Path
+    written: bool
+    edited: bool = False  # the file on disk was not what memgraph last rendered
+    conflict: Path | None = None  # where the edited file was kept verbatim
+
+
+def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = None) -> ViewWrite:
     """Render (reading the store now, under the lock) and replace ``path`` atomically."""
     try:
-        with file_lock(path):
-            atomic_write_text(path, render())
+        with file_lock(path) as fd:
+            remove_stale_temps(path)
+            existing = read_text_nofollow(path)
+            edited = existing is not None and digest(existing) != _recorded(fd)
+            keep = bool(edited and on_edit is not None and existing and on_edit(existing))
+            text = render()
+            conflict = None
+            if keep and existing is not None and existing != text:
+                conflict = conflict_file(path)
+                if read_text_nofollow(conflict) != existing:
+                    atomic_write_text(conflict, existing)
+            written = existing != text
+            if written:
+                atomic_write_text(path, text)
+            _record(fd, text)
     except OSError as exc:
         raise StoreError(f"cannot write session view {path}: {exc.strerror or exc}") from None
+    return ViewWrite(path, written, edited, conflict)
+
+
+def view_edited(path: Path) -> bool:
+    """True when ``path`` exists and differs from what memgraph last rendered there.
+
+    Lock-free (a read-only check; a stale answer only costs one sync, which takes
+    the lock): wake runs it over every session of a persona.
+    """
+    try:
+        existing = read_text_nofollow(path)
+    except StoreError:
+        return True  # a symlink: let the sync report it
+    if existing is None:
+        return False
+    lock = path.with_name(path.name + ".lock")
+    try:
+        fd = open_nofollow(lock, os.O_RDONLY, what="lock files")
+    except (OSError, StoreError):
+        return True  # no record yet (a view written before records existed)
+    try:
+        return digest(existing) != _recorded(fd)
+    finally:
+        os.close(fd)
 
 
 def render_view(session_id: str, head: SessionRow | None, notes: list[NoteIndexRow]) -> str:

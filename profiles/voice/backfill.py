@@ -52,6 +52,8 @@ class Outcome:
     message_count: int = 0
     page: str | None = None
     bytes: int = 0
+    # captured records whose transcript text changed: stored as new versions
+    revised: int = 0
 
 
 @dataclass
@@ -64,6 +66,10 @@ class BackfillReport:
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(o.status for o in self.outcomes))
+
+    @property
+    def revised(self) -> int:
+        return sum(o.revised for o in self.outcomes)
 
     @property
     def mb_per_s(self) -> float:
@@ -248,4 +254,6 @@ def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome
     page = pages[0].relative_to(vault).as_posix() if pages else None
     status = PAGED if pages else SKIPPED
     reason = None if pages else (result.skipped or "no_messages")
-    return Outcome(key, status, reason, result.session_id, result.messages, page, size)
+    return Outcome(
+        key, status, reason, result.session_id, result.messages, page, size, result.revised
+    )

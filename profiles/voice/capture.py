@@ -20,6 +20,7 @@ from memgraph.documents.patch import GraphOp
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import edge_id, is_safe_name
 from memgraph.store import Store
+from memgraph.store.rows import iso
 from profiles.voice.model import OperatorMessage, ReadStats
 from profiles.voice.nodes import (
     MESSAGE_KEYS,
@@ -28,6 +29,7 @@ from profiles.voice.nodes import (
     merge_with_stored,
     message_node,
     message_node_id,
+    message_version_id,
     resolve_project,
     safe_component,
     session_node,
@@ -67,6 +69,7 @@ class SessionCapture:
     page: Path | None = None
     page_written: bool = False
     skipped: str | None = None  # e.g. "too_few_messages:2"
+    revised: int = 0  # records whose text changed since capture: stored as new versions
 
 
 @dataclass
@@ -78,6 +81,11 @@ class CaptureResult:
     nodes_written: int = 0
     sessions: list[SessionCapture] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
+
+    @property
+    def revised(self) -> int:
+        """Captured records whose transcript text changed (each now has a new version)."""
+        return sum(s.revised for s in self.sessions)
 
     @property
     def pages(self) -> list[Path]:
@@ -170,10 +178,11 @@ def _session_ops(
         constellation = str(session.attributes.get("constellation") or constellation)
         project = str(session.attributes.get("project") or project)
     fresh = [message_node(m, NodeContext(constellation, project, now)) for m in msgs]
-    merged = {n.id: merge_with_stored(n, stored.get(n.id), MESSAGE_KEYS) for n in fresh}
+    merged, revised = _versioned(fresh, stored, now)
     everything = {**stored, **merged}
     qualifying = [n for n in everything.values() if is_qualifying(n)]
     plan = SessionCapture(sid, project, constellation, len(msgs), len(qualifying))
+    plan.revised = revised
     relpath: PurePosixPath | None = None
     if len(qualifying) < max(1, request.min_messages):
         plan.skipped = f"too_few_messages:{len(qualifying)}"
@@ -207,6 +216,64 @@ def _session_ops(
         ops.append(UpsertNode(node=node))
         ops.append(UpsertEdge(edge=_in_session(node.id, sid)))
     return ops, plan
+
+
+def _versioned(
+    fresh: list[MemoryNode], stored: dict[str, MemoryNode], now: datetime
+) -> tuple[dict[str, MemoryNode], int]:
+    """Fresh message nodes merged with what is stored, by transcript record.
+
+    The verbatim law holds (a stored text is never rewritten), and one changed
+    record never blocks the rest of a transcript: when a record's text differs from
+    every text stored for it, the new text becomes the next version (its own node,
+    ``message_version_id``) and the current version is superseded (lifecycle
+    ``superseded``, ``superseded_by`` the new id, ``attributes.superseded_at``), each
+    with a receipt. A text already stored for the record (an older version, e.g. a
+    resumed copy of the transcript) changes nothing. Returns (nodes, new versions).
+    """
+    versions: dict[str, list[MemoryNode]] = defaultdict(list)
+    for node in stored.values():
+        versions[str(node.attributes.get("record_uuid"))].append(node)
+    out: dict[str, MemoryNode] = {}
+    revised = 0
+    for new in fresh:
+        uuid = str(new.attributes.get("record_uuid"))
+        known = versions.get(uuid, [])
+        current = _current(known)
+        if current is None or current.claim == new.claim:
+            node = new if current is None else _as_version(new, current)
+            out[node.id] = merge_with_stored(node, current, MESSAGE_KEYS)
+            continue
+        if any(v.claim == new.claim for v in known):
+            continue  # a text this record already had: stored, nothing to add
+        number = 1 + max(_version_of(v) for v in known)
+        sid = str(new.attributes.get("session_id"))
+        node_id = message_version_id(sid, uuid, number)
+        attrs = {**new.attributes, "version": number, "revision_of": current.id}
+        out[node_id] = new.model_copy(update={"id": node_id, "attributes": attrs})
+        old_attrs = {**current.attributes, "superseded_at": iso(now) or "", "voice_page": None}
+        out[current.id] = current.model_copy(
+            update={"lifecycle": "superseded", "superseded_by": node_id, "attributes": old_attrs}
+        )
+        versions[uuid].append(out[node_id])
+        revised += 1
+    return out, revised
+
+
+def _version_of(node: MemoryNode) -> int:
+    value = node.attributes.get("version")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
+
+
+def _current(known: list[MemoryNode]) -> MemoryNode | None:
+    live = [n for n in known if n.lifecycle != "superseded"]
+    return max(live, key=_version_of) if live else None
+
+
+def _as_version(new: MemoryNode, current: MemoryNode) -> MemoryNode:
+    """``new`` under the id and version bookkeeping of the stored ``current``."""
+    keep = {k: current.attributes[k] for k in ("version", "revision_of") if k in current.attributes}
+    return new.model_copy(update={"id": current.id, "attributes": {**new.attributes, **keep}})
 
 
 def _relpath(

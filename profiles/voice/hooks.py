@@ -122,9 +122,12 @@ def capture_for_hook(
     known = digest.get() if digest is not None else None
     outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
     sid = (result.session_id or "-")[:8]
+    changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
     if outcome.page:
-        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}"
-    return f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}"
+        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
+    return (
+        f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}{changed}"
+    )
 
 
 def default_command() -> str:
@@ -138,7 +141,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     Other settings (and other hooks) are kept as they are; a file that is not
     a JSON object is refused rather than overwritten.
     """
-    from memgraph.fileio import atomic_write_text
+    from memgraph.fileio import replace_config_file
 
     data: dict[str, Any] = {}
     if settings_path.exists():
@@ -163,5 +166,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
             if isinstance(cmd, str) and HOOK_MARK in cmd and "memgraph" in cmd:
                 return False
     groups.append({"hooks": [{"type": "command", "command": command}]})
-    atomic_write_text(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    # a symlinked settings file keeps its link (the target is edited), its mode,
+    # and the previous version in <settings>.bak
+    replace_config_file(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return True

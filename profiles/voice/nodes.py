@@ -85,6 +85,14 @@ def message_node_id(session_id: str, record_uuid: str) -> str:
     return node_id("voice", "message", session_id, record_uuid)
 
 
+def message_version_id(session_id: str, record_uuid: str, version: int) -> str:
+    """Version 1 is ``message_node_id``; a record whose text changed after capture
+    gets a new node per new text (2, 3, ...), the previous one superseded."""
+    if version <= 1:
+        return message_node_id(session_id, record_uuid)
+    return node_id("voice", "message", session_id, record_uuid, f"v{version}")
+
+
 def session_node_id(session_id: str) -> str:
     return node_id("voice", "voice_session", session_id)
 

@@ -76,6 +76,9 @@ class VoiceMessageEntry(Document):
     branch: str | None = None
     cwd: str | None = None
     ingested_at: UtcDatetime | None = None  # set only when it differs from the page's
+    # 2, 3, ...: the text of this transcript record changed after it was captured and
+    # this is its newer version (profiles.voice.capture); 1 is the original
+    version: int = Field(default=1, ge=1)
 
 
 class VoicePage(Document):
@@ -179,6 +182,8 @@ def _mg_json(entry: VoiceMessageEntry) -> str:
         data["topics"] = entry.topics
     if entry.ingested_at is not None:
         data["ingested_at"] = _iso(entry.ingested_at)
+    if entry.version != 1:
+        data["version"] = entry.version
     # ensure_ascii: no control char, newline or surrogate can reach the line;
     # <, > and & escaped so the JSON can never close the HTML comment early.
     raw = json.dumps(data, ensure_ascii=True, separators=(", ", ": "))
@@ -292,7 +297,7 @@ def _entry(raw: str, source: str, lineno: int) -> dict[str, Any]:
         raise PageError(f"{source}:{lineno}: message marker is not a JSON object")
     keys = {"uuid": "record_uuid", "ts": "timestamp"}
     known = {"origin", "transcript", "line", "harness", "branch", "cwd"}
-    known |= {"classification", "confidence", "topics", "ingested_at"}
+    known |= {"classification", "confidence", "topics", "ingested_at", "version"}
     out: dict[str, Any] = {}
     for key, value in data.items():
         if key in keys:
@@ -313,8 +318,8 @@ def _parse_messages(lines: list[str], first: int, source: str) -> list[VoiceMess
     i = start + 1
     while i < len(lines):
         line = lines[i]
-        if line.startswith("## "):
-            break
+        if line == CLASSIFICATIONS_HEADING:
+            break  # a heading a person added between messages is their text, not an end
         if not (line.startswith(_MG_PREFIX) and line.endswith(_MG_SUFFIX)):
             i += 1  # blank lines and anything a person added outside a message
             continue

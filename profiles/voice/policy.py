@@ -2,6 +2,8 @@
 
 Law: a message node keeps its text verbatim in ``claim`` and must carry a
 transcript (or page) anchor; the text itself is never rewritten by a revision.
+When a transcript record's text changes after capture, the new text is a new
+node (version 2, 3, ...) and the old one moves to ``superseded`` with a receipt.
 A classification, when present, is one of the eight labels with a confidence
 in [0, 1] and at most three topics, whoever writes it (rules, Ollama, a user).
 """
@@ -40,9 +42,15 @@ VOICE = Profile(
     description="Operator messages pulled verbatim from agent transcripts; voice sessions.",
     node_kinds=frozenset({"message", "voice_session"}),
     edge_kinds=frozenset({"in_session", "follows"}),
-    states=("captured", "classified", "retired"),
+    # superseded: the transcript record's text changed after capture; the newer text
+    # is its own node (profiles.voice.capture) and this version stays searchable by as-of
+    states=("captured", "classified", "retired", "superseded"),
     initial=frozenset({"captured", "classified"}),
-    transitions=table(captured={"classified", "retired"}, classified={"captured", "retired"}),
+    transitions=table(
+        captured={"classified", "retired", "superseded"},
+        classified={"captured", "retired", "superseded"},
+        superseded={"retired"},
+    ),
     retired_state="retired",
     node_rules=(message_is_anchored_and_verbatim, classification_is_valid),
 )

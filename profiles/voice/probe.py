@@ -38,6 +38,8 @@ class ProbeRequest:
     crit: float = 0.30
     settle_minutes: int = 10
     now: datetime | None = None
+    vault: Path | None = None  # list voice pages with a pending conflict render
+    workspace: Path | None = None  # list session YAML views kept beside their render
 
 
 @dataclass
@@ -50,6 +52,8 @@ class ProbeResult:
     since: datetime
     reason: str
     missing: list[str] = field(default_factory=list)
+    # views edited by hand where memgraph put its new render beside them
+    conflicts: list[str] = field(default_factory=list)
 
     @property
     def coverage(self) -> float | None:
@@ -92,7 +96,28 @@ def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[
     return found
 
 
+def view_conflicts(vault: Path | None, workspace: Path | None) -> list[str]:
+    """Hand-edited views waiting for the user: ``*.conflict.md`` beside voice pages,
+    ``*.conflict.yaml`` beside session views."""
+    from profiles.voice.pagekeep import list_conflicts
+
+    found = [str(p) for p in list_conflicts(vault)] if vault is not None else []
+    if workspace is not None:
+        try:
+            sessions = workspace / ".memgraph" / "personas"
+            found += sorted(str(p) for p in sessions.glob("*/sessions/*.conflict.yaml"))
+        except OSError:
+            pass
+    return found
+
+
 def probe(store: Store, request: ProbeRequest) -> ProbeResult:
+    result = _probe(store, request)
+    result.conflicts = view_conflicts(request.vault, request.workspace)
+    return result
+
+
+def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
     from profiles.voice.backfill import registry_rows
 
     now = request.now or datetime.now(UTC)
@@ -156,8 +181,12 @@ def format_probe(result: ProbeResult) -> str:
         f" | coverage={(cov or 0) * 100:.0f}%;60;30 sessions={result.completed}"
         f" accounted={result.accounted} pages_48h={result.pages_48h}"
     )
+    if result.conflicts:
+        line += f" conflicts={len(result.conflicts)}"
     if result.status in (WARNING, CRITICAL):
         line += f"\nremediation: {result.remediation()}"
+    for path in result.conflicts[:20]:
+        line += f"\nconflict: {path} (hand-edited view; memgraph's new render is beside it)"
     return line
 
 
@@ -174,4 +203,5 @@ def probe_json(result: ProbeResult) -> dict[str, object]:
         "since": result.since.isoformat().replace("+00:00", "Z"),
         "remediation": result.remediation() if result.status in (WARNING, CRITICAL) else None,
         "missing": result.missing[:50],
+        "conflicts": result.conflicts[:50],
     }

@@ -70,6 +70,8 @@ def iter_voice_pages(vault: Path) -> Iterator[tuple[Path, PurePosixPath]]:
         for page in sorted(voice_dir.glob("*.md")):
             if not page.is_file() or not page.resolve().is_relative_to(root):
                 continue
+            if page.name.endswith(".conflict.md"):
+                continue  # memgraph's render waiting beside a hand-edited page
             yield page, PurePosixPath(const_dir.name, "voice", page.name)
 
 

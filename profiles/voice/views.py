@@ -9,7 +9,6 @@ rewrites nothing: ``updated`` is the newest node ``updated_at`` and
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -17,15 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memgraph import fileio
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
 from memgraph.errors import MemgraphError
-from memgraph.fileio import atomic_write_text, safe_child
+from memgraph.fileio import append_line, atomic_write_text, read_text_nofollow, safe_child
 from memgraph.ids import anchor_id
 from memgraph.store import Store
 from profiles.voice.nodes import (
     domain_id,
-    message_node_id,
     message_title,
+    message_version_id,
     safe_component,
     session_node_id,
 )
@@ -82,7 +82,7 @@ def page_title(texts: Iterable[str], fallback: str) -> str:
 def is_qualifying(node: MemoryNode) -> bool:
     """A stored message that counts for (and appears on) the page: not retired,
     and not a bare acknowledgement (the prefilter's trivial rule)."""
-    if node.kind != "message" or node.lifecycle == "retired":
+    if node.kind != "message" or node.lifecycle in ("retired", "superseded"):
         return False
     origin = node.attributes.get("origin")
     return not (origin in ("prompt", "queued") and is_trivial(node.claim))
@@ -136,7 +136,12 @@ def _entry(node: MemoryNode, page_ingested: datetime | None) -> VoiceMessageEntr
         branch=attrs.get("branch"),
         cwd=attrs.get("cwd"),
         ingested_at=None if ingested is None or ingested == page_ingested else ingested,
+        version=_version(attrs.get("version")),
     )
+
+
+def _version(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
 def build_page(session: MemoryNode | None, messages: list[MemoryNode]) -> VoicePage:
@@ -213,55 +218,58 @@ def session_relpath(
 
 
 def append_log(vault: Path, line: str) -> None:
-    """One O_APPEND write: concurrent writers never interleave within a line."""
+    """One O_APPEND write: concurrent writers never interleave within a line.
+
+    ``log.md`` is opened ``O_NOFOLLOW``: a symlink there is refused (its target is
+    never appended to).
+    """
     vault.mkdir(parents=True, exist_ok=True)
     data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
-    fd = os.open(vault / LOG_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+    append_line(vault / LOG_NAME, data, what="log.md")
 
 
-STALE_TEMP_SECONDS = 300
-
-
-def _remove_stale_temps(path: Path) -> None:
-    """A kill -9 inside atomic_write_text leaves ``.<name>.<rand>.tmp`` behind
-    (hidden: Obsidian ignores it). Remove old ones; a young one may belong to a
-    writer that is running right now."""
-    import time
-
-    limit = time.time() - STALE_TEMP_SECONDS
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        try:
-            if tmp.stat().st_mtime < limit:
-                tmp.unlink()
-        except OSError:
-            pass
+STALE_TEMP_SECONDS = fileio.STALE_TEMP_SECONDS
 
 
 def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> bool:
-    """Write the page if its bytes differ; log it. True when written."""
+    """Write the page if its bytes differ; log it. True when written.
+
+    Hand edits survive (``profiles.voice.pagekeep``): text a person added outside
+    memgraph's blocks is carried into the new render; an edit inside them leaves
+    the page alone and puts the new render in ``<page>.conflict.md`` (reported on
+    stderr, listed by ``memgraph probe``).
+    """
+    from profiles.voice import pagekeep
+
     path = safe_child(vault, *relpath.parts)
-    if path.parent.is_dir():
-        _remove_stale_temps(path)
-    text = render_page(page)
+    rendered = render_page(page)
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if path.parent.is_dir():
+            fileio.remove_stale_temps(path)
+        existing = read_text_nofollow(path)
+        if existing == rendered:
             return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
-    try:
-        atomic_write_text(path, text)
-        append_log(
-            vault,
-            f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | "
-            f"{page.title}",
-        )
+        keep = pagekeep.plan(path, existing, rendered, page)
+        if keep.page_text is None:
+            if existing is not None and keep.conflict_text is not None:
+                pagekeep.write_conflict(path, existing, keep.conflict_text)
+            return False
+        if keep.page_text == existing:
+            return False
+        now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
+        atomic_write_text(path, keep.page_text, root=vault)
+        pagekeep.record_written(path, keep.page_text)
+    except MemgraphError as exc:
+        raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
+    line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
+    try:
+        append_log(vault, line)
+    except MemgraphError as exc:
+        raise VaultError(f"page written, but not logged: {exc}") from None
+    except OSError as exc:
+        raise VaultError(f"page written, but {vault / LOG_NAME}: {exc.strerror or exc}") from None
     return True
 
 
@@ -319,7 +327,7 @@ def nodes_from_page(page: VoicePage, relpath: PurePosixPath) -> list[MemoryNode]
         ingested = e.ingested_at or page.ingested_at
         nodes.append(
             MemoryNode(
-                id=message_node_id(page.session_id, e.record_uuid),
+                id=message_version_id(page.session_id, e.record_uuid, e.version),
                 domain_id=domain_id(page.constellation),
                 profile=ProfileName.voice,
                 kind="message",
@@ -344,6 +352,7 @@ def nodes_from_page(page: VoicePage, relpath: PurePosixPath) -> list[MemoryNode]
                     "confidence": e.confidence,
                     "topics": list(e.topics),
                     "voice_page": relpath.as_posix(),
+                    **({"version": e.version} if e.version > 1 else {}),
                 },
             )
         )

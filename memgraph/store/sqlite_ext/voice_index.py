@@ -170,6 +170,15 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.as_of is not None:
         where.append("v.ingested_at <= ?")
         args.append(q.as_of)
+        # a version superseded after as_of was the current text then
+        where.append(
+            "(v.lifecycle != 'superseded' OR (SELECT json_extract(x.doc, "
+            "'$.attributes.superseded_at') FROM nodes AS x WHERE x.rowid = v.rowid) > ?)"
+        )
+        args.append(q.as_of)
+    else:
+        # a transcript record whose text changed: only its newest version is current
+        where.append("v.lifecycle != 'superseded'")
     if q.project:
         where.append("(v.project = ? COLLATE NOCASE OR v.constellation = ? COLLATE NOCASE)")
         args += [q.project, q.project]

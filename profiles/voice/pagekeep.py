@@ -1,0 +1,351 @@
+"""Hand edits to voice pages are never silently overwritten.
+
+A voice page is a view of the store, but it lives in an Obsidian vault where people
+write. The page is split into what memgraph OWNS (the frontmatter, the ``# title``,
+the ``## Messages`` heading, each message block -- its ``<!-- mg -->`` marker and
+its ``> `` lines --, the ``## Classifications`` heading and table) and everything
+else, which the USER owns: lines under a message, a ``## Notes`` section, a new
+heading anywhere. On every re-render:
+
+- user-owned text is carried over verbatim, each run of it after the owned block it
+  followed (after the nearest earlier one when that block is gone);
+- when the owned text on disk is not what memgraph last wrote there (a typo fixed in
+  a message, a retitled page), the page is left alone and the new render (with the
+  user's own text carried) goes beside it as ``<page>.conflict.md``, reported on
+  stderr and listed by ``memgraph probe`` (``list_conflicts``).
+
+What memgraph last wrote is recorded as the sha256 of the page's owned text in a
+hidden sidecar ``.<page>.mg`` (JSON). A page without a sidecar (written before this
+existed, or the sidecar was lost) is trusted when its owned text is exactly what
+rendering its own parse gives and every message's text equals the store's.
+Blank lines are layout, owned by nobody.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from memgraph.fileio import atomic_write_text, read_text_nofollow
+from profiles.voice.pages import (
+    CLASSIFICATIONS_HEADING,
+    MESSAGES_HEADING,
+    PageError,
+    VoicePage,
+    parse_page,
+    render_page,
+    split_frontmatter,
+)
+
+CONFLICT_SUFFIX = ".conflict.md"
+HISTORY = 8  # owned-text digests of memgraph's recent renders kept in the sidecar
+_MG = "<!-- mg "
+_MG_END = " -->"
+
+
+@dataclass(frozen=True)
+class Block:
+    key: str | None  # None: user-owned line(s)
+    lines: tuple[str, ...]
+    # what of this block memgraph owns, when not simply its lines: for the
+    # frontmatter, the canonical JSON of memgraph's keys (Obsidian's property
+    # editor re-serialises YAML; the values are what count)
+    owned: str | None = None
+    extra: tuple[tuple[str, object], ...] = ()  # frontmatter keys a person added
+
+
+# the keys memgraph writes (profiles.voice.pages.frontmatter); any other key is the user's
+MG_KEYS = frozenset(
+    {
+        "title",
+        "constellation",
+        "type",
+        "created",
+        "updated",
+        "status",
+        "session_id",
+        "project",
+        "valid_from",
+        "valid_to",
+        "message_count",
+        "ingested_at",
+        "sources",
+        "activity_window",
+    }
+)
+
+
+def _scalar(value: object) -> str:
+    """Dates and times as memgraph writes them (an editor may unquote a timestamp,
+    which YAML then reads as a datetime: the same value)."""
+    if isinstance(value, datetime):
+        when = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _frontmatter_block(lines: list[str]) -> Block:
+    try:
+        data, _, _ = split_frontmatter("\n".join(lines))
+    except PageError:
+        return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
+    mine = {str(k): v for k, v in data.items() if k in MG_KEYS}
+    owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
+    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS)
+    return Block("frontmatter", tuple(lines), owned, extra)
+
+
+def _marker_key(line: str, n: int) -> str:
+    try:
+        data = json.loads(line[len(_MG) : -len(_MG_END)])
+    except (ValueError, RecursionError):
+        return f"msg?{n}"
+    if not isinstance(data, dict):
+        return f"msg?{n}"
+    return f"msg:{data.get('uuid')}:{data.get('version', 1)}"
+
+
+def split_blocks(text: str) -> list[Block]:
+    """The page as owned blocks and user lines (blank lines: ``key=None`` too)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    blocks: list[Block] = []
+    i = 0
+    if lines and lines[0] == "---":
+        try:
+            end = lines.index("---", 1)
+        except ValueError:
+            end = -1
+        if end > 0:
+            blocks.append(_frontmatter_block(lines[: end + 1]))
+            i = end + 1
+    seen: set[str] = set()
+    key: str | None
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith(_MG) and line.endswith(_MG_END):
+            j = i + 1
+            while j < len(lines) and (lines[j] == ">" or lines[j].startswith("> ")):
+                j += 1
+            mkey = _marker_key(line, i)
+            blocks.append(Block(mkey if mkey not in seen else f"{mkey}#{i}", tuple(lines[i:j])))
+            seen.add(mkey)
+            i = j
+            continue
+        key = None
+        if line.startswith("# ") and "title" not in seen and "messages" not in seen:
+            key = "title"
+        elif line == MESSAGES_HEADING and "messages" not in seen:
+            key = "messages"
+        elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
+            key = "classifications"
+        elif line.startswith("|") and "classifications" in seen and "table" not in seen:
+            j = i
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            blocks.append(Block("table", tuple(lines[i:j])))
+            seen.add("table")
+            i = j
+            continue
+        if key is not None:
+            seen.add(key)
+        blocks.append(Block(key, (line,)))
+        i += 1
+    return blocks
+
+
+def owned_digest(blocks: list[Block]) -> str:
+    owned = "\n".join(
+        b.owned if b.owned is not None else "\n".join(b.lines) for b in blocks if b.key is not None
+    )
+    return hashlib.sha256(owned.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def user_segments(blocks: list[Block]) -> list[tuple[str, list[str]]]:
+    """(key of the owned block before it, its lines) for each run of user text."""
+    out: list[tuple[str, list[str]]] = []
+    anchor = ""
+    run: list[str] = []
+
+    def flush() -> None:
+        while run and not run[-1].strip():
+            run.pop()
+        while run and not run[0].strip():
+            run.pop(0)
+        if run:
+            out.append((anchor, list(run)))
+        run.clear()
+
+    for block in blocks:
+        if block.key is None:
+            run.extend(block.lines)
+        else:
+            flush()
+            anchor = block.key
+    flush()
+    return out
+
+
+def merge(new_text: str, old_blocks: list[Block]) -> str:
+    """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over."""
+    segments = user_segments(old_blocks)
+    extra = next((b.extra for b in old_blocks if b.key == "frontmatter"), ())
+    if not segments and not extra:
+        return new_text
+    new_blocks = split_blocks(new_text)
+    if extra:
+        new_blocks = [_with_extra(b, extra) if b.key == "frontmatter" else b for b in new_blocks]
+    present = {b.key for b in new_blocks if b.key is not None}
+    order = [b.key for b in old_blocks if b.key is not None]
+    placed: dict[str, list[list[str]]] = {}
+    for anchor, lines in segments:
+        target = anchor
+        if target not in present:  # its block is gone: the nearest earlier one left
+            idx = order.index(anchor) if anchor in order else len(order)
+            earlier = [k for k in order[:idx] if k in present]
+            target = earlier[-1] if earlier else ""
+        if target == "":  # before everything: after the frontmatter, so it stays a page
+            target = next(b.key for b in new_blocks if b.key is not None)
+        placed.setdefault(target, []).append(lines)
+    out: list[str] = []
+    for block in new_blocks:
+        out.extend(block.lines)
+        for seg in placed.get(block.key or "\0", []):
+            out += ["", *seg]
+    return "\n".join(out)
+
+
+def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
+    """The new frontmatter with the keys a person added, after memgraph's."""
+    import yaml
+
+    try:
+        text = yaml.safe_dump(
+            dict(extra), sort_keys=False, allow_unicode=True, default_flow_style=False
+        )
+    except yaml.YAMLError:
+        return block
+    added = [line for line in text.split("\n") if line]
+    if any(line in ("---", "...") for line in added):
+        return block  # would end the frontmatter early: keep memgraph's alone
+    lines = list(block.lines)
+    return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
+
+
+# -- the sidecar: what memgraph last wrote -------------------------------------
+
+
+def sidecar(path: Path) -> Path:
+    return path.with_name(f".{path.name}.mg")
+
+
+def conflict_path(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".md") + CONFLICT_SUFFIX)
+
+
+def _read_sidecar(path: Path) -> dict[str, object] | None:
+    try:
+        text = read_text_nofollow(sidecar(path), 1 << 16)
+    except OSError:
+        return None
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
+    data = {"owned": owned, "conflict": conflict}
+    # a lost sidecar only means the next write checks the page itself: no fsync
+    atomic_write_text(sidecar(path), json.dumps(data, sort_keys=True) + "\n", durable=False)
+
+
+def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool:
+    """No record: trust a page whose owned text is exactly a render of itself and
+    whose message texts are the store's."""
+    try:
+        parsed = parse_page(existing)
+    except PageError:
+        return False
+    if owned_digest(split_blocks(render_page(parsed))) != owned_digest(blocks):
+        return False
+    texts = {(e.record_uuid, e.version): e.text for e in page.messages}
+    return all(texts.get((e.record_uuid, e.version), e.text) == e.text for e in parsed.messages)
+
+
+@dataclass(frozen=True)
+class KeepResult:
+    page_text: str | None  # write this to the page ...
+    conflict_text: str | None = None  # ... or, when its owned text was edited, this beside it
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> KeepResult:
+    """What to write for ``path`` now holding ``existing`` (None: no file)."""
+    if existing is None:
+        return KeepResult(rendered)
+    blocks = split_blocks(existing)
+    record = _read_sidecar(path)
+    owned = record.get("owned") if record else None
+    if isinstance(owned, list):
+        trusted = owned_digest(blocks) in owned
+    else:
+        trusted = _legacy_trusted(existing, blocks, page)
+    merged = merge(rendered, blocks)
+    return KeepResult(merged) if trusted else KeepResult(None, merged)
+
+
+def record_written(path: Path, text: str) -> None:
+    """After the page got ``text``: remember its owned text; drop our stale conflict."""
+    record = _read_sidecar(path)
+    if record and isinstance(record.get("conflict"), str):
+        conflict = conflict_path(path)
+        held = read_text_nofollow(conflict)
+        if held is not None and _digest(held) == record.get("conflict"):
+            conflict.unlink(missing_ok=True)  # resolved, and it held nothing the page lacks
+    # a few recent digests, not one: two writers racing on one page (hook and
+    # backfill) may leave the sidecar of the other's render; both are ours
+    old = record.get("owned") if record else None
+    recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
+    digest = owned_digest(split_blocks(text))
+    _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
+
+
+def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
+    """Put ``merged`` beside ``path`` and report it; the conflict path when it changed."""
+    conflict = conflict_path(path)
+    record = _read_sidecar(path)
+    old = record.get("owned") if record else None
+    recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
+    changed = read_text_nofollow(conflict) != merged
+    if changed:
+        atomic_write_text(conflict, merged)
+    # the page's edited owned text stays "not ours"; the conflict render's is ours,
+    # so a user who copies the conflict file over the page resolves it
+    digest = owned_digest(split_blocks(merged))
+    owned = [digest, *[d for d in recent if d != digest]][:HISTORY]
+    _write_sidecar(path, owned, _digest(merged))
+    sys.stderr.write(
+        f"memgraph: {path} was edited inside memgraph's text; left as is, new render in "
+        f"{conflict.name}\n"
+    )
+    return conflict if changed else None
+
+
+def list_conflicts(vault: Path) -> list[Path]:
+    """Voice pages whose new render waits beside them (``*.conflict.md``)."""
+    try:
+        return sorted(vault.glob(f"*/voice/*{CONFLICT_SUFFIX}"))
+    except OSError:
+        return []

@@ -1,0 +1,165 @@
+"""Nothing memgraph writes escapes its root or goes through a planted symlink
+(issue 15, "Escapes outside a root")."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli.app import app
+from memgraph.errors import StoreError
+from memgraph.fileio import (
+    FileEscape,
+    append_line,
+    atomic_write_text,
+    file_lock,
+    forget_swept,
+    read_text_nofollow,
+    remove_stale_temps,
+)
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "profiles" / "voice"))
+from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+
+runner = CliRunner()
+
+
+def _files(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*")}
+
+
+def test_append_line_refuses_a_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("precious\n")
+    link = tmp_path / "log.md"
+    link.symlink_to(target)
+    with pytest.raises(FileEscape, match="symlink"):
+        append_line(link, b"x\n")
+    assert target.read_text() == "precious\n"
+    dangling = tmp_path / "dangling.md"
+    dangling.symlink_to(tmp_path / "nowhere" / "created")
+    with pytest.raises(FileEscape):
+        append_line(dangling, b"x\n")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_file_lock_refuses_a_symlinked_lock(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    view = tmp_path / "ws" / "s1.yaml"
+    view.parent.mkdir()
+    view.with_name("s1.yaml.lock").symlink_to(outside / "created-by-O_CREAT")
+    with pytest.raises(FileEscape), file_lock(view):
+        pass
+    assert os.listdir(outside) == []
+
+
+def test_read_and_write_never_follow_links(tmp_path: Path) -> None:
+    target = tmp_path / "secret"
+    target.write_text("s")
+    link = tmp_path / "page.md"
+    link.symlink_to(target)
+    with pytest.raises(FileEscape):
+        read_text_nofollow(link)
+    # a root check refuses a directory that resolves elsewhere
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "sub").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(FileEscape, match="escapes"):
+        atomic_write_text(tmp_path / "root" / "sub" / "x.md", "x", root=tmp_path / "root")
+    assert os.listdir(tmp_path / "elsewhere") == []
+    assert issubclass(FileEscape, StoreError)
+
+
+def test_remove_stale_temps_keeps_young_and_foreign_files(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    old, young, other = (tmp_path / n for n in (".p.md.a.tmp", ".p.md.b.tmp", ".q.md.c.tmp"))
+    for f in (old, young, other):
+        f.write_text("x")
+    past = time.time() - 3600
+    for f in (old, other):
+        os.utime(f, (past, past))
+    forget_swept()
+    assert remove_stale_temps(page) == 2  # every killed writer's temp in the directory
+    assert not old.exists() and young.exists() and not other.exists()
+    stray = tmp_path / "notes.tmp"  # not a temp name of ours: never touched
+    stray.write_text("x")
+    os.utime(stray, (past, past))
+    forget_swept()
+    remove_stale_temps(page)
+    assert stray.exists()
+
+
+def _hook(env: Path) -> object:
+    path = write_transcript(env / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
+    data = {"session_id": SID, "transcript_path": str(path), "cwd": "/nonexistent/work/atlas"}
+    return runner.invoke(app, ["hook", "session-end"], input=json.dumps(data))
+
+
+def test_log_md_symlink_is_not_appended_to(isolated_env: Path) -> None:
+    target = isolated_env / "outside-log.txt"
+    target.write_text("not yours\n")
+    vault = isolated_env / "vault"
+    vault.mkdir()
+    (vault / "log.md").symlink_to(target)
+    result = _hook(isolated_env)
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    err = result.stderr  # type: ignore[attr-defined]
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "symlink" in err
+    assert "Traceback" not in result.output  # type: ignore[attr-defined]
+    assert target.read_text() == "not yours\n"
+
+
+@pytest.mark.parametrize("where", ["page", "voice-dir"])
+def test_page_symlink_outside_the_vault_is_refused(isolated_env: Path, where: str) -> None:
+    outside = isolated_env / "outside"
+    outside.mkdir()
+    voice = isolated_env / "vault" / "atlas" / "voice"
+    if where == "page":
+        voice.mkdir(parents=True)
+        (outside / "victim.md").write_text("victim\n")
+        (voice / "2026-04-14-80166115.md").symlink_to(outside / "victim.md")
+    else:
+        voice.parent.mkdir(parents=True)
+        voice.symlink_to(outside, target_is_directory=True)
+    before = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    result = _hook(isolated_env)
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert "escapes" in result.stderr  # type: ignore[attr-defined]
+    after = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_session_dir_symlinked_outside_the_workspace_is_refused(isolated_env: Path) -> None:
+    outside = isolated_env / "outside"
+    outside.mkdir()
+    ws = isolated_env / "workspace"
+    ws.mkdir()
+    (ws / ".memgraph").symlink_to(outside, target_is_directory=True)
+    result = runner.invoke(app, ["note", "hello", "--session", "s1"])
+    # the note is stored; the view is refused with a warning, nothing lands outside
+    assert result.exit_code == 0 and "escapes" in result.stderr
+    assert [p for p in outside.rglob("*") if p.is_file()] == []
+
+
+def test_hook_install_edits_a_symlinked_settings_target(isolated_env: Path) -> None:
+    dotfiles = isolated_env / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    real.write_text('{"theme": "dark"}\n')
+    os.chmod(real, 0o640)
+    link = isolated_env / "settings.json"
+    link.symlink_to(real)
+    result = runner.invoke(app, ["hook", "install", "--settings", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and os.readlink(link) == str(real)  # the link stays
+    data = json.loads(real.read_text())
+    assert data["theme"] == "dark" and "SessionEnd" in data["hooks"]
+    assert os.stat(real).st_mode & 0o777 == 0o640  # mode kept
+    assert (dotfiles / "claude-settings.json.bak").read_text() == '{"theme": "dark"}\n'

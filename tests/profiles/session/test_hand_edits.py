@@ -1,0 +1,165 @@
+"""Session YAML views keep what people and harnesses add; `note` exit and store agree;
+nothing is written through a planted symlink (issue 15, data loss items 1 and 7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli import session_fast
+from memgraph.cli.app import app
+from memgraph.fileio import forget_swept
+
+runner = CliRunner()
+APPENDED = '- timestamp: "2026-01-05T10:00:00Z"\n  text: "remember the flaky test"\n'
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args))
+
+
+def _file(env: Path, sid: str = "s1") -> Path:
+    return env / "workspace" / ".memgraph" / "personas" / "default" / "sessions" / f"{sid}.yaml"
+
+
+def _notes(env: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(env / "mg-home" / "memgraph.db")
+    try:
+        rows = conn.execute("SELECT text, node_id FROM session_notes ORDER BY ts").fetchall()
+    finally:
+        conn.close()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def _receipt_actors(env: Path, node_id: str) -> list[str]:
+    conn = sqlite3.connect(env / "mg-home" / "memgraph.db")
+    try:
+        rows = conn.execute("SELECT doc FROM receipts WHERE target_id = ?", (node_id,)).fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0])["actor"] for r in rows]
+
+
+@pytest.mark.parametrize("path", ["typer", "lean"])
+def test_hand_appended_note_survives_memgraph_note(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    f.write_text(f.read_text(encoding="utf-8") + APPENDED, encoding="utf-8")
+    if path == "lean":
+        assert session_fast.run(["second", "--session", "s1"]) == 0
+        err = capsys.readouterr().err
+    else:
+        r = invoke("note", "second", "--session", "s1")
+        assert r.exit_code == 0
+        err = r.stderr
+    assert "imported 1 note" in err and err.count("\n") == 1
+    texts = [t for t, _ in _notes(isolated_env)]
+    assert "remember the flaky test" in texts and "second" in texts
+    hand = next(nid for t, nid in _notes(isolated_env) if t == "remember the flaky test")
+    assert _receipt_actors(isolated_env, hand) == ["session.yaml-import"]  # its own receipt
+    view = f.read_text(encoding="utf-8")
+    assert "remember the flaky test" in view and hand in view
+    assert not f.with_name("s1.conflict.yaml").exists()
+    # idempotent: the next note imports nothing more
+    assert invoke("note", "third", "--session", "s1").exit_code == 0
+    assert [t for t, _ in _notes(isolated_env)].count("remember the flaky test") == 1
+
+
+def test_show_and_wake_agree_after_a_hand_edit(isolated_env: Path) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    late = '- timestamp: "2099-01-01T00:00:00Z"\n  text: "future is clamped"\n- "plain item"\n'
+    f.write_text(f.read_text(encoding="utf-8") + late, encoding="utf-8")
+    wake = invoke("wake").stdout.strip()
+    shown = invoke("session", "show", "s1").stdout.splitlines()
+    assert shown[-1].endswith(wake)  # the newest note both read is the same
+    texts = [t for t, _ in _notes(isolated_env)]
+    assert "future is clamped" in texts and "plain item" in texts
+
+
+def test_edit_of_a_stored_note_is_kept_verbatim_and_reported(isolated_env: Path) -> None:
+    assert invoke("note", "typo teh", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    edited = f.read_text(encoding="utf-8").replace("typo teh", "typo the")
+    f.write_text(edited, encoding="utf-8")
+    r = invoke("note", "next", "--session", "s1")
+    assert r.exit_code == 0 and "s1.conflict.yaml" in r.stderr
+    assert f.with_name("s1.conflict.yaml").read_text(encoding="utf-8") == edited
+    assert "typo teh" in f.read_text(encoding="utf-8")  # the view shows the store
+
+
+@pytest.mark.parametrize("path", ["typer", "lean"])
+def test_note_view_failure_is_a_warning_and_stored_once(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    f.unlink()
+    f.mkdir()  # a directory where the view goes: the view cannot be written
+    if path == "lean":
+        code = session_fast.run(["kept once", "--session", "s1"])
+        out = capsys.readouterr()
+        stdout, stderr = out.out, out.err
+    else:
+        r = invoke("note", "kept once", "--session", "s1")
+        code, stdout, stderr = r.exit_code, r.stdout, r.stderr
+    assert code == 0 and stdout.startswith("noted n-")
+    assert stderr.startswith("Warning: note n-") and stderr.count("\n") == 1
+    assert "do not retry" in stderr
+    assert [t for t, _ in _notes(isolated_env)].count("kept once") == 1
+
+
+@pytest.mark.parametrize("path", ["typer", "lean"])
+def test_lock_symlink_creates_nothing_outside(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    outside = isolated_env / "outside" / "planted"
+    outside.parent.mkdir()
+    lock = f.with_name("s1.yaml.lock")
+    lock.unlink()
+    lock.symlink_to(outside)
+    if path == "lean":
+        code = session_fast.run(["second", "--session", "s1"])
+        stderr = capsys.readouterr().err
+    else:
+        r = invoke("note", "second", "--session", "s1")
+        code, stderr = r.exit_code, r.stderr
+    assert code == 0 and "symlink" in stderr
+    assert not outside.exists() and os.listdir(outside.parent) == []
+    assert "second" in [t for t, _ in _notes(isolated_env)]
+
+
+def test_view_symlink_is_not_written_through(isolated_env: Path) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    target = isolated_env / "elsewhere.yaml"
+    target.write_text("mine\n", encoding="utf-8")
+    f.unlink()
+    f.symlink_to(target)
+    r = invoke("note", "second", "--session", "s1")
+    assert r.exit_code == 0 and "symlink" in r.stderr
+    assert target.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_stale_temp_files_of_a_killed_note_are_removed(isolated_env: Path) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    old = f.with_name(".s1.yaml.abc123.tmp")
+    young = f.with_name(".s1.yaml.def456.tmp")
+    for tmp in (old, young):
+        tmp.write_text("half a view", encoding="utf-8")
+    past = time.time() - 3600
+    os.utime(old, (past, past))
+    forget_swept()  # a directory is swept at most once a minute per process
+    assert invoke("note", "second", "--session", "s1").exit_code == 0
+    assert not old.exists() and young.exists()  # a young one may be a live writer's
