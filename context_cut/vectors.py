@@ -1,217 +1,305 @@
-"""The Qdrant nerve: vectors that rank candidate node ids, nothing more.
+"""The Qdrant nerve: vectors that rank candidate ids, nothing more.
 
-- One collection per embedding model + dimension (``mg_<model>_<dim>``).
-- A point's payload holds only the node id, and even that is never trusted:
-  for memgraph's stable ids (``n-<16 hex>``) the point id IS the node id (the
-  64-bit hex as an unsigned int), so a hit maps back to a node without reading
-  the payload; other ids use a uuid5 point id and a hit counts only when
-  uuid5(payload id) reproduces the point id. Documents always come from the store.
-- Which model embedded which node from which source text is recorded in the
-  store as ``MemoryEmbeddingManifest`` via the engine's ``refresh_embedding``
-  op (with receipts). ``sync_index`` re-embeds only nodes whose source hash
-  changed or whose point is missing, and refuses a dimension mismatch.
-- The vectors are a cache of the store: a deleted or wiped collection is
-  rebuilt from store text (``VectorNerve`` does it on first use), so deleting
-  Qdrant gives a slower but identical answer.
+- The projection covers nodes, edges (with a claim) and summaries. Each lives in
+  the collection of its partition, one per embedding model + dimension
+  (``mg_<partition>_<model>_<dim>``): ``voice`` (the operator's words), ``mind``
+  (agent memory: short_term, role_self, incubation, agency_pressure,
+  candidate_intervention, evidence), ``modeling`` (repo_architecture,
+  repo_dataflow) and ``records`` (artifacts, session notes, activity). Physical
+  partitions are the design's Mind/Modeling split: a cut queries only the
+  partitions of its profiles, and one partition can be rebuilt alone.
+- A point's payload holds only the document id and filter fields (doc type,
+  profile), and the id is never trusted: for stable node ids (``n-<16 hex>``)
+  the point id IS the node id; other ids use a uuid5 point id and a hit counts
+  only when uuid5(payload id) reproduces it. Documents always come from the store.
+- Which model embedded which document from which source text is recorded in the
+  store as ``MemoryEmbeddingManifest`` (``refresh_embedding``, with receipts).
+  A changed source text makes the vector stale (``index_status`` counts them);
+  ``sync_index`` re-embeds exactly the stale and missing ones and refuses a
+  dimension mismatch.
+- The vectors are a cache of the store: a deleted collection is rebuilt from
+  store text (``VectorNerve`` does it on first use), and a rebuild ranks the
+  same ids, so deleting Qdrant gives a slower but identical answer.
 """
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from context_cut.embedders import Embedder
-from memgraph.documents import MemoryEmbeddingManifest, MemoryNode, RefreshEmbedding, utcnow
+from context_cut.vector_backends import (
+    DimensionMismatch,
+    VectorBackend,
+    VectorLocation,
+    VectorPoint,
+    VectorQuery,
+    doc_id_of,
+    open_backend,
+    point_id,
+)
+from memgraph.documents import (
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryNode,
+    MemorySummary,
+    RefreshEmbedding,
+    utcnow,
+)
 from memgraph.engine import apply_patch, new_patch
-from memgraph.errors import BackendUnavailable, MemgraphError, MissingExtra
+from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.ids import content_hash
 from memgraph.store.protocol import Store
 
-_STABLE = re.compile(r"^n-[0-9a-f]{16}$")
-_POINT_NS = uuid.UUID("5b0f7e4e-2f1c-4d3a-9c55-6d656d677261")
-EMBED_TEXT_LIMIT = 4000  # characters per node; long claims are cut, not dropped
+__all__ = [
+    "PARTITIONS",
+    "DimensionMismatch",
+    "IndexStatus",
+    "Projected",
+    "SyncReport",
+    "VectorIndex",
+    "VectorNerve",
+    "collection_name",
+    "embed_text",
+    "index_status",
+    "node_id_of",
+    "open_nerve",
+    "partition_of",
+    "point_id",
+    "project",
+    "source_hash",
+    "sync_index",
+]
+
+EMBED_TEXT_LIMIT = 4000  # characters per document; long claims are cut, not dropped
 _BATCH = 64
 
+PARTITIONS: dict[str, frozenset[str]] = {
+    "voice": frozenset({"voice"}),
+    "mind": frozenset(
+        {
+            "short_term",
+            "role_self",
+            "incubation",
+            "agency_pressure",
+            "candidate_intervention",
+            "evidence",
+        }
+    ),
+    "modeling": frozenset({"repo_architecture", "repo_dataflow"}),
+    "records": frozenset({"artifact", "session", "activity"}),
+}
+_PARTITION_OF = {p: name for name, profiles in PARTITIONS.items() for p in profiles}
 
-class DimensionMismatch(MemgraphError):
-    """An index holds vectors of another width than the embedder produces."""
+node_id_of = doc_id_of  # the older name: a hit may name an edge or a summary too
 
 
-def point_id(node_id: str) -> int | str:
-    """Qdrant point id for a node id (reversible for stable ids)."""
-    if _STABLE.match(node_id):
-        return int(node_id[2:], 16)
-    return str(uuid.uuid5(_POINT_NS, node_id))
+def partition_of(profile: str) -> str:
+    return _PARTITION_OF.get(profile, "records")
 
 
-def node_id_of(point: int | str, payload: dict[str, Any] | None) -> str | None:
-    """The node id a hit stands for, or None when it cannot be trusted."""
-    if isinstance(point, int):
-        return f"n-{point:016x}"
-    claimed = (payload or {}).get("node_id")
-    if isinstance(claimed, str) and str(point_id(claimed)) == str(point):
-        return claimed
-    return None
+def partitions_for(profiles: Iterable[str] | None) -> list[str]:
+    """The partitions holding ``profiles`` (all of them for None)."""
+    if profiles is None:
+        return list(PARTITIONS)
+    return sorted({partition_of(p) for p in profiles})
+
+
+def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
+    import re
+
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
+    return f"mg_{partition}_{slug}_{dimension}"
+
+
+def _join(*parts: str) -> str:
+    return "\n".join(p for p in parts if p)[:EMBED_TEXT_LIMIT]
 
 
 def embed_text(node: MemoryNode) -> str:
     """What a node's vector is computed from."""
-    parts = (node.title, node.claim, node.question, node.tension, node.action_implication)
-    return "\n".join(p for p in parts if p)[:EMBED_TEXT_LIMIT]
+    return _join(node.title, node.claim, node.question, node.tension, node.action_implication)
 
 
 def source_hash(node: MemoryNode) -> str:
     return content_hash(embed_text(node))
 
 
-def collection_name(model: str, dimension: int) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
-    return f"mg_{slug}_{dimension}"
+@dataclass(frozen=True)
+class Projected:
+    """One document as the vector store sees it: id, type, filter fields, text."""
+
+    doc_id: str
+    doc: str  # node | edge | summary
+    profile: str
+    partition: str
+    text: str
+
+    @property
+    def source_hash(self) -> str:
+        return content_hash(self.text)
+
+
+def _edge(edge: MemoryEdge) -> Projected | None:
+    if not edge.claim.strip():
+        return None  # a bare relation has no text of its own to embed
+    text = _join(f"{edge.kind.replace('_', ' ')}: {edge.claim}")
+    p = edge.profile.value
+    return Projected(edge.id, "edge", p, partition_of(p), text)
+
+
+def _summary(summary: MemorySummary, profiles: dict[str, str]) -> Projected | None:
+    text = _join(
+        summary.target,
+        summary.claim,
+        summary.question,
+        summary.tension,
+        summary.action_implication,
+    )
+    if not text:
+        return None
+    # a summary lives with what it covers: the profile most of its nodes have
+    covered = [profiles[i] for i in summary.covers_node_ids if i in profiles]
+    profile = max(sorted(set(covered)), key=covered.count) if covered else "session"
+    return Projected(summary.id, "summary", profile, partition_of(profile), text)
+
+
+def project(store: Store, profiles: Iterable[str] | None = None) -> list[Projected]:
+    """Every document with text, in id order, limited to ``profiles`` if given."""
+    wanted = set(profiles) if profiles is not None else None
+    out: list[Projected] = []
+    node_profiles: dict[str, str] = {}
+    for n in store.iter_nodes():
+        node_profiles[n.id] = n.profile.value
+        text = embed_text(n)
+        if text and (wanted is None or n.profile.value in wanted):
+            out.append(
+                Projected(n.id, "node", n.profile.value, partition_of(n.profile.value), text)
+            )
+    for e in store.iter_edges():
+        pe = _edge(e)
+        if pe is not None and (wanted is None or pe.profile in wanted):
+            out.append(pe)
+    for s in store.iter_summaries():
+        ps = _summary(s, node_profiles)
+        if ps is not None and (wanted is None or ps.profile in wanted):
+            out.append(ps)
+    return out
 
 
 class VectorIndex:
-    """qdrant-client, embedded at a local path (the default) or at a server URL."""
+    """The vector engine the nerve writes to and queries (see ``vector_backends``)."""
 
-    def __init__(self, client: Any, location: str) -> None:
-        self.client = client
-        self.location = location
+    def __init__(self, backend: VectorBackend) -> None:
+        self.backend = backend
 
     @classmethod
-    def open(cls, *, path: Path | str | None = None, url: str | None = None) -> VectorIndex:
-        try:
-            from qdrant_client import QdrantClient
-        except ImportError:
-            raise MissingExtra("qdrant", "qdrant-client") from None
-        try:
-            if url:
-                return cls(QdrantClient(url=url, timeout=10), url)
-            if path is None or str(path) == ":memory:":
-                return cls(QdrantClient(location=":memory:"), ":memory:")
-            Path(path).mkdir(parents=True, exist_ok=True)
-            return cls(QdrantClient(path=str(path)), str(path))
-        except Exception as exc:  # lock held by another process, bad URL...
-            reason = " ".join(str(exc).split())[:160]
-            raise BackendUnavailable(f"qdrant at {url or path}: {reason}") from None
+    def open(
+        cls,
+        *,
+        path: Path | str | None = None,
+        url: str | None = None,
+        engine: str | None = None,
+    ) -> VectorIndex:
+        """Qdrant at ``url`` (server or cluster), else embedded at ``path`` with
+        ``engine`` (``edge`` by default; ``:memory:`` means qdrant-client's
+        in-memory mode)."""
+        if engine is None:
+            engine = "qdrant-client" if path is None or str(path) == ":memory:" else "edge"
+        return cls(open_backend(VectorLocation(path=path, url=url, engine=engine)))
+
+    @property
+    def location(self) -> str:
+        return self.backend.location
+
+    @property
+    def client(self) -> Any:
+        """The qdrant-client behind a server/local-mode index (tests poke it)."""
+        return getattr(self.backend, "client", None)
 
     def close(self) -> None:
-        self.client.close()
-
-    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MemgraphError:
-            raise
-        except Exception as exc:
-            reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-            raise BackendUnavailable(
-                f"qdrant at {self.location}: {what} failed: {reason}"
-            ) from None
+        self.backend.close()
 
     def dimension_of(self, collection: str) -> int | None:
-        if not self._call("exists", self.client.collection_exists, collection):
-            return None
-        info = self._call("get_collection", self.client.get_collection, collection)
-        vectors = info.config.params.vectors
-        size = getattr(vectors, "size", None)
-        return int(size) if size is not None else None
+        return self.backend.dimension_of(collection)
 
     def ensure_collection(self, collection: str, dimension: int) -> None:
-        from qdrant_client.models import Distance, VectorParams
-
-        have = self.dimension_of(collection)
-        if have is None:
-            params = VectorParams(size=dimension, distance=Distance.COSINE)
-            self._call("create", self.client.create_collection, collection, vectors_config=params)
-        elif have != dimension:
-            raise DimensionMismatch(
-                f"collection {collection} holds {have}-dim vectors but the embedder makes "
-                f"{dimension}; rebuild it with `memgraph index --rebuild`"
-            )
+        self.backend.ensure_collection(collection, dimension)
 
     def count(self, collection: str) -> int:
-        if self.dimension_of(collection) is None:
-            return 0
-        return int(self._call("count", self.client.count, collection, exact=True).count)
+        return self.backend.count(collection)
 
-    def present(self, collection: str, node_ids: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        by_point = {str(point_id(n)): n for n in node_ids}
-        ids = [point_id(n) for n in node_ids]
-        for i in range(0, len(ids), 1000):
-            records = self._call(
-                "retrieve",
-                self.client.retrieve,
-                collection,
-                ids=ids[i : i + 1000],
-                with_payload=False,
-                with_vectors=False,
-            )
-            found.update(by_point[str(r.id)] for r in records if str(r.id) in by_point)
-        return found
+    def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
+        return self.backend.present(collection, doc_ids)
 
     def upsert(
-        self, collection: str, node_ids: Sequence[str], vectors: Sequence[list[float]]
+        self,
+        collection: str,
+        doc_ids: Sequence[str],
+        vectors: Sequence[list[float]],
+        meta: Sequence[Projected] | None = None,
     ) -> None:
-        from qdrant_client.models import PointStruct
-
-        points = [
-            PointStruct(id=point_id(n), vector=v, payload={"node_id": n})
-            for n, v in zip(node_ids, vectors, strict=True)
-        ]
-        self._call("upsert", self.client.upsert, collection, points=points, wait=True)
+        if meta is None:
+            points = [VectorPoint(d, list(v)) for d, v in zip(doc_ids, vectors, strict=True)]
+        else:
+            points = [
+                VectorPoint(d, list(v), m.doc, m.profile)
+                for d, v, m in zip(doc_ids, vectors, meta, strict=True)
+            ]
+        self.backend.upsert(collection, points)
 
     def drop(self, collection: str) -> None:
-        if self.dimension_of(collection) is not None:
-            self._call("delete", self.client.delete_collection, collection)
+        self.backend.drop(collection)
 
     def query(
-        self, collection: str, vector: list[float], limit: int
+        self,
+        collection: str,
+        vector: list[float],
+        limit: int,
+        where: dict[str, list[str]] | None = None,
     ) -> tuple[list[tuple[str, float]], int]:
-        """(node id, cosine) best first, and how many hits were untrustworthy."""
-        response = self._call(
-            "query",
-            self.client.query_points,
-            collection,
-            query=vector,
-            limit=limit,
-            with_payload=True,
-        )
-        hits: list[tuple[str, float]] = []
-        rejected = 0
-        for p in response.points:
-            payload = p.payload if isinstance(p.payload, dict) else None
-            nid = node_id_of(p.id, payload)
-            if nid is None:
-                rejected += 1
-            else:
-                hits.append((nid, float(p.score)))
-        return hits, rejected
+        """(document id, cosine) best first, and how many hits were untrustworthy."""
+        return self.backend.query(collection, VectorQuery(vector, limit, dict(where or {})))
 
 
 @dataclass
 class SyncReport:
-    collection: str
     model: str
     dimension: int
+    collections: list[str] = field(default_factory=list)
     scanned: int = 0
-    embedded: int = 0  # vectors written (changed text, new node, or missing point)
+    embedded: int = 0  # vectors written (changed text, new document, or missing point)
     manifests: int = 0  # manifests written through refresh_embedding
     unchanged: int = 0
+    optimized: list[str] = field(default_factory=list)
 
     def line(self) -> str:
+        where = ", ".join(self.collections) or "no collections"
+        extra = f", optimized {', '.join(self.optimized)}" if self.optimized else ""
         return (
-            f"{self.collection}: scanned {self.scanned}, embedded {self.embedded}, "
+            f"{where}: scanned {self.scanned}, embedded {self.embedded}, "
             f"manifests {self.manifests}, unchanged {self.unchanged}"
+            f"{extra}"
         )
 
 
-def _chunks(items: Sequence[MemoryNode], size: int) -> Iterator[Sequence[MemoryNode]]:
+def _chunks(items: Sequence[Projected], size: int) -> Iterator[Sequence[Projected]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+def _check_dimension(manifests: Iterable[MemoryEmbeddingManifest], embedder: Embedder) -> None:
+    clash = next(
+        (m for m in manifests if m.model == embedder.name and m.dimension != embedder.dimension),
+        None,
+    )
+    if clash is not None:
+        raise DimensionMismatch(
+            f"{embedder.name} was indexed at {clash.dimension} dims but now returns "
+            f"{embedder.dimension}; refusing to mix them (run `memgraph index --rebuild`)"
+        )
 
 
 def sync_index(
@@ -222,87 +310,148 @@ def sync_index(
     rebuild: bool = False,
     profiles: Iterable[str] | None = None,
     batch: int = _BATCH,
+    optimize: bool | None = None,
 ) -> SyncReport:
-    """Bring the collection for ``embedder`` in line with the store.
+    """Bring the collections for ``embedder`` in line with the store.
 
-    A node is (re-)embedded when it has no manifest for this model, its source
-    text hash changed (a stale vector), or its point is missing from Qdrant.
-    Manifests are written only when the hash or model changed, so rebuilding a
-    deleted collection writes nothing to the store.
+    A document is (re-)embedded when it has no manifest for this model, its
+    source text changed (a stale vector), or its point is missing. Manifests are
+    written only when the hash or model changed, so rebuilding a deleted
+    collection writes nothing to the store. Vectors go first, their manifests
+    after, one batch at a time: a killed run resumes where it stopped.
+    ``profiles`` limits the sync to those profiles (scoped sync). Shards that
+    grew past the engine's threshold are optimised at the end (``optimize``
+    True forces it, False skips it); a search never waits for that.
     """
     dimension = embedder.dimension
-    collection = collection_name(embedder.name, dimension)
-    wanted = set(profiles) if profiles is not None else None
-    nodes = [n for n in store.iter_nodes() if wanted is None or n.profile.value in wanted]
+    docs = project(store, profiles)
     with store.reader() as reader:
-        manifests = reader.get_manifests([n.id for n in nodes])
+        manifests = reader.get_manifests([d.doc_id for d in docs])
     if not rebuild:
-        clash = next(
-            (
-                m
-                for m in manifests.values()
-                if m.model == embedder.name and m.dimension != dimension
-            ),
-            None,
-        )
-        if clash is not None:
-            raise DimensionMismatch(
-                f"{embedder.name} was indexed at {clash.dimension} dims but now returns "
-                f"{dimension}; refusing to mix them (run `memgraph index --rebuild`)"
-            )
-    else:
-        index.drop(collection)
-    index.ensure_collection(collection, dimension)
-    report = SyncReport(collection=collection, model=embedder.name, dimension=dimension)
-    report.scanned = len(nodes)
-    present = index.present(collection, [n.id for n in nodes])
-    todo: list[MemoryNode] = []
+        _check_dimension(manifests.values(), embedder)
+    report = SyncReport(model=embedder.name, dimension=dimension, scanned=len(docs))
+    by_partition: dict[str, list[Projected]] = {}
+    for d in docs:
+        by_partition.setdefault(d.partition, []).append(d)
+    for partition in partitions_for(profiles):
+        collection = collection_name(embedder.name, dimension, partition)
+        mine = by_partition.get(partition, [])
+        if rebuild:
+            index.drop(collection)
+        if not mine and index.dimension_of(collection) is None:
+            continue
+        index.ensure_collection(collection, dimension)
+        report.collections.append(collection)
+        _sync_partition(store, index, embedder, collection, mine, manifests, report, batch)
+        wants = optimize or (optimize is None and index.backend.needs_optimize(collection))
+        if wants and index.backend.optimize(collection):
+            report.optimized.append(collection)
+    return report
+
+
+def _sync_partition(
+    store: Store,
+    index: VectorIndex,
+    embedder: Embedder,
+    collection: str,
+    docs: Sequence[Projected],
+    manifests: dict[str, MemoryEmbeddingManifest],
+    report: SyncReport,
+    batch: int,
+) -> None:
+    present = index.present(collection, [d.doc_id for d in docs])
+    todo: list[Projected] = []
     fresh_manifest: set[str] = set()
-    for n in nodes:
-        m = manifests.get(n.id)
+    for d in docs:
+        m = manifests.get(d.doc_id)
         current = (
             m is not None
             and m.model == embedder.name
-            and m.dimension == dimension
-            and m.source_hash == source_hash(n)
+            and m.dimension == embedder.dimension
+            and m.source_hash == d.source_hash
             and m.collection == collection
         )
-        if current and not rebuild and n.id in present:
+        if current and d.doc_id in present:
             report.unchanged += 1
             continue
         if current:
-            fresh_manifest.add(n.id)
-        todo.append(n)
+            fresh_manifest.add(d.doc_id)
+        todo.append(d)
     for chunk in _chunks(todo, batch):
-        vectors = embedder.embed([embed_text(n) for n in chunk])
-        bad = next((len(v) for v in vectors if len(v) != dimension), None)
+        vectors = embedder.embed([d.text for d in chunk])
+        bad = next((len(v) for v in vectors if len(v) != embedder.dimension), None)
         if bad is not None:
             raise DimensionMismatch(
-                f"{embedder.name} declared {dimension} dims but returned a {bad}-dim vector"
+                f"{embedder.name} declared {embedder.dimension} dims but returned a "
+                f"{bad}-dim vector"
             )
-        index.upsert(collection, [n.id for n in chunk], vectors)
+        index.upsert(collection, [d.doc_id for d in chunk], vectors, chunk)
         report.embedded += len(chunk)
         now = utcnow()
         ops: list[Any] = [
             RefreshEmbedding(
                 manifest=MemoryEmbeddingManifest(
-                    node_id=n.id,
+                    node_id=d.doc_id,
                     model=embedder.name,
-                    dimension=dimension,
-                    source_hash=source_hash(n),
+                    dimension=embedder.dimension,
+                    source_hash=d.source_hash,
                     embedded_at=now,
                     collection=collection,
                 )
             )
-            for n in chunk
-            if n.id not in fresh_manifest
+            for d in chunk
+            if d.doc_id not in fresh_manifest
         ]
         if ops:
             # Vectors first, manifests after: a crash in between leaves a manifest
             # that is behind its vector, which the next sync simply redoes.
             apply_patch(store, new_patch(ops, proposer="memgraph.index", reason="sync index"))
             report.manifests += len(ops)
-    return report
+
+
+@dataclass
+class IndexStatus:
+    """Per partition: documents to embed, vectors current, stale, missing."""
+
+    model: str
+    dimension: int
+    partitions: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def stale(self) -> int:
+        return sum(p["stale"] for p in self.partitions.values())
+
+    def lines(self) -> list[str]:
+        return [
+            f"{name}: {c['documents']} document{'' if c['documents'] == 1 else 's'}, "
+            f"{c['current']} current, "
+            f"{c['stale']} stale, {c['missing']} missing"
+            for name, c in sorted(self.partitions.items())
+        ]
+
+
+def index_status(
+    store: Store, embedder: Embedder, profiles: Iterable[str] | None = None
+) -> IndexStatus:
+    """Which vectors are stale (source text changed since embedding) or missing,
+    read from the manifests alone (the vector engine is not consulted)."""
+    docs = project(store, profiles)
+    with store.reader() as reader:
+        manifests = reader.get_manifests([d.doc_id for d in docs])
+    status = IndexStatus(model=embedder.name, dimension=embedder.dimension)
+    for name in partitions_for(profiles):
+        status.partitions[name] = {"documents": 0, "current": 0, "stale": 0, "missing": 0}
+    for d in docs:
+        counts = status.partitions[d.partition]
+        counts["documents"] += 1
+        m = manifests.get(d.doc_id)
+        if m is None or m.model != embedder.name or m.dimension != embedder.dimension:
+            counts["missing"] += 1
+        elif m.source_hash != d.source_hash:
+            counts["stale"] += 1
+        else:
+            counts["current"] += 1
+    return status
 
 
 @dataclass
@@ -315,45 +464,94 @@ class VectorNerve:
     # hits below this cosine are noise, not candidates (unrelated text scores ~0)
     min_similarity: float = 0.1
     notices: list[str] = field(default_factory=list)
-    _checked: bool = False
+    _checked: set[str] = field(default_factory=set)
 
     @property
     def collection(self) -> str:
-        return collection_name(self.embedder.name, self.embedder.dimension)
+        """The voice collection (the one recall reads)."""
+        return collection_name(self.embedder.name, self.embedder.dimension, "voice")
 
-    def ensure_ready(self, store: Store) -> None:
-        """Rebuild the vectors from the store when the collection was deleted or wiped."""
-        if self._checked:
-            return
-        self._checked = True
-        if not self.heal or self.index.count(self.collection) > 0:
-            return
-        if store.counts().get("embeddings", 0) == 0:
-            return
-        report = sync_index(store, self.index, self.embedder)
-        self.notices.append(
-            f"vector index {report.collection} was empty; rebuilt {report.embedded} "
-            "vectors from the store"
-        )
+    def collection_for(self, partition: str) -> str:
+        return collection_name(self.embedder.name, self.embedder.dimension, partition)
 
-    def search(self, store: Store, text: str, limit: int) -> list[tuple[str, float]]:
-        self.ensure_ready(store)
-        collection = self.collection
-        if self.index.dimension_of(collection) is None:
-            raise BackendUnavailable(f"no vector collection {collection} yet; run `memgraph index`")
+    def ensure_ready(self, store: Store, partitions: Sequence[str]) -> None:
+        """Rebuild a partition's vectors from the store when its collection was
+        deleted or wiped but the store says it was indexed."""
+        todo = [p for p in partitions if p not in self._checked]
+        self._checked.update(todo)
+        if not self.heal or not todo or store.counts().get("embeddings", 0) == 0:
+            return
+        empty = [p for p in todo if self.index.count(self.collection_for(p)) == 0]
+        wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
+        if not wanted:
+            return
+        report = sync_index(store, self.index, self.embedder, profiles=wanted, optimize=False)
+        if report.embedded:
+            self.notices.append(
+                f"vector index {', '.join(report.collections)} was empty; rebuilt "
+                f"{report.embedded} vectors from the store"
+            )
+
+    def search(
+        self, store: Store, text: str, limit: int, profiles: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Node ids by cosine, best first, from the partitions of ``profiles``.
+        An edge hit stands for its two ends, a summary hit for the nodes it covers."""
+        if profiles is not None and not profiles:
+            return []
+        partitions = [p for p in partitions_for(profiles) if p in PARTITIONS]
+        self.ensure_ready(store, partitions)
+        live = [p for p in partitions if self.index.dimension_of(self.collection_for(p))]
+        if not live:
+            raise BackendUnavailable(
+                f"no vector collection for {', '.join(partitions)} yet; run `memgraph index`"
+            )
         vector = self.embedder.embed([text])[0]
-        hits, rejected = self.index.query(collection, vector, limit)
-        hits = [(n, score) for n, score in hits if score >= self.min_similarity]
+        where = {"profile": sorted(profiles)} if profiles is not None else {}
+        scored: dict[str, float] = {}
+        rejected = 0
+        for p in live:
+            hits, bad = self.index.query(self.collection_for(p), vector, limit, where)
+            rejected += bad
+            for doc, score in hits:
+                # engines store float32 or float64: rounding keeps ties tied, so
+                # every engine ranks the same ids in the same (id-broken) order
+                score = round(score, 5)
+                if score >= self.min_similarity:
+                    scored[doc] = max(score, scored.get(doc, score))
         if rejected:
             self.notices.append(
                 f"{rejected} vector hit(s) had untrustworthy payloads and were ignored; "
                 "run `memgraph index --rebuild`"
             )
-        return hits
+        return _as_nodes(store, scored, limit)
+
+
+def _as_nodes(store: Store, scored: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    """Fold edge and summary hits into the nodes they stand for (best score wins)."""
+    edges = [d for d in scored if d.startswith("e-")]
+    summaries = [d for d in scored if d.startswith("s-")]
+    nodes = {d: s for d, s in scored.items() if not d.startswith(("e-", "s-"))}
+    if edges or summaries:
+        with store.reader() as reader:
+            for eid, edge in reader.get_edges(edges).items():
+                for nid in (edge.source_id, edge.target_id):
+                    nodes[nid] = max(scored[eid], nodes.get(nid, 0.0))
+            for sid, summary in reader.get_summaries(summaries).items():
+                for nid in summary.covers_node_ids:
+                    nodes[nid] = max(scored[sid], nodes.get(nid, 0.0))
+    ranked = sorted(nodes.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ranked[:limit]
 
 
 def open_nerve(
-    embedder: Embedder, *, path: Path | str | None = None, url: str | None = None
+    embedder: Embedder,
+    *,
+    path: Path | str | None = None,
+    url: str | None = None,
+    engine: str | None = None,
 ) -> VectorNerve:
     """A nerve over the Qdrant at ``url`` (a server or cluster) or embedded at ``path``."""
-    return VectorNerve(VectorIndex.open(path=path, url=url), embedder)
+    if engine is not None and engine not in ("edge", "qdrant-client"):
+        raise UsageError(f"unknown vector engine {engine!r}: use edge or qdrant-client")
+    return VectorNerve(VectorIndex.open(path=path, url=url, engine=engine), embedder)

@@ -48,6 +48,7 @@ FIELDS = (
     "ollama_batch_tokens",
     "qdrant_url",
     "qdrant_path",
+    "qdrant_engine",
     "embedder",
     "embed_model",
 )

@@ -368,17 +368,32 @@ def mark_stale(work: Working, op: MarkStale) -> Problems:
 
 
 def refresh_embedding(work: Working, op: RefreshEmbedding) -> Problems:
-    node, problems = _existing(work, op.manifest.node_id)
-    if node is None:
-        return problems
-    if work.manifest(node.id) == op.manifest:
+    """Record which model embedded a node, an edge or a summary (the manifest's
+    ``node_id`` names the document: the vector projection covers all three)."""
+    target = op.manifest.node_id
+    profile: str | None
+    if target.startswith("e-"):
+        edge = work.edge(target)
+        if edge is None:
+            return [f"{target}: no such edge"]
+        profile = edge.profile.value
+    elif target.startswith("s-"):
+        if work.summary(target) is None:
+            return [f"{target}: no such summary"]
+        profile = None
+    else:
+        node, problems = _existing(work, target)
+        if node is None:
+            return problems
+        profile = node.profile.value
+    if work.manifest(target) == op.manifest:
         return []  # the same embedding again: no change, no receipt
-    work.pending_manifests[node.id] = op.manifest
+    work.pending_manifests[target] = op.manifest
     work.receipt(
         "refresh_embedding",
-        node.id,
+        target,
         "embedding",
-        profile=node.profile.value,
+        profile=profile,
         details={"model": op.manifest.model, "dimension": op.manifest.dimension},
     )
     return []

@@ -39,7 +39,8 @@ class Settings(BaseModel):
     ollama_batch_tokens: int = 500  # messages per /api/chat request, in estimated tokens
     qdrant_url: str | None = None
     qdrant_path: Path | None = None
-    embedder: str = "none"  # none | hash | ollama | minilm
+    qdrant_engine: str = "edge"  # embedded engine: edge (Qdrant Edge) | qdrant-client
+    embedder: str = "none"  # none | hash | ollama | minilm | minilm-torch
     embed_model: str = "all-minilm"
 
     @field_validator("transcripts", "repos", mode="before")

@@ -128,8 +128,8 @@ def validate_snapshot(snapshot: MemoryGraphSnapshot) -> list[str]:
         missing += [i for i in s.covers_summary_ids if i not in summaries]
         problems += summary_problems(s, missing)
     for m in snapshot.embeddings:
-        if m.node_id not in nodes:
-            problems.append(f"embedding {m.node_id}: node does not exist")
+        if m.node_id not in nodes and m.node_id not in edges and m.node_id not in summaries:
+            problems.append(f"embedding {m.node_id}: no node, edge or summary has that id")
     return problems
 
 

@@ -58,8 +58,14 @@ def prefetch_plan(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str],
             case "mark_stale":
                 nodes.add(op.target_id)
                 summaries.add(op.target_id)
-            case "refresh_embedding":
-                nodes.add(op.manifest.node_id)
+            case "refresh_embedding":  # the embedded document: a node, edge or summary
+                target = op.manifest.node_id
+                if target.startswith("e-"):
+                    edges.add(target)
+                elif target.startswith("s-"):
+                    summaries.add(target)
+                else:
+                    nodes.add(target)
             case "forced_sleep":
                 nodes.update(op.dispositions)
             case _:

@@ -9,27 +9,25 @@ say so in one line on stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from memgraph.cli.common import print_json_line, settings, store_from
-
-if TYPE_CHECKING:
-    from context_cut.vectors import VectorNerve
-    from memgraph.config import Settings
-    from memgraph.store import Store
-
-R = TypeVar("R")
+from memgraph.cli.common import print_json_line, store_from
+from memgraph.cli.ranked import (
+    RecallArgs,
+    config_for,
+    nerve_for,
+    recall_command,
+    run_ranked,
+)
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(
     None, "--store", help="Store file or postgresql:// URL (overrides --home; env MEMGRAPH_STORE)."
 )
 EmbedderOpt = typer.Option(
-    None, "--embedder", help="none | hash | ollama | minilm (env MEMGRAPH_EMBEDDER)."
+    None, "--embedder", help="none | hash | ollama | minilm | minilm-torch (env MEMGRAPH_EMBEDDER)."
 )
 QdrantPathOpt = typer.Option(
     None, "--qdrant-path", help="Embedded Qdrant dir (default <home>/qdrant)."
@@ -39,60 +37,9 @@ QdrantUrlOpt = typer.Option(
 )
 
 
-def _nerve(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
-    """The configured nerve, or (None, one-line notice) when vectors are off or down."""
-    from context_cut.embedders import make_embedder
-    from context_cut.vectors import open_nerve
-    from memgraph.errors import BackendUnavailable, MissingExtra, UsageError
-
-    try:
-        embedder = make_embedder(
-            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
-        )
-    except (MissingExtra, BackendUnavailable) as exc:
-        if required:
-            raise
-        return None, f"vectors unavailable, BM25 only: {exc}"
-    if embedder is None:
-        if required:
-            raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
-        return None, "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
-    path = cfg.qdrant_path or cfg.home / "qdrant"
-    try:
-        return open_nerve(embedder, path=path, url=cfg.qdrant_url), None
-    except (MissingExtra, BackendUnavailable) as exc:
-        if required:
-            raise
-        return None, f"vectors unavailable, BM25 only: {exc}"
-
-
-def _config(
-    home: Path | None, embedder: str | None, qdrant_path: Path | None, qdrant_url: str | None
-) -> Settings:
-    return settings(home=home, embedder=embedder, qdrant_path=qdrant_path, qdrant_url=qdrant_url)
-
-
-def _say(line: str) -> None:
-    print(" ".join(line.split()), file=sys.stderr)
-
-
-def _ranked(
-    cfg: Settings, home: Path | None, store: str | None, run: Callable[[Store, Any], R]
-) -> R:
-    """Open the store and the optional vector nerve, run, close both; say on stderr
-    (one line) when ranking fell back to BM25."""
-    s = store_from(home, store)
-    nerve, notice = _nerve(cfg, required=False)
-    try:
-        result = run(s, nerve)
-    finally:
-        if nerve is not None:
-            nerve.index.close()
-        s.close()
-    notices: list[str] = getattr(result, "notices", [])
-    for line in [notice] if notice else [n for n in notices if n.startswith("vectors")]:
-        _say(line)
-    return result
+_nerve = nerve_for
+_config = config_for
+_ranked = run_ranked
 
 
 def context(
@@ -149,47 +96,35 @@ def recall(
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
     """Semantic recall of what you said (hybrid BM25 + vectors)."""
-    from pydantic import ValidationError
-
-    from context_cut.api import RecallRequest
-    from context_cut.api import recall as run_recall
-    from memgraph.errors import UsageError
-
-    try:
-        request = RecallRequest(text=text, limit=limit, project=project, session_id=session)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UsageError(f"bad recall request: {where}: {first['msg']}") from None
-    if not text.strip():
-        raise UsageError("the query is empty")
-    cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    result = _ranked(cfg, home, store, lambda s, nerve: run_recall(s, request, nerve))
-    for hit in result.hits:
-        n = hit.node
-        attrs = n.attributes
-        when = (n.valid_from or n.created_at).strftime("%Y-%m-%d %H:%M")
-        if as_json:
-            row: dict[str, Any] = {
-                "rank": hit.rank,
-                "score": round(hit.score, 6),
-                "id": n.id,
-                "when": when,
-                "session_id": attrs.get("session_id"),
-                "project": attrs.get("project"),
-                "text": n.claim,
-                "bm25_rank": hit.bm25_rank,
-                "vector_rank": hit.vector_rank,
-            }
-            print_json_line(row)
-        else:
-            sid = str(attrs.get("session_id") or "")[:8]
-            title = " ".join((n.title or n.claim).split())[:80]
-            print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+    recall_command(
+        RecallArgs(
+            text=text,
+            limit=limit,
+            project=project,
+            session=session,
+            as_json=as_json,
+            home=home,
+            store=store,
+            embedder=embedder,
+            qdrant_path=qdrant_path,
+            qdrant_url=qdrant_url,
+        )
+    )
 
 
 def index(
     rebuild: bool = typer.Option(False, "--rebuild", help="Drop and re-embed everything."),
+    profiles: str | None = typer.Option(
+        None, "--profiles", help="Comma-separated profiles to sync (scoped sync)."
+    ),
+    status: bool = typer.Option(
+        False, "--status", help="Count current, stale and missing vectors; change nothing."
+    ),
+    optimize: bool | None = typer.Option(
+        None,
+        "--optimize/--no-optimize",
+        help="Build the HNSW index now / never (default: when a shard grew past a threshold).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="The report as one JSON line."),
     home: Path | None = HomeOpt,
     store: str | None = StoreOpt,
@@ -197,17 +132,50 @@ def index(
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
-    """Sync the Qdrant vectors with the store: embed only what changed."""
+    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries)."""
     from dataclasses import asdict
 
-    from context_cut.vectors import sync_index
+    from context_cut.vectors import index_status, sync_index
+    from memgraph.documents import ProfileName
+    from memgraph.errors import UsageError
 
+    wanted: list[str] | None = None
+    if profiles is not None:
+        wanted = [p.strip() for p in profiles.split(",") if p.strip()]
+        known = {p.value for p in ProfileName}
+        unknown = sorted(set(wanted) - known)
+        if unknown or not wanted:
+            raise UsageError(
+                f"unknown profile {', '.join(unknown) or '(none given)'}: "
+                f"use {', '.join(sorted(known))}"
+            )
     cfg = _config(home, embedder, qdrant_path, qdrant_url)
+    if status:
+        from context_cut.embedders import make_embedder
+
+        emb = make_embedder(
+            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
+        )
+        if emb is None:
+            raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
+        s = store_from(home, store)
+        try:
+            state = index_status(s, emb, wanted)
+        finally:
+            s.close()
+        if as_json:
+            print_json_line(asdict(state))
+        else:
+            for line in state.lines():
+                print(line)
+        return
     nerve, _ = _nerve(cfg, required=True)
     assert nerve is not None
     s = store_from(home, store)
     try:
-        report = sync_index(s, nerve.index, nerve.embedder, rebuild=rebuild)
+        report = sync_index(
+            s, nerve.index, nerve.embedder, rebuild=rebuild, profiles=wanted, optimize=optimize
+        )
     finally:
         nerve.index.close()
         s.close()

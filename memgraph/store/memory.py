@@ -228,6 +228,16 @@ class MemoryStore:
             if (profile is None or n.profile.value == profile) and (kind is None or n.kind == kind):
                 yield n
 
+    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
+        for eid in sorted(self._state.edges):
+            e = self._state.edges[eid]
+            if profile is None or e.profile.value == profile:
+                yield e
+
+    def iter_summaries(self) -> Iterator[MemorySummary]:
+        for sid in sorted(self._state.summaries):
+            yield self._state.summaries[sid]
+
     def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
         return [n for n in self.iter_nodes(query.profile, query.kind) if query.matches(n)]
 

@@ -281,6 +281,21 @@ class SQLiteStore:
         for (doc,) in rows:
             yield MemoryNode.model_validate_json(doc)
 
+    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
+        sql, args = "SELECT doc FROM edges", list[str]()
+        if profile is not None:
+            sql, args = sql + " WHERE profile = ?", [profile]
+        with self._lock:
+            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        for (doc,) in rows:
+            yield MemoryEdge.model_validate_json(doc)
+
+    def iter_summaries(self) -> Iterator[MemorySummary]:
+        with self._lock:
+            rows = self.conn.execute("SELECT doc FROM summaries ORDER BY id").fetchall()
+        for (doc,) in rows:
+            yield MemorySummary.model_validate_json(doc)
+
     def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
         """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
         sql = "SELECT doc FROM nodes WHERE profile = ? AND kind = ?"

@@ -137,7 +137,7 @@ def test_missing_qdrant_collection_falls_back(graph: Any, mk: Any) -> None:
 
 def test_missing_extras_name_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(MissingExtra, match=r"pip install 'memgraph\[local-embeddings\]'"):
+    with pytest.raises(MissingExtra, match=r"pip install 'memgraph\[local-embeddings-torch\]'"):
         MiniLMEmbedder()
     monkeypatch.setitem(sys.modules, "ollama", None)
     with pytest.raises(MissingExtra, match=r"memgraph\[ollama\]"):

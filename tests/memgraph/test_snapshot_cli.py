@@ -155,7 +155,7 @@ def _bad_snapshots(f: Any) -> dict[str, tuple[MemoryGraphSnapshot, str]]:
                     ]
                 }
             ),
-            "node does not exist",
+            "no node, edge or summary has that id",
         ),
     }
 

@@ -349,6 +349,17 @@ class PostgresStore:
         for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
             yield MemoryNode.model_validate_json(doc)
 
+    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
+        sql, args = "SELECT doc FROM edges", list[str]()
+        if profile is not None:
+            sql, args = sql + " WHERE profile = %s", [profile]
+        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
+            yield MemoryEdge.model_validate_json(doc)
+
+    def iter_summaries(self) -> Iterator[MemorySummary]:
+        for (doc,) in self.fetch_all("SELECT doc FROM summaries ORDER BY id"):
+            yield MemorySummary.model_validate_json(doc)
+
     def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
         """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
         sql = "SELECT doc FROM nodes WHERE profile = %s AND kind = %s"

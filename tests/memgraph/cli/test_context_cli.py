@@ -134,3 +134,37 @@ def test_index_without_embedder_is_a_usage_error(db: Path) -> None:
 def test_recall_bad_limit(db: Path) -> None:
     out = runner.invoke(app, ["recall", "x", "--store", str(db), "--limit", "0"])
     assert out.exit_code == 2 and out.stderr.startswith("Error: bad recall request")
+
+
+def test_index_status_profiles_and_partitions(db: Path, tmp_path: Path) -> None:
+    qdir = tmp_path / "q"
+    args = ["--store", str(db), "--embedder", "hash", "--qdrant-path", str(qdir)]
+    status = runner.invoke(app, ["index", "--status", *args])
+    assert status.exit_code == 0, status.output
+    assert "voice: 1 document, 0 current, 0 stale, 1 missing" in status.stdout
+    assert "modeling: 2 documents, 0 current, 0 stale, 2 missing" in status.stdout
+    scoped = runner.invoke(app, ["index", "--profiles", "voice", *args, "--json"])
+    assert scoped.exit_code == 0, scoped.output
+    report = json.loads(scoped.stdout)
+    assert report["collections"] == ["mg_voice_hash_v1_256_256"]
+    assert (qdir / "mg_voice_hash_v1_256_256.json").is_file()  # the embedded default: Qdrant Edge
+    again = runner.invoke(app, ["index", "--status", *args, "--json"])
+    assert json.loads(again.stdout)["partitions"]["voice"]["current"] == 1
+    bad = runner.invoke(app, ["index", "--profiles", "voice,nonsense", *args])
+    assert bad.exit_code == 2 and "unknown profile nonsense" in bad.stderr
+
+
+def test_index_refuses_a_collection_of_another_width(db: Path, tmp_path: Path) -> None:
+    from context_cut.vectors import VectorIndex
+
+    qdir = tmp_path / "q"
+    index = VectorIndex.open(path=qdir, engine="edge")
+    index.ensure_collection("mg_voice_hash_v1_256_256", 8)
+    index.close()
+    out = runner.invoke(
+        app, ["index", "--store", str(db), "--embedder", "hash", "--qdrant-path", str(qdir)]
+    )
+    assert out.exit_code == 1
+    (line,) = out.stderr.splitlines()
+    assert line.startswith("Error: collection mg_voice_hash_v1_256_256 holds 8-dim vectors")
+    assert "--rebuild" in line

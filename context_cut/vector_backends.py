@@ -1,0 +1,474 @@
+"""Vector engines behind the Qdrant nerve: one protocol, a registry of backends.
+
+- ``edge``: Qdrant Edge (``qdrant-edge-py``), an in-process shard per collection
+  in a local directory. The embedded default: it keeps points on disk, answers
+  a query in milliseconds at 100k points and reopens in a fraction of a second.
+- ``qdrant-client``: qdrant-client against a server or cluster URL (fleets), or
+  its pure-Python local mode (a path, or ``:memory:``), kept as the stand-in for
+  a server in tests because no Qdrant server runs on this machine.
+
+A backend stores vectors and a payload of ids and filter fields only; content
+always reloads from the canonical store. Index optimisation (HNSW builds) is an
+explicit call, never part of a query: ``memgraph index`` runs it when a shard
+has grown past a threshold, so a search command never waits for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from memgraph.errors import BackendUnavailable, ConfigError, MemgraphError, MissingExtra
+
+_STABLE = re.compile(r"^n-[0-9a-f]{16}$")
+_POINT_NS = uuid.UUID("5b0f7e4e-2f1c-4d3a-9c55-6d656d677261")
+# payload fields every point carries (ids and filter fields, never content)
+FILTER_FIELDS = ("doc", "profile")
+# unindexed points in a shard past which `memgraph index` builds its HNSW graph
+OPTIMIZE_AT = 20_000
+
+
+class DimensionMismatch(MemgraphError):
+    """An index holds vectors of another width than the embedder produces."""
+
+
+def point_id(doc_id: str) -> int | str:
+    """Point id for a document id (reversible for stable node ids)."""
+    if _STABLE.match(doc_id):
+        return int(doc_id[2:], 16)
+    return str(uuid.uuid5(_POINT_NS, doc_id))
+
+
+def doc_id_of(point: Any, payload: dict[str, Any] | None) -> str | None:
+    """The document id a hit stands for, or None when it cannot be trusted."""
+    if isinstance(point, int):
+        return f"n-{point:016x}"
+    claimed = (payload or {}).get("node_id")
+    if isinstance(claimed, str) and str(point_id(claimed)) == str(point):
+        return claimed
+    return None
+
+
+@dataclass(frozen=True)
+class VectorPoint:
+    """One vector to store: the document id and its filter fields."""
+
+    doc_id: str
+    vector: list[float]
+    doc: str = "node"  # node | edge | summary
+    profile: str = ""
+
+    def payload(self) -> dict[str, Any]:
+        return {"node_id": self.doc_id, "doc": self.doc, "profile": self.profile}
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """Nearest neighbours of ``vector``, optionally only points whose payload
+    field matches one of the given values (``{"profile": ["voice"]}``)."""
+
+    vector: list[float]
+    limit: int
+    where: dict[str, list[str]] = field(default_factory=dict)
+
+
+class VectorBackend(Protocol):
+    """What the nerve needs from a vector engine."""
+
+    location: str
+
+    def dimension_of(self, collection: str) -> int | None: ...
+
+    def ensure_collection(self, collection: str, dimension: int) -> None: ...
+
+    def collections(self) -> list[str]: ...
+
+    def count(self, collection: str) -> int: ...
+
+    def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]: ...
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None: ...
+
+    def delete(self, collection: str, doc_ids: Sequence[str]) -> None: ...
+
+    def drop(self, collection: str) -> None: ...
+
+    def query(self, collection: str, query: VectorQuery) -> tuple[list[tuple[str, float]], int]:
+        """(document id, cosine) best first, and how many hits were untrustworthy."""
+        ...
+
+    def needs_optimize(self, collection: str) -> bool: ...
+
+    def optimize(self, collection: str) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:160] or type(exc).__name__
+
+
+def _checked(location: str, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    try:
+        return fn(*args, **kw)
+    except MemgraphError:
+        raise
+    except Exception as exc:
+        raise BackendUnavailable(f"qdrant at {location}: {what} failed: {_reason(exc)}") from None
+
+
+def _mismatch(collection: str, have: int, want: int) -> DimensionMismatch:
+    return DimensionMismatch(
+        f"collection {collection} holds {have}-dim vectors but the embedder makes "
+        f"{want}; rebuild it with `memgraph index --rebuild`"
+    )
+
+
+def _hits(points: Sequence[Any]) -> tuple[list[tuple[str, float]], int]:
+    hits: list[tuple[str, float]] = []
+    rejected = 0
+    for p in points:
+        payload = p.payload if isinstance(p.payload, dict) else None
+        doc = doc_id_of(p.id, payload)
+        if doc is None:
+            rejected += 1
+        else:
+            hits.append((doc, float(p.score)))
+    return hits, rejected
+
+
+_COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
+
+
+class EdgeBackend:
+    """Qdrant Edge: ``<root>/<collection>/`` is one shard, ``<collection>.json``
+    beside it records its dimension (written atomically after the shard exists)."""
+
+    def __init__(self, root: Path) -> None:
+        import qdrant_edge
+
+        self.q = qdrant_edge
+        self.root = root
+        self.location = str(root)
+        self._shards: dict[str, Any] = {}
+
+    @classmethod
+    def open(cls, root: Path) -> EdgeBackend:
+        try:
+            import qdrant_edge  # noqa: F401
+        except ImportError:
+            raise MissingExtra("qdrant", "qdrant-edge-py") from None
+        if root.is_symlink() or (root.exists() and not root.is_dir()):
+            raise BackendUnavailable(f"qdrant edge at {root}: not a directory")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BackendUnavailable(f"qdrant edge at {root}: {_reason(exc)}") from None
+        return cls(root)
+
+    def _dir(self, collection: str) -> Path:
+        if not _COLLECTION.match(collection):
+            raise MemgraphError(f"bad collection name {collection[:80]!r}")
+        return self.root / collection
+
+    def _meta(self, collection: str) -> Path:
+        return self.root / f"{collection}.json"
+
+    def dimension_of(self, collection: str) -> int | None:
+        meta = self._meta(collection)
+        if not meta.is_file() or meta.is_symlink() or not self._dir(collection).is_dir():
+            return None
+        try:
+            value = json.loads(meta.read_text(encoding="utf-8")).get("dimension")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return int(value) if isinstance(value, int) and value > 0 else None
+
+    def collections(self) -> list[str]:
+        names = (p.stem for p in self.root.glob("*.json") if _COLLECTION.match(p.stem))
+        return sorted(n for n in names if self.dimension_of(n) is not None)
+
+    def _shard(self, collection: str) -> Any:
+        shard = self._shards.get(collection)
+        if shard is None:
+            path = str(self._dir(collection))
+            shard = _checked(self.location, "load", self.q.EdgeShard.load, path)
+            self._shards[collection] = shard
+        return shard
+
+    def ensure_collection(self, collection: str, dimension: int) -> None:
+        have = self.dimension_of(collection)
+        if have == dimension:
+            return
+        if have is not None:
+            raise _mismatch(collection, have, dimension)
+        q = self.q
+        path = self._dir(collection)
+        if path.exists():  # a shard without its record: a crash between the two steps
+            shutil.rmtree(path)
+        config = q.EdgeConfig(
+            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine)
+        )
+        shard = _checked(self.location, "create", q.EdgeShard.create, str(path), config)
+        for name in FILTER_FIELDS:
+            op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
+            _checked(self.location, "index field", shard.update, op)
+        self._shards[collection] = shard
+        from memgraph.fileio import atomic_write_text
+
+        atomic_write_text(self._meta(collection), json.dumps({"dimension": dimension}) + "\n")
+
+    def count(self, collection: str) -> int:
+        if self.dimension_of(collection) is None:
+            return 0
+        shard = self._shard(collection)
+        return int(_checked(self.location, "count", shard.count, self.q.CountRequest(exact=True)))
+
+    def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
+        if self.dimension_of(collection) is None:
+            return set()
+        shard = self._shard(collection)
+        by_point = {str(point_id(d)): d for d in doc_ids}
+        ids = [point_id(d) for d in doc_ids]
+        found: set[str] = set()
+        for i in range(0, len(ids), 1000):
+            records = _checked(
+                self.location, "retrieve", shard.retrieve, ids[i : i + 1000], False, False
+            )
+            found.update(by_point[str(r.id)] for r in records if str(r.id) in by_point)
+        return found
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        q = self.q
+        shard = self._shard(collection)
+        batch = [
+            q.Point(id=point_id(p.doc_id), vector=p.vector, payload=p.payload()) for p in points
+        ]
+        _checked(self.location, "upsert", shard.update, q.UpdateOperation.upsert_points(batch))
+
+    def delete(self, collection: str, doc_ids: Sequence[str]) -> None:
+        if not doc_ids or self.dimension_of(collection) is None:
+            return
+        op = self.q.UpdateOperation.delete_points([point_id(d) for d in doc_ids])
+        _checked(self.location, "delete", self._shard(collection).update, op)
+
+    def drop(self, collection: str) -> None:
+        shard = self._shards.pop(collection, None)
+        if shard is not None:
+            with contextlib.suppress(Exception):
+                shard.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._meta(collection))  # first: a half-dropped shard reads as absent
+        path = self._dir(collection)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+
+    def query(self, collection: str, query: VectorQuery) -> tuple[list[tuple[str, float]], int]:
+        q = self.q
+        shard = self._shard(collection)
+        must = [
+            q.FieldCondition(key=key, match=q.MatchAny(list(values)))
+            for key, values in sorted(query.where.items())
+        ]
+        request = q.QueryRequest(
+            limit=query.limit,
+            query=q.Query.Nearest(query.vector),
+            filter=q.Filter(must=must) if must else None,
+            with_payload=True,
+        )
+        return _hits(_checked(self.location, "query", shard.query, request))
+
+    def needs_optimize(self, collection: str) -> bool:
+        if self.dimension_of(collection) is None:
+            return False
+        info = _checked(self.location, "info", self._shard(collection).info)
+        return int(info.points_count) - int(info.indexed_vectors_count) >= OPTIMIZE_AT
+
+    def optimize(self, collection: str) -> bool:
+        if self.dimension_of(collection) is None:
+            return False
+        return bool(_checked(self.location, "optimize", self._shard(collection).optimize))
+
+    def close(self) -> None:
+        shards, self._shards = self._shards, {}
+        for shard in shards.values():
+            with contextlib.suppress(Exception):
+                shard.flush()
+                shard.close()
+
+
+class ClientBackend:
+    """qdrant-client: a server/cluster URL, or its local mode at a path / in memory."""
+
+    def __init__(self, client: Any, location: str) -> None:
+        self.client = client
+        self.location = location
+
+    @classmethod
+    def open(cls, *, path: Path | str | None = None, url: str | None = None) -> ClientBackend:
+        try:
+            from qdrant_client import QdrantClient
+        except ImportError:
+            raise MissingExtra("qdrant", "qdrant-client") from None
+        try:
+            if url:
+                return cls(QdrantClient(url=url, timeout=10), url)
+            if path is None or str(path) == ":memory:":
+                return cls(QdrantClient(location=":memory:"), ":memory:")
+            Path(path).mkdir(parents=True, exist_ok=True)
+            return cls(QdrantClient(path=str(path)), str(path))
+        except Exception as exc:  # lock held by another process, bad URL...
+            raise BackendUnavailable(f"qdrant at {url or path}: {_reason(exc)}") from None
+
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        return _checked(self.location, what, fn, *args, **kw)
+
+    def dimension_of(self, collection: str) -> int | None:
+        if not self._call("exists", self.client.collection_exists, collection):
+            return None
+        info = self._call("get_collection", self.client.get_collection, collection)
+        size = getattr(info.config.params.vectors, "size", None)
+        return int(size) if size is not None else None
+
+    def collections(self) -> list[str]:
+        listed = self._call("list", self.client.get_collections)
+        return sorted(c.name for c in listed.collections)
+
+    def ensure_collection(self, collection: str, dimension: int) -> None:
+        from qdrant_client.models import Distance, PayloadSchemaType, VectorParams
+
+        have = self.dimension_of(collection)
+        if have is None:
+            params = VectorParams(size=dimension, distance=Distance.COSINE)
+            self._call("create", self.client.create_collection, collection, vectors_config=params)
+            if self.location.startswith(("http://", "https://")):  # local mode has no indexes
+                for name in FILTER_FIELDS:
+                    self._call(
+                        "index field",
+                        self.client.create_payload_index,
+                        collection,
+                        field_name=name,
+                        field_schema=PayloadSchemaType.KEYWORD,
+                    )
+        elif have != dimension:
+            raise _mismatch(collection, have, dimension)
+
+    def count(self, collection: str) -> int:
+        if self.dimension_of(collection) is None:
+            return 0
+        return int(self._call("count", self.client.count, collection, exact=True).count)
+
+    def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
+        if self.dimension_of(collection) is None:
+            return set()
+        found: set[str] = set()
+        by_point = {str(point_id(d)): d for d in doc_ids}
+        ids = [point_id(d) for d in doc_ids]
+        for i in range(0, len(ids), 1000):
+            records = self._call(
+                "retrieve",
+                self.client.retrieve,
+                collection,
+                ids=ids[i : i + 1000],
+                with_payload=False,
+                with_vectors=False,
+            )
+            found.update(by_point[str(r.id)] for r in records if str(r.id) in by_point)
+        return found
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        from qdrant_client.models import PointStruct
+
+        structs = [
+            PointStruct(id=point_id(p.doc_id), vector=p.vector, payload=p.payload()) for p in points
+        ]
+        if structs:
+            self._call("upsert", self.client.upsert, collection, points=structs, wait=True)
+
+    def delete(self, collection: str, doc_ids: Sequence[str]) -> None:
+        from qdrant_client.models import PointIdsList
+
+        if doc_ids and self.dimension_of(collection) is not None:
+            selector = PointIdsList(points=[point_id(d) for d in doc_ids])
+            self._call("delete", self.client.delete, collection, points_selector=selector)
+
+    def drop(self, collection: str) -> None:
+        if self.dimension_of(collection) is not None:
+            self._call("delete", self.client.delete_collection, collection)
+
+    def query(self, collection: str, query: VectorQuery) -> tuple[list[tuple[str, float]], int]:
+        from qdrant_client.models import FieldCondition, Filter, MatchAny
+
+        must: list[Any] = [
+            FieldCondition(key=key, match=MatchAny(any=list(values)))
+            for key, values in sorted(query.where.items())
+        ]
+        response = self._call(
+            "query",
+            self.client.query_points,
+            collection,
+            query=query.vector,
+            limit=query.limit,
+            query_filter=Filter(must=must) if must else None,
+            with_payload=True,
+        )
+        return _hits(response.points)
+
+    def needs_optimize(self, collection: str) -> bool:
+        return False  # a server optimises on its own; local mode has no index to build
+
+    def optimize(self, collection: str) -> bool:
+        return False
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.close()
+
+
+@dataclass(frozen=True)
+class VectorLocation:
+    """Where the vectors live: a server ``url``, or an embedded ``path`` run by ``engine``."""
+
+    path: Path | str | None = None
+    url: str | None = None
+    engine: str = "edge"
+
+
+def _open_edge(where: VectorLocation) -> VectorBackend:
+    if where.path is None or str(where.path) == ":memory:":
+        raise BackendUnavailable(
+            "qdrant edge needs a directory (use engine qdrant-client for :memory:)"
+        )
+    return EdgeBackend.open(Path(where.path))
+
+
+def _open_client(where: VectorLocation) -> VectorBackend:
+    return ClientBackend.open(path=where.path, url=where.url)
+
+
+# engine name -> opener; a URL always means a server, which qdrant-client speaks
+ENGINES: dict[str, Callable[[VectorLocation], VectorBackend]] = {
+    "edge": _open_edge,
+    "qdrant-client": _open_client,
+}
+
+
+def open_backend(where: VectorLocation) -> VectorBackend:
+    if where.url:
+        return _open_client(where)
+    opener = ENGINES.get(where.engine)
+    if opener is None:
+        raise ConfigError(
+            f"unknown vector engine {where.engine!r}: use one of {', '.join(sorted(ENGINES))}"
+        )
+    return opener(where)
