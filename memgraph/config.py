@@ -81,7 +81,9 @@ def default_vault() -> Path:
 
 
 def default_transcripts() -> list[Path]:
-    return [Path.home() / ".claude" / "projects", Path.home() / ".codex" / "sessions"]
+    home = Path.home()
+    # one root per harness in profiles/voice/readers/registry.py (default_roots)
+    return [home / ".claude" / "projects", home / ".codex" / "sessions", home / ".gemini" / "tmp"]
 
 
 def env_value(field: str, env: Mapping[str, str] | None = None) -> str | None:

@@ -2,7 +2,8 @@
 
 Supported: bare words (AND-ed), "exact phrases", prefix* . Everything else
 (operators, unbalanced quotes, punctuation, column filters) is neutralised by
-quoting, so FTS5 never sees syntax it would reject.
+quoting, so FTS5 never sees syntax it would reject. ``query_terms`` gives the
+same query as the literal strings a substring search looks for.
 """
 
 from __future__ import annotations
@@ -39,3 +40,25 @@ def to_fts5_query(user_query: str) -> str:
         else:
             parts.append(_quote(words[0]) + ("*" if prefix else ""))
     return " ".join(parts)
+
+
+# Query punctuation around a bare word is not part of what is searched for.
+_EDGE = " \t\n\r\f\v.,;:!?()[]{}<>'`\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f"
+
+
+def query_terms(user_query: str) -> list[str]:
+    """The strings a substring search looks for: ``fix "login  flow" auth*`` ->
+    ``["fix", "login flow", "auth"]`` (phrases whole with single spaces, a prefix
+    without its star, edge punctuation and NUL removed, case-insensitive duplicates
+    dropped, order kept)."""
+    if user_query.count('"') % 2:
+        user_query += '"'
+    terms: list[str] = []
+    seen: set[str] = set()
+    for phrase, bare in _TOKEN.findall(user_query):
+        text = " ".join(phrase.split()) if phrase else bare.rstrip("*").strip(_EDGE)
+        text = text.replace("\x00", "")  # FTS5 query strings cannot hold NUL
+        if text and text.casefold() not in seen:
+            seen.add(text.casefold())
+            terms.append(text)
+    return terms

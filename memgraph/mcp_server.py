@@ -124,7 +124,9 @@ class MemgraphTools:
             result: dict[str, Any] = _jsonable(wake(store, persona or self.settings.persona))
         return result
 
-    def context(self, query: str, cut: str = "repo", budget: int = 2000) -> dict[str, Any]:
+    def context(
+        self, query: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+    ) -> dict[str, Any]:
         from context_cut.api import select_context_cut
         from memgraph.documents import CutName, MemoryContextQuery
 
@@ -132,9 +134,23 @@ class MemgraphTools:
             raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
+        if repo is not None:
+            return self._repo_context(query, cut, budget, repo)
         request = MemoryContextQuery(text=query, cut=CutName(cut), budget_tokens=budget)
         with self._store() as store:
             packet = select_context_cut(store, request)
+        data: dict[str, Any] = packet.model_dump(mode="json")
+        return data
+
+    def _repo_context(self, query: str, cut: str, budget: int, repo: str) -> dict[str, Any]:
+        """The repo cut over a scanned repository (``repo``: its folder path)."""
+        from context_cut.repo_cut import RepoCutRequest, repo_cut
+
+        if cut != "repo":
+            raise ValueError("repo goes with cut='repo'")
+        request = RepoCutRequest(text=query, repo_path=Path(repo), budget_tokens=budget)
+        with self._store() as store:
+            packet = repo_cut(store, request).packet
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
 
@@ -188,11 +204,16 @@ def build_server(settings: Settings) -> Any:
         return tools.wake(persona)
 
     @server.tool(
-        description="A token-budgeted context packet (cut: repo|role|persona|coordinator)."
+        description=(
+            "A token-budgeted context packet (cut: repo|role|persona|coordinator); "
+            "repo: a scanned repository's path for the repo cut (memgraph repo scan)."
+        )
     )
     @_tool
-    def context(query: str, cut: str = "repo", budget: int = 2000) -> dict[str, Any]:
-        return tools.context(query, cut, budget)
+    def context(
+        query: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+    ) -> dict[str, Any]:
+        return tools.context(query, cut, budget, repo)
 
     @server.tool(description="Health of the voice index: pages, messages, classified share.")
     @_tool

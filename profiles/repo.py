@@ -17,6 +17,8 @@ TRANSITIONS = table(
     proposed={"accepted", "stale", "retired"},
     accepted={"stale", "retired"},
     stale={"proposed", "accepted", "retired"},
+    # a file that reappears (restored, re-added) is observed again, history kept
+    retired={"observed"},
 )
 
 
@@ -31,12 +33,29 @@ def accepted_needs_review(
         )
 
 
+# Edges the repo scanner writes (profiles/repo_scan) beside the original five.
+EDGE_KINDS = {
+    "depends_on",
+    "contains",
+    "flows_to",
+    "implements",
+    "supports",
+    "imports",
+    "defines",
+    "tests",
+    "reads",
+    "writes",
+    "persists",
+    "derives",
+}
+
+
 def _profile(name: ProfileName, description: str, kinds: set[str]) -> Profile:
     return Profile(
         name=name,
         description=description,
         node_kinds=frozenset(kinds),
-        edge_kinds=frozenset({"depends_on", "contains", "flows_to", "implements", "supports"}),
+        edge_kinds=frozenset(EDGE_KINDS),
         states=STATES,
         initial=frozenset({"observed", "proposed"}),
         transitions=TRANSITIONS,
@@ -48,10 +67,24 @@ def _profile(name: ProfileName, description: str, kinds: set[str]) -> Profile:
 REPO_ARCHITECTURE = _profile(
     ProfileName.repo_architecture,
     "Architecture claims about a repository (modules, boundaries, decisions).",
-    {"component", "module", "boundary", "decision", "invariant", "claim"},
+    {
+        "component",
+        "module",
+        "boundary",
+        "decision",
+        "invariant",
+        "claim",
+        # written by the repo scanner (profiles/repo_scan)
+        "repo",
+        "package",
+        "binary",
+        "schema",
+        "runtime_contract",
+        "test_seam",
+    },
 )
 REPO_DATAFLOW = _profile(
     ProfileName.repo_dataflow,
     "Dataflow claims about a repository (sources, sinks, transforms, contracts).",
-    {"source", "sink", "transform", "contract", "flow", "claim"},
+    {"source", "sink", "transform", "contract", "flow", "claim", "input", "store", "output"},
 )

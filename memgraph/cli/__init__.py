@@ -19,6 +19,7 @@ FAST_PATHS = {
     "voice": "memgraph.cli.voice_fast",
     "note": "memgraph.cli.session_fast",
     "hook": "memgraph.cli.hook_fast",
+    "repo": "memgraph.cli.repo_fast",
     "recall": "memgraph.cli.recall_fast",
 }
 

@@ -51,6 +51,7 @@ COMMAND_MODULES = (
     "wiki",
     "demo",
     "render",
+    "repo",
 )
 
 

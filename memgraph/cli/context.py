@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -50,6 +51,9 @@ def context(
     limit: int = typer.Option(50, "--limit", help="Candidate nodes considered."),
     as_json: bool = typer.Option(False, "--json", help="The packet as one JSON line."),
     markdown: bool = typer.Option(False, "--markdown", help="The packet as markdown."),
+    repo: Path | None = typer.Option(
+        None, "--repo", help="With --cut repo: a scanned repository (memgraph repo scan)."
+    ),
     home: Path | None = HomeOpt,
     store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
@@ -70,17 +74,46 @@ def context(
     if not text.strip():
         raise UsageError("the query is empty")
     spec = get_cut(cut)
-    query = MemoryContextQuery(
-        text=text, cut=spec.name, budget_tokens=budget, domain_id=domain, limit=limit
-    )
-    cfg = _config(home, embedder, qdrant_path, qdrant_url)
-    packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
+    if repo is not None:
+        packet = _repo_packet(text, spec.name.value, repo, budget, limit, home, store)
+    else:
+        query = MemoryContextQuery(
+            text=text, cut=spec.name, budget_tokens=budget, domain_id=domain, limit=limit
+        )
+        cfg = _config(home, embedder, qdrant_path, qdrant_url)
+        packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
     if as_json:
         sys.stdout.write(packet_json(packet) + "\n")
     elif markdown:
         sys.stdout.write(packet_markdown(packet))
     else:
         sys.stdout.write("\n".join(packet_lines(packet)) + "\n")
+
+
+def _repo_packet(
+    text: str,
+    cut: str,
+    repo: Path,
+    budget: int,
+    limit: int,
+    home: Path | None,
+    store: str | Path | None,
+) -> Any:
+    """``--repo PATH``: the repo cut over a scanned repository (context_cut.repo_cut)."""
+    from context_cut.repo_cut import RepoCutRequest, repo_cut
+    from memgraph.errors import UsageError
+
+    if cut != "repo":
+        raise UsageError("--repo goes with --cut repo")
+    request = RepoCutRequest(text=text, repo_path=repo, budget_tokens=budget, limit=min(limit, 200))
+    s = store_from(home, store)
+    try:
+        packet = repo_cut(s, request).packet
+    finally:
+        s.close()
+    for notice in packet.notices:  # e.g. which files were not parsed
+        print(" ".join(notice.split()), file=sys.stderr)
+    return packet
 
 
 def recall(

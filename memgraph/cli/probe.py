@@ -30,10 +30,11 @@ def probe(
         view_conflicts,
     )
     from profiles.voice.probe import probe as run_probe
+    from profiles.voice.readers.registry import repo_transcripts
 
     settings = load_settings(home=home, transcripts=transcripts or None)
     request = ProbeRequest(
-        roots=list(settings.transcripts),
+        roots=[*settings.transcripts, *repo_transcripts(settings.repos)],
         days=days,
         vault=settings.vault,
         workspace=settings.workspace,

@@ -73,11 +73,12 @@ def backfill(
     from memgraph.config import load_settings
     from memgraph.store import open_store
     from profiles.voice.backfill import BackfillRequest, run_backfill
+    from profiles.voice.readers.registry import repo_transcripts
 
     day = parse_day(since, "--since")
     settings = load_settings(home=home, vault=vault, transcripts=transcripts or None)
     request = BackfillRequest(
-        roots=list(settings.transcripts),
+        roots=[*settings.transcripts, *repo_transcripts(settings.repos)],
         vault=settings.vault,
         since=day,
         project=project,
@@ -121,7 +122,9 @@ def backfill(
 
 
 def extract(
-    transcript: Path = typer.Argument(..., help="A Claude Code or Codex transcript (.jsonl)."),
+    transcript: Path = typer.Argument(
+        ..., help="A transcript (Claude Code, Codex, Gemini CLI chat, aider chat history)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per message."),
     keep_trivial: bool = typer.Option(False, "--all", help="Also print trivial acknowledgements."),
 ) -> None:
@@ -150,6 +153,9 @@ def extract(
             print(f"[{m.timestamp:%Y-%m-%d %H:%M} {m.session_id[:8]}] {cut}")
     if read.stats.warnings:
         print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
+    if read.stats.unknown_kinds:
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(read.stats.unknown_kinds.items()))
+        print(f"note: record kinds this reader does not know (counted): {kinds}", file=sys.stderr)
 
 
 def register_voice(voice_app: typer.Typer) -> None:

@@ -40,7 +40,7 @@ _VALUE_OPTS = (
     "--home",
     "--window",
 )
-_BOOL_OPTS = ("--full", "--json", "--recent", "--stats")
+_BOOL_OPTS = ("--full", "--json", "--recent", "--stats", "--word")
 
 
 def missing_store_message(path: Path) -> str:
@@ -77,6 +77,7 @@ class Flags:
         self.json: bool = bool(values.get("json"))
         self.recent: bool = bool(values.get("recent"))
         self.stats: bool = bool(values.get("stats"))
+        self.word: bool = bool(values.get("word"))
 
 
 def build_query(core: ModuleType, ns: Flags) -> Any:
@@ -93,6 +94,7 @@ def build_query(core: ModuleType, ns: Flags) -> Any:
         recent=ns.recent,
         as_of=when(ns.as_of, end_of_day=True, flag="--as-of") if ns.as_of is not None else None,
         window=ns.window,
+        word=ns.word,
     )
 
 
@@ -176,6 +178,7 @@ def run(argv: list[str]) -> int | None:
 
         where = path
 
+    out_err = ""
     try:
         if url is None and not where.is_file():
             raise MemgraphError(missing_store_message(where))
@@ -185,13 +188,28 @@ def run(argv: list[str]) -> int | None:
                 return None  # an older store: typer opens it, which migrates it
             out = render_stats(core.to_stats(stats))
         else:
-            request = core.search_request(build_query(core, ns))
+            query = build_query(core, ns)
+            request = core.search_request(query)
             rows = [] if request is None else fast.voice_search(where, request)
             if rows is None:
                 return None  # not migrated / not a store: the typer path opens and reports
-            out = render_hits([core.to_hit(r) for r in rows], ns.json, ns.full)
+            out = render_hits(
+                [core.to_hit(r) for r in rows], ns.json, ns.full, query.query, sys.stdout.isatty()
+            )
+            if not rows:
+                none = core.no_hits_line(
+                    query,
+                    lambda r: fast.voice_search(where, r) or [],
+                    lambda: (
+                        fast.voice_stats(where)
+                        or core.VoiceIndexStats(0, 0, 0, 0, None, None, (), ())
+                    ),
+                )
+                out_err = none + "\n"
     except MemgraphError as exc:
         emit(f"Error: {' '.join(str(exc).split()) or type(exc).__name__}\n", err=True)
         return exc.exit_code
     emit(out)
+    if out_err:
+        emit(out_err, err=True)
     return 0

@@ -18,7 +18,9 @@ from profiles.voice.output import render_hits, render_stats, stats_rows
 
 def search(
     query: list[str] | None = typer.Argument(
-        None, help='Words, "exact phrases", prefix*; case-insensitive.'
+        None,
+        help='Words (substrings: "fact" finds "facts"), "exact phrases", prefix*; '
+        "case-insensitive.",
     ),
     since: str | None = typer.Option(None, "--since", help="From DATE (YYYY-MM-DD or ISO)."),
     until: str | None = typer.Option(None, "--until", help="Up to DATE, inclusive."),
@@ -39,6 +41,9 @@ def search(
     ),
     window: str | None = typer.Option(None, "--window", help="Only an activity window ID."),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
+    word: bool = typer.Option(
+        False, "--word", help="Whole words only (default: substrings too, whole words first)."
+    ),
 ) -> None:
     """Search what you said: one line per message, best first."""
     from memgraph.cli.common import is_tty, settings, store_location
@@ -61,6 +66,7 @@ def search(
         recent=recent,
         as_of=as_of,
         window=window,
+        word=word,
     )
     # Flags are checked before the store is opened, as the fast path does.
     request = None if stats else build_query(core, ns)
@@ -74,9 +80,12 @@ def search(
                 emit(render_stats(result))
             return
         hits = core.search_voice(store, request)
+        none = core.explain_no_hits(store, request) if not hits else None
     finally:
         store.close()
-    emit(render_hits(hits, as_json, full))
+    emit(render_hits(hits, as_json, full, request.query, is_tty()))
+    if none is not None:
+        emit(none + "\n", err=True)
 
 
 def _stats_table(rows: list[tuple[str, str]]) -> None:

@@ -24,7 +24,7 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
 )
-from memgraph.fts import to_fts5_query
+from memgraph.fts import query_terms, to_fts5_query
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.rows import (
     ActivityRow,
@@ -205,7 +205,29 @@ class MemoryVoiceIndex:
         scored.sort(key=lambda x: x[2].node_id)
         scored.sort(key=lambda x: x[2].ts, reverse=True)
         scored.sort(key=lambda x: (x[0], x[1]))
-        return [row for _, _, row in scored[: q.limit]]
+        hits = [row for _, _, row in scored[: q.limit]]
+        if not q.word and len(hits) < q.limit:
+            hits += self._partial_tier(q, live, hits)
+        return hits
+
+    def _partial_tier(
+        self,
+        q: VoiceSearch,
+        live: list[tuple[MemoryNode, VoiceRow, str | None]],
+        whole: list[VoiceRow],
+    ) -> list[VoiceRow]:
+        """Substring tier (VoiceSearch): every term a case-insensitive substring,
+        newest indexed first, ``demote`` last; 1-character terms: none."""
+        terms = [t.lower() for t in query_terms(q.query)]
+        if not terms or any(len(t) < 2 for t in terms):
+            return []
+        seen = {h.node_id for h in whole}
+        found = [
+            row
+            for node, row, _ in reversed(live)
+            if row.node_id not in seen and all(t in _body(node).lower() for t in terms)
+        ][: q.limit - len(whole)]
+        return sorted(found, key=lambda r: r.classification == q.demote)
 
     def stats(self) -> VoiceIndexStats:
         rows = [row for _, row, _ in self._live()]

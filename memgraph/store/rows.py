@@ -98,6 +98,12 @@ class VoiceSearch:
     recency_days))`` (bm25 lower is better, as SQLite reports it), age measured
     from the newest indexed message; messages classified ``demote`` come after
     every other hit; ties by time (newest first) then node id. ``limit`` rows.
+    Unless ``word``, when those whole-word hits are fewer than ``limit``, they are
+    followed by the messages that contain every term of ``memgraph.fts.query_terms``
+    as a case-insensitive substring (and are not whole-word hits): newest indexed
+    first (insertion order), ``demote`` ones last among them, score 0.0. Terms of
+    1 character match whole words only (no substring tier); a 2-character term is
+    a substring too (CJK words).
     A listing returns the newest ``limit`` rows, oldest first, score 0.0.
     """
 
@@ -114,6 +120,7 @@ class VoiceSearch:
     limit: int = 20
     recency_days: float = 180.0
     demote: str = "command"
+    word: bool = False  # whole words only: no substring tier
 
 
 @record(frozen=True)

@@ -19,12 +19,15 @@ class OperatorMessage:
     text: str  # what the human typed, verbatim (IDE context tags stripped)
     transcript: str  # path of the transcript file it came from
     line: int  # 1-based line number in that file
-    harness: str  # "claude-code" | "codex"
+    harness: str  # a name in profiles.voice.readers.registry (claude-code, codex, gemini, aider)
     # prompt | slash_command | bash_input | rejection_feedback | ask_answer | queued
-    # | side_question
+    # | side_question | custom_prompt
     origin: str
     cwd: str | None = None
     git_branch: str | None = None
+    # The command/template the text was typed into (Codex custom prompt
+    # ``/prompts:NAME``, aider ``/ask``): metadata, not part of the voice text.
+    command: str | None = None
 
 
 @dataclass
@@ -39,9 +42,19 @@ class ReadStats:
     warnings: list[str] = field(default_factory=list)
     # lines skipped undecoded by the readers' byte pre-check (cannot hold human text)
     skipped_fast: int = 0
+    # record kinds (or field values) the reader does not understand: counted, never
+    # guessed at (``kind`` -> count, e.g. ``"type=mode"``, ``"promptSource=voice"``)
+    unknown_kinds: dict[str, int] = field(default_factory=dict)
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1
+
+    def unknown(self, kind: str) -> None:
+        kind = kind[:80]
+        if kind in self.unknown_kinds or len(self.unknown_kinds) < 100:
+            self.unknown_kinds[kind] = self.unknown_kinds.get(kind, 0) + 1
+        else:
+            self.unknown_kinds["(other)"] = self.unknown_kinds.get("(other)", 0) + 1
 
 
 @dataclass

@@ -173,6 +173,9 @@ def message_node(msg: OperatorMessage, ctx: NodeContext) -> MemoryNode:
         "topics": [],
         "voice_page": ctx.voice_page,
     }
+    if msg.command:
+        # the command/template the words were typed into (Codex custom prompt, aider /ask)
+        attributes["command"] = storable(msg.command)
     return MemoryNode(
         id=message_node_id(msg.session_id, msg.record_uuid),
         domain_id=domain_id(ctx.constellation),

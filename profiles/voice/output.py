@@ -20,19 +20,35 @@ ONE_LINE = str.maketrans({**_CONTROLS, **_BREAKS})
 FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
 
 
-def render_hits(hits: list[VoiceHit], as_json: bool, full: bool) -> str:
-    lines = [format_json(h) for h in hits] if as_json else [format_line(h, full) for h in hits]
-    return "".join(line + "\n" for line in lines)
+def render_hits(
+    hits: list[VoiceHit], as_json: bool, full: bool, query: str = "", tty: bool = False
+) -> str:
+    """The hits as printed; one-line hits show the window around the first match
+    of ``query`` (highlighted when ``tty``)."""
+    if as_json:
+        return "".join(format_json(h) + "\n" for h in hits)
+    from profiles.voice.snippet import query_terms
+
+    terms = query_terms(query)
+    return "".join(format_line(h, full, terms, tty) + "\n" for h in hits)
 
 
-def format_line(hit: VoiceHit, full: bool = False) -> str:
-    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC; text cut at 120 chars)."""
+def format_line(
+    hit: VoiceHit, full: bool = False, terms: list[str] | None = None, tty: bool = False
+) -> str:
+    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC). The text is cut to 120
+    characters around the first match of ``terms`` (from the start when it lies in
+    the first 120), the match highlighted when ``tty``; ``full`` prints it whole."""
     if full:
         text = hit.text.translate(FULL)
     else:
-        text = hit.text.translate(ONE_LINE)
-        if len(text) > LINE_CHARS:
-            text = text[:LINE_CHARS] + "..."
+        from profiles.voice import snippet
+
+        text = hit.text.translate(ONE_LINE)  # one character for one: spans stay valid
+        span = snippet.first_match(text, terms) if terms else None
+        text, span = snippet.window(text, span, LINE_CHARS)
+        if tty:
+            text = snippet.highlight(text, span)
     const = hit.constellation.translate(ONE_LINE) or "-"
     sid = hit.session_id[:8].translate(ONE_LINE) or "-"
     return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'

@@ -26,6 +26,7 @@ ORIGINS = (
     "ask_answer",
     "queued",
     "side_question",
+    "custom_prompt",
 )
 
 # Rule 17: one-word acknowledgements; compared after lower-casing and trimming
@@ -53,6 +54,7 @@ class Verdict:
     rule: str  # drop rule id; "" when kept
     text: str = ""
     origin: str = ""
+    command: str | None = None  # command/template the text was typed into (metadata)
 
 
 def _drop(rule: str) -> Verdict:
@@ -253,8 +255,41 @@ def _user_record(rec: dict[str, Any]) -> Verdict:
     return classify_text(text) if text else _drop("empty")
 
 
+# Rule 23: who submitted the prompt. ``promptSource`` (2.1.1xx+) says typed / sdk /
+# system; without it a scripted entrypoint (``claude -p``, the Agent SDK) marks a run
+# nobody typed into. ``sdk-ts`` is NOT here: IDE front ends use it for typed prompts.
+PROMPT_SOURCES = frozenset({"typed", "sdk", "system"})
+AUTOMATED_SOURCES = frozenset({"sdk", "system"})
+SCRIPTED_ENTRYPOINTS = frozenset({"sdk-cli", "sdk-py"})
+
+
+def automated_origin(rec: dict[str, Any]) -> bool:
+    """True when the record says an SDK/system caller, not the operator, wrote it."""
+    source = rec.get("promptSource")
+    if isinstance(source, str):
+        return source in AUTOMATED_SOURCES
+    entry = rec.get("entrypoint")
+    return isinstance(entry, str) and entry in SCRIPTED_ENTRYPOINTS
+
+
+def is_caveat_record(rec: dict[str, Any]) -> bool:
+    """A ``<local-command-caveat>`` user record: local-command output follows it."""
+    if rec.get("type") != "user":
+        return False
+    message = rec.get("message")
+    text = _block_text(message.get("content")) if isinstance(message, dict) else None
+    return text is not None and text.lstrip().startswith(_CAVEAT_PREFIXES)
+
+
 def classify_claude(rec: dict[str, Any]) -> Verdict:
     """Keep or drop one Claude Code JSONL record (see notes/prefilter.md)."""
+    verdict = _classify_claude(rec)
+    if verdict.keep and automated_origin(rec):
+        return _drop("automated")
+    return verdict
+
+
+def _classify_claude(rec: dict[str, Any]) -> Verdict:
     kind = rec.get("type")
     if kind == "user":
         if rec.get("isSidechain") is True:
@@ -301,7 +336,7 @@ def classify_claude(rec: dict[str, Any]) -> Verdict:
 
 def _as_queued(verdict: Verdict) -> Verdict:
     if verdict.keep and verdict.origin == "prompt":
-        return Verdict(True, "", verdict.text, "queued")
+        return Verdict(True, "", verdict.text, "queued", verdict.command)
     return verdict
 
 
@@ -333,4 +368,12 @@ def classify_codex(rec: dict[str, Any]) -> Verdict:
         return _drop(MALFORMED)
     if message.lstrip().startswith(_CODEX_INJECTED):
         return _drop("codex_injected")
+    from profiles.voice.readers.templates import split_template
+
+    expanded = split_template(message)
+    if expanded is not None:
+        # Rule 24: a custom prompt template; only the operator's arguments are voice.
+        if not expanded.args.strip():
+            return _drop("custom_prompt_template")
+        return Verdict(True, "", expanded.args.strip(), "custom_prompt", expanded.command)
     return _keep(message, "prompt")

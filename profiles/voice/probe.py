@@ -68,11 +68,10 @@ class ProbeResult:
 
 
 def is_session_file(path: Path) -> bool:
-    """A main session transcript: not a sub-agent/sidechain file."""
-    name = path.name
-    if "subagents" in path.parts or name.startswith("agent-"):
-        return False
-    return name.endswith(".jsonl") and name != "history.jsonl"
+    """A main session transcript of a registered harness (not a sidechain file)."""
+    from profiles.voice.readers.registry import is_session_file as registered
+
+    return registered(path)
 
 
 def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[int, int]]:
@@ -84,7 +83,7 @@ def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[
     settled = now - timedelta(minutes=request.settle_minutes)
     found: dict[str, tuple[int, int]] = {}
     for root in request.roots:
-        if not root.is_dir():
+        if not (root.is_dir() or root.is_file()):
             continue
         for path in iter_transcripts(root):
             if not is_session_file(path):
@@ -123,7 +122,7 @@ def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
     now = request.now or datetime.now(UTC)
     since = now - timedelta(days=request.days)
     day2 = now - timedelta(hours=48)
-    if not any(root.is_dir() for root in request.roots):
+    if not any(root.is_dir() or root.is_file() for root in request.roots):
         roots = ", ".join(str(r) for r in request.roots) or "(none)"
         return ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"no transcript roots found: {roots}")
     try:

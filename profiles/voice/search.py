@@ -30,7 +30,7 @@ from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from memgraph.store import Store
 
@@ -40,6 +40,11 @@ BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed old
 RECENT_SESSIONS = 10
 RECENCY_DAYS = 180.0
 UNCLASSIFIED = "unclassified"  # `--type unclassified` selects messages not yet classified
+# profiles.voice.classify.labels.LABELS without importing pydantic (a test keeps them equal)
+LABELS = (
+    "definition", "decision", "directive", "correction", "question", "rationale",
+    "preference", "command",
+)  # fmt: skip
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -57,6 +62,7 @@ class VoiceQuery:
     recent: bool = False  # only the RECENT_SESSIONS most recent sessions
     as_of: datetime | None = None  # only what was ingested at or before this time
     window: str | None = None  # activity window id (profiles.activity)
+    word: bool = False  # whole words only (no substring tier)
 
 
 @record(frozen=True)
@@ -173,6 +179,7 @@ def search_request(q: VoiceQuery, only: Sequence[str] | None = None) -> VoiceSea
         limit=q.limit or (DEFAULT_LIMIT if keyword else BROWSE_LIMIT),
         recency_days=RECENCY_DAYS,
         demote="command",
+        word=q.word,
     )
 
 
@@ -239,3 +246,102 @@ def voice_stats(store: Store) -> VoiceStats:
     from memgraph.store.interfaces import indexes
 
     return to_stats(indexes(store).voice.stats())
+
+
+# -- when nothing matched -------------------------------------------------------------
+
+_FILTER_FLAGS = (
+    ("word", "--word"),
+    ("project", "--project"),
+    ("type", "--type"),
+    ("session", "--session"),
+    ("since", "--since"),
+    ("until", "--until"),
+    ("as_of", "--as-of"),
+    ("recent", "--recent"),
+    ("window", "--window"),
+)
+_CLEARED = {"word": False, "recent": False}
+MAX_LISTED = 30
+
+
+def _with(q: VoiceQuery, **changes: object) -> VoiceQuery:
+    values = {f: getattr(q, f) for f in VoiceQuery.__annotations__}
+    values.update(changes)
+    return VoiceQuery(**values)
+
+
+def _flag(q: VoiceQuery, name: str, flag: str) -> str:
+    value = getattr(q, name)
+    if value is True:
+        return flag
+    if isinstance(value, datetime):
+        return f"{flag} {value:%Y-%m-%d %H:%M}"
+    return f"{flag} {value}"
+
+
+def _listed(values: list[str]) -> str:
+    shown = ", ".join(values[:MAX_LISTED])
+    more = f" (+{len(values) - MAX_LISTED} more)" if len(values) > MAX_LISTED else ""
+    return (shown or "(none yet)") + more
+
+
+def check_filter_values(
+    q: VoiceQuery,
+    run: Callable[[VoiceSearch], list[VoiceRow]],
+    stats: Callable[[], VoiceIndexStats],
+) -> None:
+    """UsageError listing the valid values when ``--type``/``--project`` names nothing
+    the index has (asked only after a search found nothing, so hits cost nothing)."""
+    kind = (q.type or "").lower()
+    unknown = kind and kind != UNCLASSIFIED and kind not in LABELS
+    if unknown and not run(VoiceSearch(classification=q.type, limit=1)):
+        seen = [str(k) for k, _ in stats().by_classification if k is not None]
+        extra = sorted({k for k in seen if k.lower() not in LABELS})
+        raise UsageError(
+            f"--type: unknown class {q.type!r}; valid: {_listed([*LABELS, UNCLASSIFIED, *extra])}"
+        )
+    if q.project and not run(VoiceSearch(project=q.project, limit=1)):
+        names = sorted({str(k) for k, _ in stats().by_constellation if k})
+        raise UsageError(
+            f"--project: no project or constellation {q.project[:60]!r} in the voice index; "
+            f"known: {_listed(names)}"
+        )
+
+
+def no_hits_line(
+    q: VoiceQuery,
+    run: Callable[[VoiceSearch], list[VoiceRow]],
+    stats: Callable[[], VoiceIndexStats],
+    only: Sequence[str] | None = None,
+) -> str:
+    """One line saying nothing matched and, when filters excluded every match, which
+    (each filter whose removal alone brings hits back). ``run``/``stats`` are the
+    voice index's calls. Raises UsageError for an unknown ``--type``/``--project``."""
+    check_filter_values(q, run, stats)
+    keyword = q.query.strip()
+    what = f"for {keyword!r}" if keyword else "for these filters"
+    active = [(n, f) for n, f in _FILTER_FLAGS if getattr(q, n)]
+    if not keyword or not active:
+        return f"no hits {what}"
+
+    def found(query: VoiceQuery) -> bool:
+        request = search_request(_with(query, limit=1), only if query.window else None)
+        return request is not None and bool(run(request))
+
+    if not found(_with(q, **{n: _CLEARED.get(n) for n, _ in active})):
+        return f"no hits {what} (none without filters either)"
+    alone = [_flag(q, n, f) for n, f in active if found(_with(q, **{n: _CLEARED.get(n)}))]
+    if alone:
+        return f"no hits {what}: every match is excluded by {' or by '.join(alone)}"
+    together = ", ".join(_flag(q, n, f) for n, f in active)
+    return f"no hits {what}: every match is excluded by the filters together ({together})"
+
+
+def explain_no_hits(store: Store, q: VoiceQuery) -> str:
+    """``no_hits_line`` on an open store (the typer command, MCP)."""
+    from memgraph.store.interfaces import indexes
+
+    voice = indexes(store).voice
+    only = _window_messages(store, q.window) if q.window else None
+    return no_hits_line(q, voice.search, voice.stats, only)

@@ -42,6 +42,14 @@ QUERIES = [
     VoiceQuery(recent=True),
     VoiceQuery(session=SID[:8], limit=2),
     VoiceQuery(query="nothing-matches-this"),
+    # issue 19: substring tier after the whole-word hits, --word, 2-character terms
+    VoiceQuery(query="log"),
+    VoiceQuery(query="log", word=True),
+    VoiceQuery(query="igrat"),
+    VoiceQuery(query="ch"),
+    VoiceQuery(query="re", project="ATLAS"),
+    VoiceQuery(query="fix flo"),
+    VoiceQuery(query="x"),
 ]
 
 
@@ -150,3 +158,17 @@ def test_reindex_counts(mg_store: Store, tmp_path: Path) -> None:
     report = reindex(mg_store)
     assert report.messages == 5 and report.nodes == mg_store.counts()["nodes"]
     assert len(search_voice(mg_store, VoiceQuery(query="login"))) == 2
+
+
+def test_substring_tier_on_every_backend(mg_store: Store, tmp_path: Path) -> None:
+    capture(mg_store, tmp_path)
+    texts = [h.text for h in search_voice(mg_store, VoiceQuery(query="igrat"))]
+    assert texts == [PROMPTS[2]]
+    assert search_voice(mg_store, VoiceQuery(query="igrat", word=True)) == []
+    # whole-word hits first, then the substring-only ones, newest indexed first
+    texts = [h.text for h in search_voice(mg_store, VoiceQuery(query="the"))][:3]
+    assert all(" the " in f" {t} " for t in texts)
+    assert {h.text for h in search_voice(mg_store, VoiceQuery(query="ca"))} == {
+        PROMPTS[1],
+        PROMPTS[4],
+    }

@@ -20,8 +20,8 @@ from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
 def _open(path: Path) -> LightSQLite | None:
     try:
         light = LightSQLite(path, readonly=True)
-        if light.has_table("voice_index"):
-            return light
+        if light.has_table("voice_index") and light.has_table("voice_tri"):
+            return light  # else an older store: the full path migrates it
         light.close()
     except sqlite3.Error:
         pass

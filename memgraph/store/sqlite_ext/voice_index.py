@@ -1,4 +1,4 @@
-"""SQLite voice message index (schema versions 3-6): implements ``VoiceIndex``.
+"""SQLite voice message index (schema versions 3-7): implements ``VoiceIndex``.
 
 ``voice_message_session`` (3-4): session_id -> message node row, so re-rendering
 one session's page never scans every message. ``voice_index`` (5-6): one row per
@@ -6,7 +6,8 @@ live voice message node, keyed by ``nodes.rowid`` (so it joins 1:1 with
 ``node_fts``), with the columns the read path filters and ranks on. Both are
 maintained inside the same transaction as every node write (inserted rows by
 ``NEW_NODE_ROWS``, updates and deletes by triggers on ``nodes``), so they can
-never disagree with the canonical store after a commit. (Trigger bodies use
+never disagree with the canonical store after a commit. ``voice_tri`` (7,
+``voice_substring.py``) is the trigram index behind substring search. (Trigger bodies use
 DELETE + INSERT, not INSERT OR REPLACE: inside a trigger the outer statement's
 conflict policy wins, and the node upsert's is ABORT.)
 
@@ -18,9 +19,10 @@ from __future__ import annotations
 import sqlite3
 
 from memgraph.errors import StoreError
-from memgraph.fts import to_fts5_query
+from memgraph.fts import query_terms, to_fts5_query
 from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
 from memgraph.store.schema import Migration
+from memgraph.store.sqlite_ext import voice_substring as substring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,6 +145,11 @@ MIGRATIONS: list[Migration] = [
         "voice_index rows for inserted nodes are added set-based by the store",
         "DROP TRIGGER IF EXISTS voice_index_ai;",
     ),
+    Migration(
+        7,
+        "voice_tri: trigram index of voice message text (substring and CJK search)",
+        substring.MIGRATION_SQL,
+    ),
 ]
 
 # Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
@@ -155,6 +162,7 @@ NEW_NODE_ROWS: tuple[str, ...] = (
         FROM nodes WHERE rowid > ? AND +profile = 'voice' AND +kind = 'message'""",
     f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
         AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
+    substring.NEW_NODE_ROW,
 )
 
 
@@ -277,10 +285,41 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
     # line, and a word cut in half there must not match.
     params = [q.demote, ref, float(q.recency_days), f"body : ({match})", *args, q.limit]
     try:
-        rows = conn.execute(sql, params).fetchall()
+        hits = [_row(r) for r in conn.execute(sql, params).fetchall()]
+        if not q.word and len(hits) < q.limit:
+            hits += _partial_tier(conn, q, clause, args, hits)
     except sqlite3.OperationalError as exc:
         raise StoreError(f"voice search failed: {exc}") from None
-    return [_row(r) for r in rows]
+    return hits
+
+
+def _partial_tier(
+    conn: sqlite3.Connection,
+    q: VoiceSearch,
+    clause: str,
+    args: list[object],
+    whole: list[VoiceRow],
+) -> list[VoiceRow]:
+    """Messages holding every term as a substring but not all as whole words (those
+    came first): newest indexed first (rowid order), ``demote`` ones last."""
+    if not substring.has_index(conn):
+        return []
+    expr = substring.match_expression(conn, query_terms(q.query))
+    if expr is None:
+        return []
+    seen = [h.node_id for h in whole]
+    not_seen = f" AND v.node_id NOT IN ({','.join('?' * len(seen))})" if seen else ""
+    # voice_tri drives the join in descending rowid order, so LIMIT stops the scan early
+    rows = conn.execute(
+        f"""SELECT 0.0, {_HIT_COLUMNS}
+        FROM {substring.TABLE} AS t CROSS JOIN voice_index AS v ON v.rowid = t.rowid
+        JOIN nodes AS n ON n.rowid = v.rowid
+        WHERE t.{substring.TABLE} MATCH ? AND {clause}{not_seen}
+        ORDER BY t.rowid DESC LIMIT ?""",
+        [expr, *args, *seen, q.limit - len(whole)],
+    ).fetchall()
+    hits = [_row(r) for r in rows]
+    return sorted(hits, key=lambda h: h.classification == q.demote)
 
 
 def stats_conn(conn: sqlite3.Connection) -> VoiceIndexStats:
@@ -349,6 +388,8 @@ class SQLiteVoiceIndex:
             )
             # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
             conn.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
+            for statement in substring.REBUILD_SQL:
+                conn.execute(statement)
             messages = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
             nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
         return int(messages), int(nodes)

@@ -9,7 +9,6 @@ wrong is counted in ``ReadStats`` and skipped.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,21 +17,9 @@ from pathlib import Path
 from memgraph.errors import ReaderError
 from profiles.voice.model import ReadStats, TranscriptRead
 from profiles.voice.prefilter import PrefilterOptions
-from profiles.voice.readers.claude import read_claude
-from profiles.voice.readers.codex import read_codex
-from profiles.voice.readers.jsonl import MAX_LINE_BYTES, open_transcript, warn
+from profiles.voice.readers.jsonl import MAX_LINE_BYTES, open_transcript
 
 __all__ = ["ReadOptions", "detect_harness", "iter_transcripts", "read_transcript"]
-
-_HEAD_BYTES = 256 * 1024
-_CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-_CLAUDE_TYPES = {
-    "user", "assistant", "system", "progress", "attachment", "summary", "queue-operation",
-    "file-history-snapshot", "last-prompt", "ai-title", "permission-mode", "agent-name",
-    "custom-title",
-}  # fmt: skip
-# Companion prompt logs share the .jsonl suffix but are not transcripts.
-_NOT_TRANSCRIPTS = {"history.jsonl"}
 
 
 @dataclass(frozen=True)
@@ -45,50 +32,32 @@ class ReadOptions:
 
 
 def detect_harness(head: bytes, name: str = "") -> str:
-    """``claude-code`` | ``codex`` | ``aider`` | ``unknown`` from a file's first bytes."""
-    if head.lstrip().startswith(b"# aider chat started"):
-        return "aider"
-    lines = head.split(b"\n")
-    if len(head) >= _HEAD_BYTES:
-        lines.pop()  # possibly cut mid-line
-    for line in lines[:200]:
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(obj, dict):
-            continue
-        kind = obj.get("type")
-        if "payload" in obj and kind in _CODEX_TYPES:
-            return "codex"
-        if kind in _CLAUDE_TYPES or "sessionId" in obj:
-            return "claude-code"
-    if name.startswith("rollout-"):
-        return "codex"
-    return "unknown"
+    """A harness name from ``registry.HARNESSES``, or ``unknown``, from a file's first bytes."""
+    from profiles.voice.readers.registry import detect
+
+    harness = detect(head, name)
+    return harness.name if harness else "unknown"
 
 
 def read_transcript(path: Path, options: ReadOptions | None = None) -> TranscriptRead:
-    """Read one Claude Code or Codex transcript into operator messages.
+    """Read one transcript of any registered harness into operator messages.
 
     Raises ``ReaderError`` only when the file cannot be opened (missing,
     directory, permission); bad content is counted and skipped.
     """
+    from profiles.voice.readers.registry import FALLBACK, HEAD_BYTES, detect
+
     opts = options or ReadOptions()
     path = Path(path)
     stats = ReadStats()
     with open_transcript(path) as fh:
         try:
-            head = fh.read(_HEAD_BYTES)
+            head = fh.read(HEAD_BYTES)
             fh.seek(0)
         except OSError as exc:
             raise ReaderError(f"cannot read transcript {path}: {exc.strerror or exc}") from None
-        harness = detect_harness(head, path.name)
-        if harness == "aider":
-            warn(stats, "aider chat log: not a supported transcript format; nothing read")
-            return TranscriptRead(str(path), "unknown", None, [], stats)
-        reader = read_codex if harness == "codex" else read_claude
-        result = reader(
+        harness = detect(head, path.name)
+        result = (harness or FALLBACK).read(
             fh,
             path,
             opts.prefilter,
@@ -96,15 +65,18 @@ def read_transcript(path: Path, options: ReadOptions | None = None) -> Transcrip
             max_line_bytes=opts.max_line_bytes,
             fast=opts.fast_skip,
         )
-    if harness == "unknown" and not result.messages:
+    if harness is None and not result.messages:
         result.harness = "unknown"
     return result
 
 
 def iter_transcripts(root: Path) -> Iterator[Path]:
-    """Every ``*.jsonl`` transcript under root (main and sidechain files), sorted.
+    """Every transcript file a registered harness claims under root (main and
+    sidechain files: Claude/Codex ``*.jsonl``, Gemini ``chats/session-*.json``, aider
+    ``.aider.chat.history.md``), sorted.
 
-    Works on ``~/.claude/projects``, ``~/.codex/sessions`` or any parent of them.
+    Works on ``~/.claude/projects``, ``~/.codex/sessions``, ``~/.gemini/tmp`` or any
+    parent of them.
     Directory symlinks are not followed and file symlinks resolving outside root
     are skipped, so a walk never leaves root. ``history.jsonl`` prompt logs are
     not transcripts and are skipped. A root that is itself a file is yielded as is.
@@ -115,13 +87,15 @@ def iter_transcripts(root: Path) -> Iterator[Path]:
         return
     if not root.is_dir():
         raise ReaderError(f"transcript root {root} does not exist or is not a directory")
+    from profiles.voice.readers.registry import claims
+
     real_root = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames.sort()
         for name in sorted(filenames):
-            if not name.endswith(".jsonl") or name in _NOT_TRANSCRIPTS:
-                continue
             path = Path(dirpath) / name
+            if not claims(path):
+                continue
             if path.is_symlink() and not path.resolve().is_relative_to(real_root):
                 continue
             if path.is_file():

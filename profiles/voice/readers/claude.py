@@ -11,13 +11,20 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from memgraph.ids import digest
 from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
-from profiles.voice.prefilter import MALFORMED, PrefilterOptions, apply_trivial, classify_claude
+from profiles.voice.prefilter import (
+    MALFORMED,
+    PROMPT_SOURCES,
+    PrefilterOptions,
+    apply_trivial,
+    classify_claude,
+    is_caveat_record,
+)
 from profiles.voice.readers.jsonl import (
     bad_line,
     clean_text,
@@ -47,6 +54,26 @@ _IS_ERROR, _IS_ERROR_SP = b'"is_error":true', b'"is_error": true'
 _SIDECHAIN, _SIDECHAIN_SP = b'"isSidechain":true', b'"isSidechain": true'
 _SIDE_QUESTION = b"This is a side question from the user"
 _TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]{1,40})"')
+# Top-level record kinds this reader knows (kept, or dropped by a numbered rule).
+KNOWN_KINDS = frozenset(
+    {
+        "user", "assistant", "system", "progress", "attachment", "summary", "queue-operation",
+        "file-history-snapshot", "last-prompt", "ai-title", "permission-mode", "agent-name",
+        "custom-title", "mode", "tag", "pr-link",
+    }
+)  # fmt: skip
+# Bookkeeping records put their kind first: ``{"type":"mode",...}``; enough to count
+# an unknown kind on a line the pre-check skips undecoded.
+_LEADING_KIND = re.compile(rb'\{\s*"type"\s*:\s*"([^"\\]{1,60})"')
+# Rule 25: a local command is written as a <local-command-caveat> record, the command,
+# and its output in <local-command-stdout>. Output written WITHOUT that wrapper ("Unknown
+# skill: x") looks like a plain prompt. It is the block's output when it carries the
+# block's ``promptId`` (2.1.x), or, in files without promptIds, when it is stamped
+# within LOCAL_OUTPUT_WINDOW of the command (the harness writes both in one go; a
+# person typing "hi" right after /model took 1.5 s in the corpus). A wrapped output or
+# any other kept message closes the block.
+LOCAL_OUTPUT_WINDOW = timedelta(milliseconds=250)
+_BLOCK_ORIGINS = ("slash_command", "bash_input")
 
 
 def may_hold_human(raw: bytes) -> bool:
@@ -79,28 +106,46 @@ def read_claude(
     raw_ts: dict[int, str] = {}  # line -> the record's timestamp string, for rule 16
     session_id: str | None = None
     transcript = str(path)
+    block: _Block | None = None  # the open local-command block, if any
+    typed: set[int] = set()  # lines of queue `enqueue` records (typed, not re-displayed)
     for lineno, raw in iter_lines(fh, stats, max_line_bytes):
         if fast and not may_hold_human(raw):
             stats.skipped_fast += 1
+            lead = _LEADING_KIND.match(raw)
+            if lead is not None and lead.group(1).decode("utf-8", "replace") not in KNOWN_KINDS:
+                stats.unknown("type=" + lead.group(1).decode("utf-8", "replace"))
             continue
         rec = parse_object(raw, lineno, stats)
         if rec is None:
             continue
+        _count_unknown(rec, stats)
         sid = rec.get("sessionId")
         if session_id is None and isinstance(sid, str) and sid:
             session_id = sid
+        if is_caveat_record(rec):
+            block = _Block(rec.get("promptId"), parse_timestamp(rec.get("timestamp")))
         verdict = classify_claude(rec)
         if verdict.rule == MALFORMED:
             bad_line(stats, lineno, "record fields have unexpected types")
             continue
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
+            if verdict.rule == "command_output":
+                block = None  # the command's output arrived wrapped: block done
             stats.drop(verdict.rule)
             continue
         ts = parse_timestamp(rec.get("timestamp"))
         if ts is None:
             bad_line(stats, lineno, "missing or invalid timestamp on a human message")
             continue
+        if block is not None:
+            if verdict.origin in _BLOCK_ORIGINS:
+                block = _Block(block.prompt_id, ts)
+            elif verdict.origin == "prompt" and block.owns(rec.get("promptId"), ts):
+                stats.drop("caveat_output")
+                continue
+            else:
+                block = None
         msg_sid = sid if isinstance(sid, str) and sid else session_id
         if msg_sid is None:
             msg_sid = path.stem
@@ -126,11 +171,14 @@ def read_claude(
             origin=verdict.origin,
             cwd=_str(rec.get("cwd")),
             git_branch=_str(rec.get("gitBranch")),
+            command=verdict.command,
         )
         raw_ts[lineno] = rec["timestamp"]
         (queued if verdict.origin == "queued" else messages).append(msg)
+        if rec.get("type") == "queue-operation" and rec.get("operation") == "enqueue":
+            typed.add(lineno)
     messages = _drop_replays(messages, raw_ts, fh, stats, max_line_bytes)
-    messages.extend(_dedupe_queued(queued, messages, options, stats))
+    messages.extend(_dedupe_queued(queued, messages, options, stats, typed))
     messages.sort(key=lambda m: (m.timestamp, m.line))
     _fill_context(messages)
     stats.kept = len(messages)
@@ -139,6 +187,21 @@ def read_claude(
     return TranscriptRead(
         path=transcript, harness=HARNESS, session_id=session_id, messages=messages, stats=stats
     )
+
+
+class _Block:
+    """An open local-command block (rule 25)."""
+
+    __slots__ = ("at", "prompt_id")
+
+    def __init__(self, prompt_id: object, at: datetime | None) -> None:
+        self.prompt_id = prompt_id if isinstance(prompt_id, str) and prompt_id else None
+        self.at = at
+
+    def owns(self, prompt_id: object, ts: datetime) -> bool:
+        if self.prompt_id is not None and isinstance(prompt_id, str) and prompt_id:
+            return prompt_id == self.prompt_id
+        return self.at is not None and abs(ts - self.at) <= LOCAL_OUTPUT_WINDOW
 
 
 def _drop_replays(
@@ -197,19 +260,31 @@ def _dedupe_queued(
     sent: list[OperatorMessage],
     options: PrefilterOptions,
     stats: ReadStats,
+    typed: set[int],
 ) -> list[OperatorMessage]:
-    """Rule 15: a queued text that was also delivered (a user record, an attachment,
-    a popAll of the same text) within the window is one message, not two."""
-    by_text: dict[str, list[datetime]] = {}
+    """Rule 15: text typed while the agent is busy is recorded when queued and again
+    when delivered (a user record) or re-displayed (``popAll``, a ``queued_command``
+    attachment). A queued record is a duplicate only of a LATER delivery of the same
+    text within the window (the delivered user record is kept), or, when it is a
+    re-display (not an ``enqueue``: lines in ``typed``), of an earlier queued record of
+    that text. An earlier *prompt* with the same words, or an earlier ``enqueue``, is
+    another message: "continue" typed twice is two messages."""
+    delivered: dict[str, list[datetime]] = {}
     for m in sent:
-        by_text.setdefault(m.text, []).append(m.timestamp)
+        delivered.setdefault(m.text, []).append(m.timestamp)
+    shown: dict[str, list[datetime]] = {}
     kept: list[OperatorMessage] = []
+    window = options.queue_window
     for q in sorted(queued, key=lambda m: (m.timestamp, m.line)):
-        times = by_text.get(q.text, [])
-        if any(abs(t - q.timestamp) <= options.queue_window for t in times):
+        later = delivered.get(q.text, ())
+        earlier = shown.get(q.text, ())
+        redisplay = q.line not in typed and any(
+            q.timestamp - window <= t <= q.timestamp for t in earlier
+        )
+        if redisplay or any(q.timestamp <= t <= q.timestamp + window for t in later):
             stats.drop("queue_duplicate")
             continue
-        by_text.setdefault(q.text, []).append(q.timestamp)
+        shown.setdefault(q.text, []).append(q.timestamp)
         kept.append(q)
     return kept
 
@@ -223,6 +298,16 @@ def _fill_context(messages: list[OperatorMessage]) -> None:
             messages[i] = replace(m, cwd=cwd, git_branch=branch)
         cwd = messages[i].cwd or cwd
         branch = messages[i].git_branch or branch
+
+
+def _count_unknown(rec: dict[str, Any], stats: ReadStats) -> None:
+    """Count what this reader does not understand instead of guessing at it."""
+    kind = rec.get("type")
+    if not isinstance(kind, str) or kind not in KNOWN_KINDS:
+        stats.unknown(f"type={kind if isinstance(kind, str) else type(kind).__name__}")
+    source = rec.get("promptSource")
+    if source is not None and (not isinstance(source, str) or source not in PROMPT_SOURCES):
+        stats.unknown(f"promptSource={source if isinstance(source, str) else '?'}")
 
 
 def _str(value: Any) -> str | None:

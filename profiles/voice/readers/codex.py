@@ -20,6 +20,10 @@ from profiles.voice.readers.jsonl import parse_timestamp as parse_ts
 
 HARNESS = "codex"
 _NEEDED = (b'"user_message"', b'"session_meta"', b'"turn_context"')
+KNOWN_KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_LEADING_KIND = re.compile(
+    rb'\{\s*"timestamp"\s*:\s*"[^"]{0,40}"\s*,\s*"type"\s*:\s*"([^"\\]{1,60})"'
+)
 _ROLLOUT_ID = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I
 )
@@ -49,10 +53,16 @@ def read_codex(
     for lineno, raw in iter_lines(fh, stats, max_line_bytes):
         if fast and not any(m in raw for m in _NEEDED):
             stats.skipped_fast += 1
+            lead = _LEADING_KIND.match(raw)
+            if lead is not None and lead.group(1).decode("utf-8", "replace") not in KNOWN_KINDS:
+                stats.unknown("type=" + lead.group(1).decode("utf-8", "replace"))
             continue
         rec = parse_object(raw, lineno, stats)
         if rec is None:
             continue
+        kind = rec.get("type")
+        if not isinstance(kind, str) or kind not in KNOWN_KINDS:
+            stats.unknown(f"type={kind if isinstance(kind, str) else type(kind).__name__}")
         payload = rec.get("payload")
         ptype = payload.get("type") if isinstance(payload, dict) else None
         if isinstance(payload, dict) and rec.get("type") in ("session_meta", "turn_context"):
@@ -96,6 +106,7 @@ def read_codex(
                 origin=verdict.origin,
                 cwd=cwd,
                 git_branch=branch,
+                command=verdict.command,
             )
         )
     final_sid = session_id or path.stem

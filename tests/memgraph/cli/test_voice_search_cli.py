@@ -69,7 +69,11 @@ def test_one_line_per_hit_cut_at_120_chars(populated: Path) -> None:
     assert len(lines) == 4
     cjk = next(line for line in lines if "cccc3333" in line)
     body = cjk.split('] "', 1)[1]
-    assert body == "事实" * 60 + '..."'  # 120 characters, not bytes
+    # the window around the match: 120 characters (not bytes) ending with " fact"
+    assert body == "..." + ("事实" * 100 + " fact")[-120:] + '"'
+    _, cjk_out, _ = voice("事实事实", "--limit", "10")
+    body = cjk_out.split('] "', 1)[1]
+    assert body == "事实" * 60 + '..."\n'  # a match in the first 120 characters: the start
     assert '"line one line two fact"' in out
     assert "\x1b" not in out and "\x07" not in out and "\ufffd[31mred" in out
 

@@ -313,10 +313,37 @@ def test_codex_long_paste_split_over_two_blocks_is_one_message(corpus: Path) -> 
     assert len(first.text) > 19_000
 
 
-def test_aider_log_does_not_crash(corpus: Path) -> None:
-    (path,) = (corpus / "other").glob("*.aider.chat.history.md")
-    read = read_transcript(path)
-    assert read.messages == [] and read.harness == "unknown" and read.stats.warnings
+def _aider_pair(corpus: Path, tmp_path: Path, with_input: bool) -> Path:
+    """The corpus's aider files under the names aider gives them (symlinks, no copy)."""
+    (chat,) = (corpus / "other").glob("*.aider.chat.history.md")
+    (inputs,) = (corpus / "prompt-history").glob("*.aider.input.history")
+    (tmp_path / ".aider.chat.history.md").symlink_to(chat.resolve())
+    if with_input:
+        (tmp_path / ".aider.input.history").symlink_to(inputs.resolve())
+    return tmp_path / ".aider.chat.history.md"
+
+
+@pytest.mark.parametrize("with_input", [True, False])
+def test_aider_log_against_its_input_history(
+    corpus: Path, tmp_path: Path, with_input: bool
+) -> None:
+    # Oracle: .aider.input.history lists what was typed; y/n confirmation answers are
+    # answers to aider's questions (in `> ` lines), not messages.
+    (inputs,) = (corpus / "prompt-history").glob("*.aider.input.history")
+    typed = [
+        line[1:]
+        for line in inputs.read_text(encoding="utf-8").splitlines()
+        if line.startswith("+") and line[1:] not in ("Y", "n")
+    ]
+    read = read_transcript(_aider_pair(corpus, tmp_path, with_input), KEEP_ALL)
+    assert read.harness == "aider"
+    got = [f"{m.command} {m.text}" if m.command else m.text for m in read.messages]
+    assert [" ".join(t.split()) for t in got] == [" ".join(t.split()) for t in typed]
+    # the architect plans and the echo runs are not operator voice
+    assert read.stats.dropped == {"aider_echo": 11, "aider_forwarded": 6}
+    if with_input:
+        assert read.messages[0].timestamp.isoformat() == "2025-05-23T16:53:14.908163+00:00"
+        assert not read.stats.warnings
 
 
 def test_iter_transcripts_on_the_corpus(corpus: Path) -> None:

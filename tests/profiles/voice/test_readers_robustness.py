@@ -149,12 +149,12 @@ def test_warnings_are_bounded(tmp_path: Path) -> None:
     assert len(read.stats.warnings) == jsonl_mod.MAX_WARNINGS + 1
 
 
-def test_aider_markdown_is_detected_and_returns_nothing(tmp_path: Path) -> None:
+def test_aider_markdown_is_detected_and_read(tmp_path: Path) -> None:
     p = tmp_path / ".aider.chat.history.md"
     p.write_text("# aider chat started at 2025-05-23 16:51:58\n\n#### /ask what is X  \n")
     read = read_transcript(p)
-    assert read.messages == [] and read.harness == "unknown"
-    assert "aider" in read.stats.warnings[0]
+    assert read.harness == "aider"
+    assert [(m.text, m.origin) for m in read.messages] == [("/ask what is X", "slash_command")]
 
 
 def test_detect_harness() -> None:
@@ -164,6 +164,8 @@ def test_detect_harness() -> None:
     assert detect_harness(b"junk\n", "rollout-2026-01-01T00-00-00-x.jsonl") == "codex"
     assert detect_harness(b"junk\n[1]\n") == "unknown"
     assert detect_harness(b"# aider chat started at 2025") == "aider"
+    gemini = b'{"sessionId":"s","projectHash":"h","messages":[]}'
+    assert detect_harness(gemini, "session-1.json") == "gemini"
 
 
 # --- line splitting ------------------------------------------------------------------------

@@ -51,7 +51,9 @@ def test_words_phrases_prefix_case_insensitive(store: Store) -> None:
     ]
     assert texts(store, query='"login flow"') == ["Fix the LOGIN flow before the demo"]
     assert texts(store, query="auth*") == ["authentication middleware rewrite"]
-    assert texts(store, query="auth") == []
+    # substring meaning by default (issue 19); --word: whole words only
+    assert texts(store, query="auth") == ["authentication middleware rewrite"]
+    assert texts(store, query="auth", word=True) == []
     assert texts(store, query="nothing-here") == []
 
 
@@ -246,7 +248,8 @@ def test_title_cut_does_not_match(store: Store) -> None:
     node = message_node(Msg(long, ts("2026-04-01")))
     assert node.title.endswith(" fac")
     apply_patch(store, new_patch([UpsertNode(node=node)]))
-    assert texts(store, query="fac") == []
+    assert texts(store, query="fac", word=True) == []  # not through the cut title
+    assert texts(store, query="fac") == [long]  # a substring of the body's "factory"
     assert texts(store, query="factory") == [long]
 
 

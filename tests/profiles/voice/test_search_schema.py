@@ -231,3 +231,75 @@ def test_import_vault_ignores_symlinks_out_of_the_vault(tmp_path: Path) -> None:
     (vault / "evil" / "voice" / "x.md").symlink_to(src)
     report = import_vault(open_store(tmp_path / "m.db"), ImportVaultRequest(vault=vault))
     assert (report.pages, report.failed) == (0, [])
+
+
+# -- voice_tri: the trigram (substring) index -----------------------------------------
+
+
+def trigram_vocab(store: SQLiteStore) -> list[tuple[object, ...]]:
+    conn = store.conn
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tv USING fts5vocab(main, voice_tri, row)")
+    return conn.execute("SELECT term, doc, cnt FROM temp.tv ORDER BY term").fetchall()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["captured", "classified", "retired"]),
+            st.sampled_from(["方案修复", "facts and artifacts", "Ünïcode ÄB", "x"]),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_trigram_index_always_equals_a_rebuild(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, str, int]]
+) -> None:
+    store = SQLiteStore(tmp_path_factory.mktemp("t") / "m.db")
+    for lifecycle, text, k in edits:
+        node = message_node(Msg(f"{text} {k}", ts("2026-01-01"), session_id="s1", uuid=str(k)))
+        cls = "decision" if lifecycle == "classified" else None
+        node = node.model_copy(
+            update={
+                "lifecycle": lifecycle,
+                "attributes": {**node.attributes, "classification": cls},
+            }
+        )
+        try:
+            apply_patch(store, new_patch([UpsertNode(node=node)]))
+        except PatchRejected:
+            continue
+        incremental = trigram_vocab(store)
+        reindex(store)
+        assert trigram_vocab(store) == incremental
+        live = {
+            r[0]
+            for r in store.conn.execute(
+                "SELECT json_extract(doc, '$.claim') FROM nodes WHERE lifecycle != 'retired'"
+            )
+        }
+        hits = {h.text for h in search_voice(store, VoiceQuery(query="修复", limit=50))}
+        assert hits == {t for t in live if "修复" in t}
+    store.close()
+
+
+def test_trigram_migration_indexes_messages_stored_before_it(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    add(store, Msg("切到方案B", ts("2026-01-01")))
+    store.conn.execute("DROP TABLE voice_tri")
+    store.conn.execute("DROP TRIGGER IF EXISTS voice_tri_au")
+    store.conn.execute("DROP TRIGGER IF EXISTS voice_tri_ad")
+    store.conn.execute("DELETE FROM schema_migrations WHERE version = 7")
+    store.conn.commit()
+    store.close()
+    store = SQLiteStore(tmp_path / "m.db")  # migrates again
+    assert [h.text for h in search_voice(store, VoiceQuery(query="方案"))] == ["切到方案B"]
+    store.close()
+
+
+def test_labels_constant_matches_the_classifier_labels() -> None:
+    from profiles.voice.classify.labels import LABELS
+
+    assert search.LABELS == LABELS

@@ -1,0 +1,360 @@
+"""The repo cut over a scanned repository: which modules a task is about.
+
+1. Text match: BM25 over each module's path, title, docstring and public names
+   (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes.
+2. Centrality: personalised PageRank over the import graph (edges both ways:
+   a module's neighbours in either direction share its relevance), seeded on
+   the text matches. ``networkx.pagerank`` needs scipy; this is the same power
+   iteration in plain Python (the graph is small: one node per file).
+3. Summary-or-descent: a fresh package summary with enough confidence stands in
+   for its modules unless the package holds a top match (then its modules are
+   shown); a stale summary is never used, and the packet warns about it.
+4. Every module comes with file:line anchors (the file, and the lines of the
+   public names the task mentions), and, when commits touching it are linked to
+   activity windows, the operator's most relevant words from those windows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
+from context_cut.cuts import get_cut
+from context_cut.packet import node_caveats
+from memgraph.documents import (
+    AnchorKind,
+    CutName,
+    MemoryAnchor,
+    MemoryContextPacket,
+    MemoryContextQuery,
+    MemoryNode,
+    MemorySummary,
+    evolve,
+    utcnow,
+)
+from memgraph.errors import NotFound
+from memgraph.ids import anchor_id, edge_id
+from memgraph.store.protocol import Store
+from profiles.repo_scan.facts import terms
+
+ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_localise.py)
+TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
+DAMPING = 0.85
+K1, B = 1.2, 0.75
+
+
+class RepoCutRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    repo_path: Path | None = None
+    repo: str | None = None  # repo key; default from the path's folder name
+    budget_tokens: int = Field(default=2000, gt=0)
+    limit: int = Field(default=10, gt=0, le=200)
+    summary_confidence_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    voice: bool = True
+
+
+@dataclass
+class RepoCut:
+    packet: MemoryContextPacket
+    ranked: list[tuple[str, float]] = field(default_factory=list)  # (path, score), best first
+
+
+def module_terms(node: MemoryNode) -> Counter[str]:
+    """Path (three times: file and folder names carry the most signal), docstring
+    and public names, plus the module's term profile (its whole text)."""
+    path = str(node.attributes.get("path", node.title))
+    tf = Counter(terms(path) * 3 + terms(node.claim))
+    profile = (node.attributes.get("facts") or {}).get("terms") or {}
+    tf.update({str(t): int(n) for t, n in profile.items()})
+    return tf
+
+
+@dataclass
+class ModuleIndex:
+    """What ranking needs from the module nodes: term counts and import edges.
+
+    Built once per repo-node version (``_index``), so repeated cuts over an
+    unchanged scan skip loading and tokenising every module.
+    """
+
+    tf: dict[str, Counter[str]]
+    tests: set[str]
+    edges: list[tuple[str, str]]
+    length: dict[str, int] = field(default_factory=dict)
+    df: Counter[str] = field(default_factory=Counter)
+    avg: float = 1.0
+
+    def __post_init__(self) -> None:
+        for key, tf in self.tf.items():
+            self.length[key] = sum(tf.values())
+            self.df.update(tf.keys())
+        self.avg = (sum(self.length.values()) / len(self.tf) or 1.0) if self.tf else 1.0
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.tf)
+
+    @classmethod
+    def of(cls, modules: dict[str, MemoryNode]) -> ModuleIndex:
+        edges = [
+            (p, str(t))
+            for p, n in modules.items()
+            for t, _line in (n.attributes.get("derived") or {}).get("imports", [])
+            if t in modules
+        ]
+        tests = {p for p, n in modules.items() if n.attributes.get("test")}
+        return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges)
+
+    def bm25(self, query: list[str]) -> dict[str, float]:
+        n = len(self.tf)
+        scores: dict[str, float] = {}
+        qset = set(query)
+        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in qset}
+        for key, tf in self.tf.items():
+            s = 0.0
+            norm = K1 * (1 - B + B * self.length[key] / self.avg)
+            for t in qset:
+                f = tf.get(t)
+                if f:
+                    s += idf[t] * f * (K1 + 1) / (f + norm)
+            if s > 0:
+                scores[key] = s
+        return scores
+
+
+def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
+    """Plain BM25 (k1 1.2, b 0.75) of ``query`` over ``docs``."""
+    if not docs or not query:
+        return {}
+    return ModuleIndex({k: Counter(v) for k, v in docs.items()}, set(), []).bm25(query)
+
+
+def personalised_pagerank(
+    nodes: list[str], edges: list[tuple[str, str]], seeds: dict[str, float], iters: int = 30
+) -> dict[str, float]:
+    """PageRank with teleport to ``seeds`` (undirected: edges walk both ways)."""
+    if not seeds:
+        return {}
+    total = sum(seeds.values())
+    tele = {k: v / total for k, v in seeds.items()}
+    nbrs: dict[str, set[str]] = defaultdict(set)
+    for a, b in edges:
+        if a != b:
+            nbrs[a].add(b)
+            nbrs[b].add(a)
+    rank = dict.fromkeys(nodes, 0.0)
+    rank.update(tele)
+    for _ in range(iters):
+        nxt = dict.fromkeys(nodes, 0.0)
+        dangling = 0.0
+        for u, r in rank.items():
+            if not r:
+                continue
+            out = nbrs.get(u)
+            if out:
+                share = DAMPING * r / len(out)
+                for v in out:
+                    nxt[v] += share
+            else:
+                dangling += DAMPING * r
+        for k, w in tele.items():
+            nxt[k] += (1 - DAMPING + dangling) * w
+        rank = nxt
+    return rank
+
+
+def rank_modules(
+    modules: dict[str, MemoryNode] | ModuleIndex, text: str
+) -> list[tuple[str, float]]:
+    """(path, score) best first: BM25 text match plus personalised PageRank."""
+    index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
+    if not index.tf:
+        return []
+    text_scores = index.bm25(terms(text))
+    if not text_scores:
+        return []
+    best = max(text_scores.values())
+    seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
+    ppr = personalised_pagerank(index.paths, index.edges, seeds)
+    top_ppr = max(ppr.values(), default=0.0) or 1.0
+    scores = {
+        p: (text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr)
+        * (TEST_WEIGHT if p in index.tests else 1.0)
+        for p in index.tf
+    }
+    ranked = [(p, s) for p, s in scores.items() if s > 0]
+    ranked.sort(key=lambda ps: (-ps[1], ps[0]))
+    return ranked
+
+
+_INDEX_CACHE: dict[tuple[int, str, str, str], ModuleIndex] = {}
+
+
+def _index(store: Store, repo: str, repo_node: MemoryNode, paths: list[str]) -> ModuleIndex:
+    """The module index for this version of the repo node (cached in process)."""
+    from profiles.repo_scan.graph import module_id
+
+    key = (id(store), store.location, repo_node.id, repo_node.updated_at.isoformat())
+    found = _INDEX_CACHE.get(key)
+    if found is None:
+        with store.reader() as reader:
+            nodes = reader.get_nodes([module_id(repo, p) for p in paths])
+        modules = {str(n.attributes["path"]): n for n in nodes.values() if n.lifecycle != "retired"}
+        found = ModuleIndex.of(modules)
+        if len(_INDEX_CACHE) >= 8:
+            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+        _INDEX_CACHE[key] = found
+    return found
+
+
+def _slim(node: MemoryNode) -> MemoryNode:
+    """The module node as a packet shows it (no stored facts)."""
+    keep = {k: v for k, v in node.attributes.items() if k in ("repo", "path", "lang", "lines")}
+    return evolve(node, {"attributes": keep})
+
+
+def _symbol_anchors(node: MemoryNode, words: set[str]) -> list[MemoryAnchor]:
+    facts: dict[str, Any] = node.attributes.get("facts") or {}
+    path = str(node.attributes.get("path"))
+    out = []
+    for name, _kind, line, end in facts.get("symbols", []):
+        if words & set(terms(str(name))):
+            out.append(
+                MemoryAnchor(
+                    id=anchor_id("file", path, str(line), str(end)),
+                    kind=AnchorKind.file,
+                    ref=path,
+                    line=int(line),
+                    content_hash=facts.get("digest"),
+                    sha=facts.get("sha"),
+                    label=f"{path}:{line}-{end} {name}",
+                )
+            )
+    return out[:3]
+
+
+def _folder(path: str) -> str:
+    folder = PurePosixPath(path).parent.as_posix()
+    return "" if folder == "." else folder
+
+
+def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
+    from profiles.repo_scan.graph import repo_node_id
+
+    if request.repo:
+        repo = request.repo
+    elif request.repo_path is not None:
+        from profiles.repo_scan.files import check_root
+        from profiles.repo_scan.scan import find_repo_key
+
+        repo = find_repo_key(store, check_root(request.repo_path))
+    else:
+        raise NotFound("the repo cut needs --repo PATH (a scanned repository)")
+    rid = repo_node_id(repo)
+    with store.reader() as reader:
+        node = reader.get_nodes([rid]).get(rid)
+    if node is None:
+        raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan PATH` first")
+    return repo, node
+
+
+def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
+    from profiles.repo_scan.graph import module_id
+    from profiles.repo_scan.summaries import package_summary_id
+
+    repo, repo_node = _load(store, request)
+    paths = sorted(repo_node.attributes.get("manifest") or {})
+    summary_ids = list(repo_node.attributes.get("summaries") or [])
+    ranked = rank_modules(_index(store, repo, repo_node, paths), request.text)
+    top = ranked[: request.limit]
+    with store.reader() as reader:
+        found = reader.get_nodes([module_id(repo, p) for p, _s in top])
+        summaries = reader.get_summaries(summary_ids)
+    modules = {str(n.attributes["path"]): n for n in found.values()}
+    query = MemoryContextQuery(
+        text=request.text,
+        cut=CutName.repo,
+        budget_tokens=request.budget_tokens,
+        domain_id=f"repo:{repo}",
+        summary_confidence_threshold=request.summary_confidence_threshold,
+        limit=request.limit,
+    )
+    packet = MemoryContextPacket(query=query, ingested_at=utcnow())
+    packer = Packer(packet, request.budget_tokens)
+    best = top[0][1] if top else 0.0
+    by_folder: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for p, s in top:
+        by_folder[_folder(p)].append((p, s))
+    warnings: list[str] = []
+    units: list[tuple[float, MemorySummary | None, str | None]] = []
+    for folder, members in by_folder.items():
+        summary = summaries.get(package_summary_id(repo, folder))
+        hot = max(s for _p, s in members) >= 0.8 * best
+        usable = (
+            summary is not None
+            and summary.freshness.state.value == "fresh"
+            and summary.confidence >= request.summary_confidence_threshold
+        )
+        if summary is not None and summary.freshness.state.value == "stale":
+            warnings.append(
+                f"stale summary: {summary.id} «{summary.target}» covers changed sources "
+                f"({', '.join(summary.freshness.stale_ids[:3]) or summary.freshness.reason}); "
+                "its modules are shown instead"
+            )
+        if usable and summary is not None and not hot and len(members) > 1:
+            units.append((max(s for _p, s in members), summary, None))
+        else:
+            units += [(s, None, p) for p, s in members]
+    for i, w in enumerate(warnings):
+        packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
+    unparsed = list(repo_node.attributes.get("unparsed") or [])
+    if unparsed:
+        packet.notices.append(
+            f"{len(unparsed)} file(s) not parsed (module nodes only): " + ", ".join(unparsed[:8])
+        )
+    spec = get_cut(CutName.repo)
+    words = set(terms(request.text))
+    shown: list[str] = []
+    for _score, summary, path in sorted(units, key=lambda u: -u[0]):
+        if summary is not None:
+            packer.add(Bundle(key=f"summary:{summary.id}", summary=summary))
+            continue
+        assert path is not None
+        node = _slim(modules[path])
+        if estimate_tokens(node_text(node)) > packer.left:
+            packet.omitted.append(f"node:{node.id} ({path})")
+            continue
+        b = node_caveats(node, spec, [], {})
+        b.seams = [s for s in b.seams if "not reviewed" in s][:1]
+        b.anchors = [*node.anchors, *_symbol_anchors(modules[path], words)]
+        if packer.add(b):
+            shown.append(path)
+    _import_edges(store, packer, repo, shown)
+    if request.voice and shown and repo_node.attributes.get("touches"):
+        from context_cut.repo_voice import operator_words
+
+        for path, msg in operator_words(store, [module_id(repo, p) for p in shown[:5]], words):
+            b = Bundle(key=f"voice:{msg.id}", node=msg)
+            b.warnings.append(f"operator words linked to {path} through commits that touched it")
+            packer.add(b)
+    return RepoCut(packer.finish(), ranked)
+
+
+def _import_edges(store: Store, packer: Packer, repo: str, shown: list[str]) -> None:
+    from profiles.repo_scan.graph import module_id
+
+    ids = [module_id(repo, p) for p in shown]
+    wanted = [edge_id("imports", a, b) for a in ids for b in ids if a != b]
+    with store.reader() as reader:
+        edges = reader.get_edges(wanted)
+    for e in sorted(edges.values(), key=lambda e: e.id):
+        if e.lifecycle != "retired":
+            packer.add_edge(e)

@@ -1,0 +1,110 @@
+"""``memgraph repo scan|status|hook install``: thin layer over ``profiles.repo_scan``.
+
+``scan`` prints one summary line, then one line per skipped or unparsed file
+(the ledger) on stderr; ``--json`` prints the whole result as one JSON line.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+repo_app = typer.Typer(
+    help="Scan a repository into the graph (architecture, dataflow, summaries) and keep it fresh.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+hook_app = typer.Typer(help="Git hooks that keep the repo graph fresh.", no_args_is_help=True)
+repo_app.add_typer(hook_app, name="hook")
+
+HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+NameOpt = typer.Option(None, "--name", help="Repo key (default: the folder name).")
+
+
+@repo_app.command("scan")
+def scan(
+    path: Path = typer.Argument(Path("."), help="Repository folder (default: here)."),
+    name: str | None = NameOpt,
+    refresh: bool = typer.Option(
+        False, "--refresh", help="Rewrite every summary (stale ones become fresh)."
+    ),
+    no_summaries: bool = typer.Option(False, "--no-summaries", help="Write no summaries."),
+    no_commits: bool = typer.Option(
+        False, "--no-commits", help="Do not link commit nodes to modules (touches)."
+    ),
+    max_bytes: int = typer.Option(1_000_000, "--max-bytes", help="Larger files are skipped."),
+    as_json: bool = typer.Option(False, "--json", help="The result as one JSON line."),
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """Scan PATH: only files whose content hash changed are parsed again."""
+    from memgraph.cli.common import print_json_line, store_from
+    from memgraph.errors import UsageError
+    from profiles.repo_scan.scan import ScanRequest, scan_repo
+
+    if max_bytes <= 0:
+        raise UsageError("--max-bytes must be positive")
+    request = ScanRequest(
+        path=path,
+        name=name,
+        refresh=refresh,
+        summaries=not no_summaries,
+        link_commits=not no_commits,
+        max_bytes=max_bytes,
+    )
+    s = store_from(home, store)
+    try:
+        result = scan_repo(s, request)
+    finally:
+        s.close()
+    if as_json:
+        print_json_line(result.as_json())
+        return
+    print(result.line())
+    for entry in result.ledger:
+        print(f"skipped  {entry.line()}", file=sys.stderr)
+    for sid in result.stale_summaries:
+        print(f"stale    {sid}")
+
+
+@repo_app.command("status")
+def status(
+    path: Path = typer.Argument(Path("."), help="Repository folder (default: here)."),
+    name: str | None = NameOpt,
+    as_json: bool = typer.Option(False, "--json", help="The status as one JSON line."),
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """Stale summaries and drift (files added/changed/deleted) since the last scan."""
+    from memgraph.cli.common import print_json_line, store_from
+    from profiles.repo_scan.status import repo_status
+
+    s = store_from(home, store)
+    try:
+        result = repo_status(s, path, name)
+    finally:
+        s.close()
+    if as_json:
+        print_json_line(result.as_json())
+    else:
+        print("\n".join(result.lines()))
+
+
+@hook_app.command("install")
+def hook_install(
+    path: Path = typer.Argument(Path("."), help="Repository folder (default: here)."),
+    force: bool = typer.Option(False, "--force", help="Replace a foreign non-sh hook."),
+) -> None:
+    """Add a git post-commit hook that rescans the repo in the background."""
+    from profiles.repo_scan.status import install_hook
+
+    hook = install_hook(path, force=force)
+    print(f"post-commit hook: {hook}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(repo_app, name="repo")

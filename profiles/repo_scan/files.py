@@ -1,0 +1,218 @@
+"""Which files a scan reads, and reading them safely.
+
+Files come from ``git ls-files`` (tracked plus untracked-not-ignored, so
+``.gitignore`` is respected) or, outside git, from a walk that skips hidden,
+vendored and virtualenv directories. Every read stays inside the repository:
+a symlink is resolved and refused when it leaves the root, files are opened
+with ``O_NOFOLLOW``, and size is checked before reading. Anything skipped is one
+ledger line with its reason; the scan always continues.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from memgraph.errors import ReaderError
+
+MAX_BYTES = 1_000_000  # bigger sources are generated or vendored: ledgered, not parsed
+GIT_TIMEOUT = 60.0
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "target", "dist", "build", "venv", "site-packages"}
+)
+
+# suffix -> language; anything else is not source and is only counted
+LANGUAGES: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".rs": "rust",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".go": "go",
+    ".sql": "sql",
+}
+# manifests and schema files read for binaries, packages and schemas
+MANIFESTS = frozenset({"pyproject.toml", "Cargo.toml", "package.json", "go.mod"})
+
+
+def language_of(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    if name in MANIFESTS:
+        return "manifest"
+    if name.endswith(".schema.json"):
+        return "json_schema"
+    dot = name.rfind(".")
+    return LANGUAGES.get(name[dot:].lower()) if dot > 0 else None
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """One skipped or degraded file and why (printed one line each)."""
+
+    path: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # posix, relative to the root
+    lang: str
+    data: bytes
+    digest: str  # sha256 hex of the bytes
+
+
+@dataclass
+class Listing:
+    root: Path
+    git: bool
+    head: str | None
+    paths: list[str] = field(default_factory=list)  # source candidates, sorted
+    not_source: int = 0  # files listed but of no language we read
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            env=env,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise ReaderError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise ReaderError(f"git timed out after {GIT_TIMEOUT:.0f}s in {root}") from None
+
+
+def check_root(path: Path) -> Path:
+    text = str(path)
+    if "\x00" in text or not text.strip():
+        raise ReaderError(f"invalid repository path {text[:80]!r}")
+    try:
+        root = path.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ReaderError(f"cannot resolve {text[:80]!r}: {exc}") from None
+    if not root.is_dir():
+        raise ReaderError(f"{text[:120]!r} is not a directory: pass a repository folder")
+    return root
+
+
+def git_top(root: Path) -> Path | None:
+    proc = _git(root, "rev-parse", "--show-toplevel")
+    if proc.returncode != 0:
+        return None
+    top = proc.stdout.decode("utf-8", "replace").strip()
+    return Path(top).resolve() if top else None
+
+
+def head_sha(root: Path) -> str | None:
+    proc = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+    sha = proc.stdout.decode("ascii", "replace").strip()
+    return sha if proc.returncode == 0 and sha else None
+
+
+def _walk(root: Path) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and not (here / d / "pyvenv.cfg").exists()
+        )
+        rel = here.relative_to(root)
+        out += [(rel / f).as_posix() for f in filenames]
+    return out
+
+
+def list_files(root: Path) -> Listing:
+    """Source candidates under ``root`` (a resolved directory), sorted."""
+    top = git_top(root)
+    if top is not None:
+        # paths come relative to ``root`` even when it is a sub-folder of the repo
+        proc = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        if proc.returncode != 0:
+            raise ReaderError(f"git ls-files failed in {root}")
+        names = [n.decode("utf-8", "surrogateescape") for n in proc.stdout.split(b"\0") if n]
+        listing = Listing(root=root, git=True, head=head_sha(root))
+    else:
+        # no git: walk (hidden, vendored and virtualenv dirs skipped)
+        names = _walk(root)
+        listing = Listing(root=root, git=False, head=None)
+    for name in sorted(set(names)):
+        if language_of(name) is None:
+            listing.not_source += 1
+        else:
+            listing.paths.append(name)
+    return listing
+
+
+def _inside(root: Path, target: Path) -> bool:
+    try:
+        target.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile | LedgerLine | None:
+    """The file's bytes, a ledger line saying why not, or None when it is gone."""
+    lang = language_of(rel)
+    if lang is None:
+        return LedgerLine(rel, "not a source file")
+    if "\x00" in rel or rel.startswith("/") or ".." in PurePosixPath(rel).parts:
+        return LedgerLine(rel, "path escapes the repository: not read")
+    path = root / rel
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return LedgerLine(rel, f"cannot stat: {exc.strerror or exc}")
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return LedgerLine(rel, "dangling or looping symlink: not read")
+        if not _inside(root, target):
+            return LedgerLine(rel, "symlink points outside the repository: not read")
+        path = target
+        st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        return LedgerLine(rel, "not a regular file: not read")
+    if st.st_size > max_bytes:
+        return LedgerLine(rel, f"too large ({st.st_size} bytes > {max_bytes}): generated? not read")
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError as exc:
+        return LedgerLine(rel, f"cannot open: {exc.strerror or exc}")
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return LedgerLine(rel, f"cannot read: {exc.strerror or exc}")
+    if len(data) > max_bytes:
+        return LedgerLine(rel, f"too large (> {max_bytes} bytes): generated? not read")
+    if b"\0" in data[:8192]:
+        return LedgerLine(rel, "binary content: not read")
+    return SourceFile(rel, lang, data, hashlib.sha256(data).hexdigest())

@@ -1,0 +1,417 @@
+"""``scan_repo(request)``: a repository's files -> repo_architecture and
+repo_dataflow nodes and edges, incrementally, through ``apply_patch``.
+
+1. List the files (``files.list_files``) and read every source (bounded, inside
+   the root); compare content hashes with the manifest on the repo node.
+2. Parse only changed files. Rebuild a file's nodes when its content changed,
+   or (after files were added/removed or a class hierarchy changed) when the
+   context it sees changed; everything else is left alone.
+3. A changed file's nodes are upserted (the store keeps the old version in
+   history; an ``accepted`` node goes ``stale`` and needs review again); nodes
+   and edges it no longer has are retired; a deleted file's are retired.
+   Summaries covering a changed node go stale through the engine
+   (``mark_stale`` law, propagating to summaries of summaries).
+4. Summaries (``summaries.py``) are written for a repo that has none, and
+   rewritten on ``refresh``; commit nodes get ``touches`` edges (``links.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memgraph.documents import (
+    GraphOp,
+    MarkStale,
+    MemoryNode,
+    RetireNode,
+    SummarizeCluster,
+    UpsertEdge,
+    UpsertNode,
+    evolve,
+)
+from memgraph.engine import apply_patch, new_patch
+from memgraph.hashing import same_node_content
+from memgraph.ids import digest
+from memgraph.store.protocol import Store
+from profiles.repo_scan.context import build_context, cache_of, derived
+from profiles.repo_scan.facts import FileFacts
+from profiles.repo_scan.files import (
+    MAX_BYTES,
+    LedgerLine,
+    SourceFile,
+    check_root,
+    language_of,
+    list_files,
+    read_source,
+)
+from profiles.repo_scan.graph import ARCH, EPOCH, file_graph, module_id, repo_node_id
+
+PROPOSER = "repo-scan"
+BATCH = 4000
+
+
+class ScanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: Path
+    name: str | None = Field(default=None, description="repo key (default: folder name)")
+    max_bytes: int = Field(default=MAX_BYTES, gt=0)
+    summaries: bool = True  # write summaries where none exist yet
+    refresh: bool = False  # rewrite every summary (stale ones become fresh)
+    link_commits: bool = True  # commit artifact nodes -> touches -> module nodes
+
+
+@dataclass
+class ScanResult:
+    repo: str
+    root: str
+    domain: str
+    git: bool
+    head: str | None
+    files: int = 0
+    not_source: int = 0
+    parsed_now: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    rebuilt: list[str] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+    ledger: list[LedgerLine] = field(default_factory=list)
+    receipts: int = 0
+    nodes_written: int = 0
+    edges_written: int = 0
+    summaries_written: int = 0
+    touches: int = 0
+    stale_summaries: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (
+            f"repo {self.repo}: {self.files} files ({len(self.added)} added, "
+            f"{len(self.changed)} changed, {len(self.deleted)} deleted, "
+            f"{len(self.parsed_now)} parsed), {len(self.unparsed)} unparsed, "
+            f"{len(self.ledger)} skipped, {self.receipts} receipts, "
+            f"{len(self.stale_summaries)} stale summaries"
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "ledger"}
+        out["ledger"] = [{"path": x.path, "reason": x.reason} for x in self.ledger]
+        return out
+
+
+def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
+    """The repo key for ``root``: ``name``, else the key of an earlier scan of
+    this same folder, else the folder name."""
+    from profiles.artifact.entities import norm_name
+
+    if name:
+        return norm_name(name) or "repo"
+    taken: set[str] = set()
+    for node in store.iter_nodes(profile=ARCH.value, kind="repo"):
+        key = str(node.attributes.get("repo") or node.title.removeprefix("repo "))
+        if node.attributes.get("root") == str(root) and node.lifecycle != "retired":
+            return key
+        taken.add(key)
+    key = norm_name(root.name) or "repo"
+    # another folder of the same name was scanned already: keep the two apart
+    return f"{key}-{digest(str(root), length=8)}" if key in taken else key
+
+
+def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | None]:
+    """Facts of one file; a file that cannot be parsed still gets facts (unparsed)."""
+    from profiles.repo_scan.other import (
+        TREE_SITTER,
+        parse_json_schema,
+        parse_manifest,
+        parse_tree_sitter,
+    )
+    from profiles.repo_scan.python import parse_python
+
+    facts = FileFacts(path=src.path, lang=src.lang, digest=src.digest, sha=sha)
+    try:
+        text = src.data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = src.data.decode("utf-8", "replace")
+        facts.lines = text.count("\n") + 1
+        facts.parsed = False
+        facts.error = "not UTF-8: not parsed"
+        return facts, LedgerLine(src.path, facts.error)
+    if src.lang == "python":
+        parse_python(src.path, text, facts)
+    elif src.lang == "manifest":
+        parse_manifest(src.path, text, facts)
+    elif src.lang == "json_schema":
+        parse_json_schema(src.path, text, facts)
+    elif src.lang in TREE_SITTER:
+        parse_tree_sitter(src.path, text, src.data, facts)
+    else:  # sql: tables and TODOs only
+        from profiles.repo_scan.facts import scan_text
+
+        scan_text(facts, text)
+    return facts, (LedgerLine(src.path, facts.error) if not facts.parsed else None)
+
+
+def _carry(before: MemoryNode | None, node: MemoryNode) -> MemoryNode | None:
+    """The node to upsert over ``before``, or None when nothing changed.
+
+    Observed and retired (a restored file) enter ``observed``; an accepted claim
+    whose source changed goes ``stale`` (re-review needed); proposed/stale stay.
+    """
+    if before is None:
+        return node
+    kept = evolve(node, {"lifecycle": before.lifecycle, "created_at": before.created_at})
+    if same_node_content(before, kept):
+        return None
+    state = {"accepted": "stale", "proposed": "proposed", "stale": "stale"}.get(
+        before.lifecycle, "observed"
+    )
+    return evolve(node, {"lifecycle": state})
+
+
+def _signature(facts: FileFacts) -> list[Any]:
+    """What other files' graphs may depend on: classes (schema closure), manifests."""
+    return [facts.classes, facts.package if facts.lang == "manifest" else ""]
+
+
+class _Scan:
+    def __init__(self, store: Store, request: ScanRequest) -> None:
+        self.store = store
+        self.request = request
+        self.root = check_root(request.path)
+        self.repo = find_repo_key(store, self.root, request.name)
+        self.listing = list_files(self.root)
+        self.result = ScanResult(
+            repo=self.repo,
+            root=str(self.root),
+            domain=f"repo:{self.repo}",
+            git=self.listing.git,
+            head=self.listing.head,
+            not_source=self.listing.not_source,
+        )
+        self.node_ops: list[GraphOp] = []
+        self.edge_ops: list[GraphOp] = []
+        self.modules: dict[str, MemoryNode] = {}  # path -> stored module node
+        self.ctx = build_context(self.repo, set())
+
+    def _load_modules(self, paths: list[str]) -> None:
+        wanted = [module_id(self.repo, p) for p in paths if p not in self.modules]
+        with self.store.reader() as reader:
+            for n in reader.get_nodes(wanted).values():
+                self.modules[str(n.attributes["path"])] = n
+
+    def run(self) -> ScanResult:
+        r = self.result
+        rid = repo_node_id(self.repo)
+        with self.store.reader() as reader:
+            repo_node = reader.get_nodes([rid]).get(rid)
+        state: dict[str, Any] = dict(repo_node.attributes) if repo_node else {}
+        manifest: dict[str, str] = dict(state.get("manifest") or {})
+        sources: dict[str, SourceFile] = {}
+        for rel in self.listing.paths:
+            got = read_source(self.root, rel, self.request.max_bytes)
+            if isinstance(got, SourceFile):
+                sources[rel] = got
+            elif isinstance(got, LedgerLine):
+                r.ledger.append(got)
+        r.files = len(sources)
+        r.added = sorted(p for p in sources if p not in manifest)
+        r.changed = sorted(p for p in sources if p in manifest and manifest[p] != sources[p].digest)
+        r.deleted = sorted(p for p in manifest if p not in sources)
+        todo = r.added + r.changed
+        facts: dict[str, FileFacts] = {}
+        for rel in todo:
+            facts[rel], ledger = extract(sources[rel], self.listing.head)
+            if ledger is not None:
+                r.ledger.append(ledger)
+        r.parsed_now = sorted(todo)
+        self._load_modules(r.changed + r.deleted)
+        old = {p: _facts_of(n) for p, n in self.modules.items()}
+        full = bool(r.added or r.deleted) or any(
+            p in old and _signature(facts[p]) != _signature(old[p]) for p in r.changed
+        )
+        summarise = self.request.refresh or (self.request.summaries and not state.get("summaries"))
+        if full or summarise:
+            unchanged = [p for p in sources if p not in facts]
+            self._load_modules(unchanged)
+            for p in unchanged:
+                node = self.modules.get(p)
+                if node is not None and "facts" in node.attributes:
+                    facts[p] = _facts_of(node)
+                else:  # listed in the manifest but no node: read it again
+                    facts[p], _ = extract(sources[p], self.listing.head)
+            ctx = build_context(self.repo, set(sources), facts)
+        else:
+            ctx = build_context(self.repo, set(sources), None, state.get("context"))
+        self.ctx = ctx
+        rebuild = {p: derived(facts[p], ctx) for p in todo}
+        if full:
+            for p in sorted(set(facts) - set(todo)):
+                seen = derived(facts[p], ctx)
+                node = self.modules.get(p)
+                if node is None or node.attributes.get("derived") != seen:
+                    rebuild[p] = seen
+        r.rebuilt = sorted(rebuild)
+        for p in r.rebuilt:
+            self._file_ops(facts[p], rebuild[p])
+        for p in r.deleted:
+            self._retire_file(p)
+        unparsed = set(state.get("unparsed") or []) - set(todo) - set(r.deleted)
+        unparsed |= {p for p in todo if not facts[p].parsed}
+        r.unparsed = sorted(unparsed)
+        ops: list[GraphOp] = [*self.node_ops, *self.edge_ops]
+        summary_ids = list(state.get("summaries") or [])
+        if summarise:
+            from profiles.repo_scan.summaries import plan_summaries
+
+            summaries = plan_summaries(ctx, facts, {p: derived(f, ctx) for p, f in facts.items()})
+            ops += [SummarizeCluster(summary=s) for s in summaries]
+            summary_ids = [s.id for s in summaries]
+        elif r.added and summary_ids:
+            ops += self._stale_for_new(r.added, set(summary_ids))
+        touches = 0
+        if self.request.link_commits and self.listing.git:
+            from profiles.repo_scan.links import touches_ops
+
+            links = touches_ops(self.store, self.root, self.repo, set(sources))
+            ops += links
+            touches = r.touches = len(links)
+        if ops or repo_node is None:
+            new_state = {
+                **state,
+                "repo": self.repo,
+                "root": str(self.root),
+                "git": self.listing.git,
+                "manifest": {p: sources[p].digest for p in sorted(sources)},
+                "context": (
+                    cache_of(ctx)
+                    if (full or summarise or "context" not in state)
+                    else state["context"]
+                ),
+                "summaries": summary_ids,
+                "unparsed": r.unparsed,
+                "head": self.listing.head,
+                "touches": int(state.get("touches") or 0) + touches,
+            }
+            new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
+            ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
+        self._apply(ops)
+        r.stale_summaries = stale_summaries(self.store, self.repo)
+        if r.unparsed:
+            r.notices.append(f"{len(r.unparsed)} file(s) not parsed: " + ", ".join(r.unparsed[:10]))
+        return r
+
+    # -- ops -----------------------------------------------------------------
+    def _file_ops(self, facts: FileFacts, seen: dict[str, Any]) -> None:
+        graph = file_graph(facts, seen, self.ctx)
+        module = graph.nodes[0]
+        owned = {
+            "owned_edges": sorted(e.id for e in graph.edges),
+            "owned_nodes": sorted(n.id for n in graph.nodes[1:]),
+        }
+        module.attributes = dict(sorted({**module.attributes, **owned}.items()))
+        previous = self.modules.get(facts.path)
+        old_nodes = set(previous.attributes.get("owned_nodes") or []) if previous else set()
+        old_edges = set(previous.attributes.get("owned_edges") or []) if previous else set()
+        new_ids = {n.id for n in graph.nodes}
+        with self.store.reader() as reader:
+            before = reader.get_nodes([*new_ids, *old_nodes])
+            gone_edges = reader.get_edges(sorted(old_edges - {e.id for e in graph.edges}))
+        for node in graph.nodes:
+            up = _carry(before.get(node.id), node)
+            if up is not None:
+                self.node_ops.append(UpsertNode(node=up))
+        for nid in sorted(old_nodes - new_ids):
+            gone = before.get(nid)
+            if gone is not None and gone.lifecycle != "retired":
+                self.node_ops.append(
+                    RetireNode(node_id=nid, reason=f"{facts.path} no longer has it")
+                )
+        self.edge_ops += [UpsertEdge(edge=e) for e in graph.edges]
+        self._retire_edges(gone_edges.values())
+
+    def _retire_edges(self, edges: Any) -> None:
+        for e in sorted(edges, key=lambda e: e.id):
+            if e.lifecycle != "retired":
+                self.edge_ops.append(UpsertEdge(edge=evolve(e, {"lifecycle": "retired"})))
+
+    def _retire_file(self, path: str) -> None:
+        node = self.modules.get(path)
+        if node is None:
+            return
+        reason = f"{path} was deleted"
+        ids = [node.id, *(node.attributes.get("owned_nodes") or [])]
+        with self.store.reader() as reader:
+            current = reader.get_nodes(ids)
+            edges = reader.get_edges(node.attributes.get("owned_edges") or [])
+        for nid in ids:
+            n = current.get(nid)
+            if n is not None and n.lifecycle != "retired":
+                self.node_ops.append(RetireNode(node_id=nid, reason=reason))
+        self._retire_edges(edges.values())
+
+    def _stale_for_new(self, added: list[str], summary_ids: set[str]) -> list[GraphOp]:
+        """A summarised package that gained a module no longer covers all of it."""
+        from profiles.repo_scan.summaries import package_summary_id
+
+        ops: list[GraphOp] = []
+        for sid in sorted({package_summary_id(self.repo, _folder(p)) for p in added}):
+            if sid in summary_ids:
+                ops.append(MarkStale(target_id=sid, reason="new module(s) in the package"))
+        return ops
+
+    def _repo_node(self, state: dict[str, Any], files: int) -> MemoryNode:
+        langs: dict[str, int] = {}
+        for p in state["manifest"]:
+            lang = language_of(p) or "other"
+            langs[lang] = langs.get(lang, 0) + 1
+        shown = ", ".join(f"{n} {lang}" for lang, n in sorted(langs.items()))
+        return MemoryNode(
+            id=repo_node_id(self.repo),
+            domain_id=f"repo:{self.repo}",
+            profile=ARCH,
+            kind="repo",
+            title=f"repo {self.repo}",
+            claim=f"repository {self.repo} at {self.root}: {files} source files ({shown})",
+            lifecycle="observed",
+            created_at=EPOCH,
+            updated_at=EPOCH,
+            attributes=state,
+        )
+
+    def _apply(self, ops: list[GraphOp]) -> None:
+        if not ops:
+            return
+        patch = new_patch(ops, proposer=PROPOSER, reason=f"repo scan {self.repo}")
+        result = apply_patch(self.store, patch)
+        self.result.receipts += len(result.receipts)
+        self.result.nodes_written += result.nodes_written
+        self.result.edges_written += result.edges_written
+        self.result.summaries_written += result.summaries_written
+
+
+def _folder(path: str) -> str:
+    folder = PurePosixPath(path).parent.as_posix()
+    return "" if folder == "." else folder
+
+
+def _facts_of(node: MemoryNode) -> FileFacts:
+    return FileFacts.from_json(node.attributes["facts"])
+
+
+def stale_summaries(store: Store, repo: str) -> list[str]:
+    rid = repo_node_id(repo)
+    with store.reader() as reader:
+        node = reader.get_nodes([rid]).get(rid)
+        ids = list(node.attributes.get("summaries") or []) if node else []
+        found = reader.get_summaries(ids)
+    return sorted(s.id for s in found.values() if s.freshness.state.value == "stale")
+
+
+def scan_repo(store: Store, request: ScanRequest) -> ScanResult:
+    """Scan ``request.path`` into ``store`` (incremental; see the module doc)."""
+    return _Scan(store, request).run()

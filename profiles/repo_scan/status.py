@@ -1,0 +1,138 @@
+"""``repo status`` (stale summaries, drift since the last scan) and the
+optional git post-commit hook that rescans."""
+
+from __future__ import annotations
+
+import shlex
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memgraph.errors import NotFound, UsageError
+from memgraph.fileio import atomic_write_text
+from memgraph.store.protocol import Store
+from profiles.repo_scan.files import LedgerLine, SourceFile, check_root, list_files, read_source
+from profiles.repo_scan.graph import repo_node_id
+
+HOOK_MARK = "# memgraph repo hook"
+
+
+@dataclass
+class RepoStatus:
+    repo: str
+    root: str
+    scanned_head: str | None
+    head: str | None
+    files: int
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    stale_summaries: list[tuple[str, str, str]] = field(default_factory=list)  # id, target, why
+    fresh_summaries: int = 0
+    unparsed: list[str] = field(default_factory=list)
+
+    @property
+    def drift(self) -> int:
+        return len(self.added) + len(self.changed) + len(self.deleted)
+
+    def lines(self) -> list[str]:
+        head = (self.head or "-")[:12]
+        out = [
+            f"repo {self.repo}: {self.files} files scanned at {(self.scanned_head or '-')[:12]}, "
+            f"HEAD {head}; drift {self.drift} ({len(self.added)} added, "
+            f"{len(self.changed)} changed, {len(self.deleted)} deleted); "
+            f"{len(self.stale_summaries)} stale / {self.fresh_summaries} fresh summaries"
+        ]
+        out += [f"added    {p}" for p in self.added]
+        out += [f"changed  {p}" for p in self.changed]
+        out += [f"deleted  {p}" for p in self.deleted]
+        out += [f"stale    {sid} «{target}» ({why})" for sid, target, why in self.stale_summaries]
+        out += [f"unparsed {p}" for p in self.unparsed]
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["drift"] = self.drift
+        data["stale_summaries"] = [
+            {"id": i, "target": t, "why": w} for i, t, w in self.stale_summaries
+        ]
+        return data
+
+
+def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus:
+    """What changed on disk since the last scan, and which summaries are stale."""
+    from profiles.repo_scan.scan import find_repo_key
+
+    root = check_root(path)
+    repo = find_repo_key(store, root, name)
+    rid = repo_node_id(repo)
+    with store.reader() as reader:
+        node = reader.get_nodes([rid]).get(rid)
+        if node is None:
+            raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan {path}`")
+        summaries = reader.get_summaries(list(node.attributes.get("summaries") or []))
+    manifest: dict[str, str] = dict(node.attributes.get("manifest") or {})
+    listing = list_files(root)
+    current: dict[str, str] = {}
+    for rel in listing.paths:
+        got: SourceFile | LedgerLine | None = read_source(root, rel)
+        if isinstance(got, SourceFile):
+            current[rel] = got.digest
+    status = RepoStatus(
+        repo=repo,
+        root=str(root),
+        scanned_head=node.attributes.get("head"),
+        head=listing.head,
+        files=len(manifest),
+        added=sorted(p for p in current if p not in manifest),
+        changed=sorted(p for p in current if p in manifest and manifest[p] != current[p]),
+        deleted=sorted(p for p in manifest if p not in current),
+        unparsed=list(node.attributes.get("unparsed") or []),
+    )
+    for s in sorted(summaries.values(), key=lambda s: s.id):
+        if s.freshness.state.value == "stale":
+            why = ", ".join(s.freshness.stale_ids[:3]) or s.freshness.reason
+            status.stale_summaries.append((s.id, s.target, why))
+        else:
+            status.fresh_summaries += 1
+    return status
+
+
+def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> Path:
+    """Add a post-commit hook that rescans the repo in the background.
+
+    An existing hook we did not write is kept: our lines are appended to it
+    (once); ``force`` is not needed for that, only to replace a foreign,
+    non-shell hook.
+    """
+    from profiles.repo_scan.files import _git
+
+    root = check_root(path)
+    proc = _git(root, "rev-parse", "--git-path", "hooks")
+    if proc.returncode != 0:
+        raise UsageError(f"{root} is not inside a git repository: no hook to install")
+    hooks = Path(proc.stdout.decode().strip())
+    hooks = hooks if hooks.is_absolute() else root / hooks
+    hooks.mkdir(parents=True, exist_ok=True)
+    hook = hooks / "post-commit"
+    line = (
+        f"{HOOK_MARK}\n({shlex.quote(command)} repo scan {shlex.quote(str(root))} "
+        ">/dev/null 2>&1 &)\n"
+    )
+    if hook.is_symlink():
+        raise UsageError(f"{hook} is a symlink: refusing to write through it")
+    if hook.exists():
+        text = hook.read_text(encoding="utf-8", errors="replace")
+        if HOOK_MARK in text:
+            return hook
+        if not text.startswith("#!/bin/sh") and not text.startswith("#!/usr/bin/env sh"):
+            if not force:
+                raise UsageError(f"{hook} exists and is not a sh script: pass --force to replace")
+            text = "#!/bin/sh\n"
+        new = text.rstrip("\n") + "\n" + line
+    else:
+        new = "#!/bin/sh\n" + line
+    atomic_write_text(hook, new)
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return hook

@@ -1,0 +1,179 @@
+"""The repo cut over a scanned repo: ranking, summary-or-descent, stale
+warnings, file:line anchors, budget, and the operator's words via commits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from context_cut.budget import packet_tokens
+from context_cut.repo_cut import RepoCutRequest, personalised_pagerank, rank_modules, repo_cut
+from memgraph.documents import (
+    AnchorKind,
+    MemoryAnchor,
+    MemoryEdge,
+    MemoryNode,
+    ProfileName,
+    UpsertEdge,
+    UpsertNode,
+)
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import NotFound
+from memgraph.ids import node_id
+from memgraph.store.memory import MemoryStore
+from profiles.repo_scan.scan import ScanRequest, scan_repo
+
+TREE = {
+    "alpha/__init__.py": '"""Alpha."""\n',
+    "alpha/gateway.py": (
+        '"""Payment gateway: charge a card and retry on timeout."""\n\n\n'
+        "def charge_card(amount: int) -> None:\n    pass\n"
+    ),
+    "beta/__init__.py": '"""Beta: bookkeeping."""\n',
+    "beta/ledger.py": '"""Ledger rows for a card charge."""\nfrom alpha.gateway import charge_card\n',
+    "beta/books.py": '"""Books: monthly totals of the ledger."""\nfrom beta import ledger\n',
+    "beta/audit.py": '"""Audit trail of card charge corrections."""\nfrom beta import ledger\n',
+}
+
+
+def _tree(root: Path) -> Path:
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_ranks_the_matching_module_first_with_file_line_anchors(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "pay")
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    cut = repo_cut(
+        store, RepoCutRequest(text="retry the card charge on gateway timeout", repo_path=root)
+    )
+    assert cut.ranked[0][0] == "alpha/gateway.py"
+    packet = cut.packet
+    assert packet.nodes[0].title == "alpha/gateway.py"
+    assert "facts" not in packet.nodes[0].attributes  # the packet shows the slim node
+    labels = [a.label for a in packet.anchors]
+    assert "alpha/gateway.py:1-5" in labels and "alpha/gateway.py:4-5 charge_card" in labels
+    assert packet.query.cut.value == "repo" and packet.query.domain_id == "repo:pay"
+
+
+def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "pay")
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    request = RepoCutRequest(text="card charge gateway retry", repo_path=root, limit=6)
+    packet = repo_cut(store, request).packet
+    # alpha holds the top match: its modules are shown; beta is covered by its summary
+    assert packet.nodes[0].title == "alpha/gateway.py"
+    assert [s.target for s in packet.summaries] == ["package beta (4 files)"]
+    assert not any(n.title.startswith("beta/") for n in packet.nodes)
+    assert packet.warnings == []
+    (root / "beta" / "audit.py").write_text('"""Audit trail, now with a card charge export."""\n')
+    scan_repo(store, ScanRequest(path=root))
+    packet = repo_cut(store, request).packet
+    assert packet.summaries == []
+    assert any(w.startswith("stale summary:") and "package beta" in w for w in packet.warnings)
+    assert any(n.title.startswith("beta/") for n in packet.nodes)
+
+
+def test_budget_is_a_hard_ceiling(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "pay")
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    for budget in (5, 40, 120, 400, 4000):
+        packet = repo_cut(
+            store, RepoCutRequest(text="card charge ledger", repo_path=root, budget_tokens=budget)
+        ).packet
+        assert packet.tokens_used <= budget and packet_tokens(packet) == packet.tokens_used
+
+
+def test_unscanned_repo_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match="repo scan"):
+        repo_cut(MemoryStore(), RepoCutRequest(text="x", repo_path=tmp_path))
+
+
+def test_pagerank_spreads_relevance_along_imports() -> None:
+    rank = personalised_pagerank(["a", "b", "c", "d"], [("a", "b"), ("b", "c")], {"a": 1.0})
+    assert min(rank["a"], rank["b"]) > rank["c"] > rank["d"] == 0.0
+    assert abs(sum(rank.values()) - 1.0) < 1e-9
+    assert rank_modules({}, "anything") == []
+
+
+def _git(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "op",
+        "GIT_AUTHOR_EMAIL": "op@x",
+        "GIT_COMMITTER_NAME": "op",
+        "GIT_COMMITTER_EMAIL": "op@x",
+    }
+    out = subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+    return out.stdout.decode().strip()
+
+
+def test_operator_words_reach_the_module_through_commits_and_windows(tmp_path: Path) -> None:
+    from profiles.artifact.git import read_commits
+    from profiles.artifact.ingest import commit_node
+
+    root = _tree(tmp_path / "pay")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "gateway: retry charges")
+    commit = commit_node(read_commits(root).commits[0])
+    when = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    said = "the gateway must retry a card charge after a timeout, three times at most"
+    message = MemoryNode(
+        id=node_id("voice", "message", "s1", "u1"),
+        domain_id="voice:pay",
+        profile=ProfileName.voice,
+        kind="message",
+        title=said[:80],
+        claim=said,
+        lifecycle="captured",
+        anchors=[MemoryAnchor(id="a-t1", kind=AnchorKind.transcript, ref="/t.jsonl", line=3)],
+        created_at=when,
+        updated_at=when,
+        valid_from=when,
+    )
+    window = MemoryNode(
+        id=node_id("activity", "window", "aw-1"),
+        domain_id="activity",
+        profile=ProfileName.activity,
+        kind="window",
+        title="aw-1",
+        lifecycle="current",
+        created_at=when,
+        updated_at=when,
+        attributes={
+            "members": [message.id, commit.id],
+            "artifacts": [{"type": "message"}, {"type": "commit"}],
+        },
+    )
+    edges = [
+        MemoryEdge(
+            id=f"e-w{i}",
+            source_id=window.id,
+            target_id=target,
+            kind="in_window",
+            profile=ProfileName.activity,
+            lifecycle="current",
+        )
+        for i, target in enumerate((message.id, commit.id))
+    ]
+    store = MemoryStore()
+    ops = [UpsertNode(node=n) for n in (commit, message, window)]
+    apply_patch(store, new_patch([*ops, *(UpsertEdge(edge=e) for e in edges)]))
+    result = scan_repo(store, ScanRequest(path=root))
+    assert result.touches == len(TREE)  # the one commit touched every file
+    packet = repo_cut(store, RepoCutRequest(text="gateway retry on timeout", repo_path=root)).packet
+    voice = [n for n in packet.nodes if n.profile is ProfileName.voice]
+    assert [n.claim for n in voice] == [said]
+    assert any("operator words linked to alpha/gateway.py" in w for w in packet.warnings)
+    # rescanning does not write the touches edges again
+    assert scan_repo(store, ScanRequest(path=root)).touches == 0

@@ -1,0 +1,136 @@
+"""`memgraph repo scan|status|hook install` and `context --cut repo --repo` (CliRunner),
+and the MCP tool's repo cut."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli.app import app
+from memgraph.config import load_settings
+from memgraph.mcp_server import MemgraphTools
+
+runner = CliRunner()
+
+
+def _repo(root: Path) -> Path:
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text('"""The app."""\n')
+    (root / "app" / "store.py").write_text(
+        '"""Store rows in sqlite."""\nimport sqlite3\n\n\ndef save() -> None:\n'
+        '    sqlite3.connect("x.db")\n'
+    )
+    (root / "app" / "web.py").write_text('"""Web handlers."""\nfrom app.store import save\n')
+    (root / "app" / "bad.py").write_text("def (:\n")
+    return root
+
+
+def test_scan_status_and_context(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "proj")
+    store = str(tmp_path / "g.db")
+    out = runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("repo proj: 4 files (4 added")
+    assert "skipped  app/bad.py: syntax error line 1: not parsed" in out.stderr
+    again = runner.invoke(app, ["repo", "scan", str(root), "--store", store, "--json"])
+    data = json.loads(again.stdout)
+    assert data["receipts"] == 0 and data["parsed_now"] == []
+    (root / "app" / "web.py").write_text(
+        '"""Web handlers, changed."""\nfrom app.store import save\n'
+    )
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
+    assert status.exit_code == 0
+    assert "drift 1 (0 added, 1 changed, 0 deleted)" in status.stdout
+    assert "changed  app/web.py" in status.stdout and "unparsed app/bad.py" in status.stdout
+    runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store, "--json"])
+    doc = json.loads(status.stdout)
+    assert doc["drift"] == 0 and doc["stale_summaries"]
+    ctx = runner.invoke(
+        app,
+        ["context", "save rows in sqlite", "--cut", "repo", "--repo", str(root), "--store", store],
+    )
+    assert ctx.exit_code == 0, ctx.output
+    assert "app/store.py" in ctx.stdout and "warning  stale summary" in ctx.stdout
+    assert "1 file(s) not parsed (module nodes only): app/bad.py" in ctx.stderr
+
+
+def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "proj")
+    home = tmp_path / "home-mg"
+    settings = load_settings(home=home)
+    runner.invoke(app, ["repo", "scan", str(root), "--store", str(settings.store_path)])
+    tools = MemgraphTools(settings)
+    data = tools.context("save rows in sqlite", cut="repo", budget=800, repo=str(root))
+    assert data["nodes"][0]["title"] == "app/store.py"
+    assert data["tokens_used"] <= 800
+
+
+def test_bad_input_is_one_line(tmp_path: Path) -> None:
+    out = runner.invoke(
+        app, ["repo", "scan", str(tmp_path / "nope"), "--store", str(tmp_path / "g.db")]
+    )
+    assert out.exit_code == 1
+    assert out.stderr.strip().startswith("Error: ") and len(out.stderr.strip().splitlines()) == 1
+    out = runner.invoke(app, ["repo", "status", str(tmp_path), "--store", str(tmp_path / "g.db")])
+    assert out.exit_code == 1 and "has not been scanned" in out.stderr
+    out = runner.invoke(
+        app,
+        [
+            "context",
+            "x",
+            "--cut",
+            "role",
+            "--repo",
+            str(tmp_path),
+            "--store",
+            str(tmp_path / "g.db"),
+        ],
+    )
+    assert out.exit_code == 2 and "--repo goes with --cut repo" in out.stderr
+
+
+def test_hook_install_appends_once(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "proj")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text("#!/bin/sh\necho mine\n")
+    for _ in range(2):
+        out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+        assert out.exit_code == 0, out.output
+    text = hook.read_text()
+    assert text.startswith("#!/bin/sh\necho mine\n") and text.count("memgraph repo hook") == 1
+    assert "repo scan" in text and hook.stat().st_mode & 0o111
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    out = runner.invoke(app, ["repo", "hook", "install", str(plain)])
+    assert out.exit_code == 2 and "not inside a git repository" in out.stderr
+
+
+def test_fast_path_matches_the_typer_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memgraph.cli import repo_fast
+
+    root = _repo(tmp_path / "proj")
+    typer_out = runner.invoke(app, ["repo", "scan", str(root), "--store", str(tmp_path / "a.db")])
+    code = repo_fast.run(["scan", str(root), "--store", str(tmp_path / "b.db")])
+    fast = capsys.readouterr()
+    assert code == typer_out.exit_code == 0
+    assert fast.out == typer_out.stdout and fast.err == typer_out.stderr
+    (root / "app" / "web.py").write_text('"""Changed."""\n')
+    typer_out = runner.invoke(app, ["repo", "scan", str(root), "--store", str(tmp_path / "a.db")])
+    code = repo_fast.run(["scan", str(root), f"--store={tmp_path / 'b.db'}", "--no-commits"])
+    fast = capsys.readouterr()
+    assert fast.out == typer_out.stdout and "stale    s-" in fast.out
+    missing = str(tmp_path / "missing")
+    typer_out = runner.invoke(app, ["repo", "scan", missing, "--store", str(tmp_path / "a.db")])
+    assert repo_fast.run(["scan", missing, "--store", str(tmp_path / "b.db")]) == 1
+    assert capsys.readouterr().err == typer_out.stderr
+    for other in (["status"], ["scan", "--json"], ["scan", "--help"], ["scan", "a", "b"], []):
+        assert repo_fast.run(other) is None
