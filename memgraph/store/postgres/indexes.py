@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import StoreError
+from memgraph.fts import query_terms
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
@@ -196,7 +197,7 @@ class PgVoiceIndex:
             ],
         )
         if not rows:
-            return []
+            return self._partial_tier(q, clause, args, head, head_args, [])
         k = 3 + len(phrases)
         nodes, total, ref = rows[0][0], rows[0][1], float(rows[0][2] or 0.0)
         avgdl = total / nodes if nodes and total else 1.0
@@ -214,9 +215,42 @@ class PgVoiceIndex:
         scored.sort(key=lambda x: x[3])
         scored.sort(key=lambda x: x[2], reverse=True)
         scored.sort(key=lambda x: (x[0], x[1]))
-        return [
-            _row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in scored[: q.limit]
+        top = scored[: q.limit]
+        hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _partial_tier(
+        self,
+        q: VoiceSearch,
+        clause: str,
+        args: list[object],
+        head: str,
+        head_args: list[object],
+        whole: list[VoiceRow],
+    ) -> list[VoiceRow]:
+        """Substring tier (``VoiceSearch``): messages holding every term as a
+        case-insensitive substring and not whole-word hits, newest inserted first,
+        ``demote`` ones last; pg_trgm's GIN index finds them."""
+        if q.word or len(whole) >= q.limit:
+            return []
+        terms = [t.lower() for t in query_terms(q.query)]
+        if not terms or any(len(t) < 2 for t in terms):
+            return []
+        likes = " AND ".join("lower(n.body) LIKE %s" for _ in terms)
+        patterns = [
+            "%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for t in terms
         ]
+        rows = self.store.fetch_all(
+            f"{head}SELECT v.node_id, v.ts, v.classification, {_HIT} FROM nodes n"
+            " CROSS JOIN LATERAL (SELECT * FROM voice_messages v"
+            f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"
+            f" WHERE n.profile = 'voice' AND n.kind = 'message' AND {likes}"
+            " AND NOT n.id = ANY(%s) ORDER BY n.seq DESC LIMIT %s",
+            [*head_args, *args, *patterns, [h.node_id for h in whole], q.limit - len(whole)],
+        )
+        found = [_row(0.0, r[0], r[1], r[2], r[3:]) for r in rows]
+        return sorted(found, key=lambda h: h.classification == q.demote)
 
     def stats(self) -> VoiceIndexStats:
         live = "FROM voice_messages WHERE lifecycle <> 'retired'"

@@ -70,6 +70,8 @@ MIGRATIONS: list[Migration] = [
             doc text NOT NULL,
             -- FTS5-style token count of title + body (BM25's document length)
             ntok integer NOT NULL DEFAULT 0,
+            -- insertion order (SQLite's rowid): an update keeps it
+            seq bigint GENERATED ALWAYS AS IDENTITY,
             fts tsvector GENERATED ALWAYS AS ({FTS_DOCUMENT}) STORED,
             fts_body tsvector GENERATED ALWAYS AS ({FTS_BODY}) STORED
         );
@@ -339,6 +341,15 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         6,
         "voice_index rows for inserted nodes are added set-based by the store",
         "-- PostgreSQL: the row triggers of 3 keep voice_messages",
+    ),
+    Migration(
+        7,
+        "voice_tri: trigram index of voice message text (substring and CJK search)",
+        """
+        CREATE INDEX nodes_voice_tri ON nodes USING gin (lower(body) gin_trgm_ops)
+            WHERE profile = 'voice' AND kind = 'message';
+        CREATE INDEX nodes_voice_seq ON nodes (seq) WHERE profile = 'voice' AND kind = 'message';
+        """,
     ),
     Migration(
         10,
