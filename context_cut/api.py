@@ -6,12 +6,14 @@ query -> candidates (BM25 + optional vectors, RRF) -> documents from the store
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from context_cut.candidates import Candidate, VectorSource, gather
+from context_cut.candidates import Candidate, CandidateSet, VectorSource, gather, rrf
 from context_cut.cuts import CutSpec, get_cut
 from context_cut.packet import assemble
 from context_cut.select import MAX_DEPTH, SummaryGraph, Unit, select
@@ -57,12 +59,72 @@ def _summary_graph(reader: GraphReader, seeds: list[str]) -> SummaryGraph:
     return graph
 
 
+class MemoNerve:
+    """A nerve that embeds and searches each text once (the widest fetch is kept)."""
+
+    def __init__(self, nerve: VectorSource) -> None:
+        self.nerve = nerve
+        self.notices: list[str] = []
+        self._seen: dict[
+            tuple[str, tuple[str, ...] | None], tuple[int, list[tuple[str, float]]]
+        ] = {}
+
+    def search(
+        self, store: Store, text: str, limit: int, profiles: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        key = (text, tuple(profiles) if profiles is not None else None)
+        got = self._seen.get(key)
+        if got is None or got[0] < limit:
+            hits = self.nerve.search(store, text, limit, profiles)
+            self.notices += self.nerve.notices
+            self.nerve.notices = []
+            got = (limit, hits)
+            self._seen[key] = got
+        return got[1][:limit]
+
+
+def _fuse_turns(
+    store: Store, query: MemoryContextQuery, nerve: VectorSource | None, cands: CandidateSet
+) -> set[str] | None:
+    """Fuse the turn-level voice ranking (``context_cut.turns``) into ``cands`` by RRF:
+    conversation turns are scored with their neighbours and scoped to the domain."""
+    from context_cut.turns import TurnScope, rank_turns
+
+    domain = query.domain_id or ""
+    voice_domain = domain.startswith("voice:")
+    scope = TurnScope(constellation=domain[len("voice:") :] if voice_domain else None)
+    if query.domain_id is not None and scope.constellation is None:
+        return None  # a non-voice domain holds no voice messages
+    turns = rank_turns(store, query.text, query.limit, nerve=nerve, scope=scope)
+    cands.notices += [n for n in turns.notices if n not in cands.notices]
+    by_id = cands.by_id()
+    # the turn ranking replaces the plain one for voice messages (it scores them
+    # better); other profiles keep their places
+    voice = {t.node.id for t in turns.turns}
+    others = [c.node_id for c in cands.ranked if c.node_id not in voice]
+    fused = rrf([others, [t.node.id for t in turns.turns]])
+    for t in turns.turns:
+        c = by_id.setdefault(t.node.id, Candidate(t.node.id))
+        c.bm25_rank = c.bm25_rank or t.bm25_rank
+        c.vector_rank = c.vector_rank or t.vector_rank
+    for nid, c in by_id.items():
+        c.score = fused.get(nid, 0.0)
+    cands.ranked = sorted(by_id.values(), key=lambda c: (-c.score, c.node_id))
+    return voice
+
+
+def _is_message(node: MemoryNode) -> bool:
+    return node.profile is ProfileName.voice and node.kind == "message"
+
+
 def select_context_cut(
     store: Store, query: MemoryContextQuery, nerve: VectorSource | None = None
 ) -> MemoryContextPacket:
     """The packet for ``query``: exact nodes and edges, summaries standing in
     for what they cover, caveats, receipts and obligations, within the budget."""
     spec = get_cut(query.cut)
+    if nerve is not None:
+        nerve = MemoNerve(nerve)  # the query is embedded once for both rankings
     cands = gather(
         store,
         query.text,
@@ -73,6 +135,9 @@ def select_context_cut(
     notices = list(cands.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")
+    turn_ids: set[str] | None = None
+    if ProfileName.voice in spec.weights:
+        turn_ids = _fuse_turns(store, query, nerve, cands)
     ids = [c.node_id for c in cands.ranked]
     with store.reader() as reader:
         docs = reader.get_nodes(ids)
@@ -82,6 +147,8 @@ def select_context_cut(
             node = docs.get(c.node_id)
             if node is None or not _admits(spec, query, node):
                 continue
+            if turn_ids is not None and _is_message(node) and node.id not in turn_ids:
+                continue  # the turn ranking decides which messages come
             boost = spec.stale_boost if node.lifecycle == "stale" else 1.0
             c.score *= spec.weights[node.profile] * boost
             ranked.append((c, node))
@@ -98,6 +165,13 @@ def select_context_cut(
                 for n in sorted(open_nodes, key=lambda n: (-n.salience, n.id))
                 if _admits(spec, query, n)
             ]
+
+        if query.project is not None:
+            from context_cut.standing import standing_units
+
+            standing, empty = standing_units(store, reader, spec.name.value, query.project)
+            extra = [*standing, *extra]
+            notices += empty
 
         def admits(node: MemoryNode) -> bool:
             return _admits(spec, query, node)
@@ -116,8 +190,8 @@ def select_context_cut(
             f"{len(orphans)} vector hit(s) name nodes the store does not have; "
             "run `memgraph index --rebuild`"
         )
-    taken = {u.node.id for u in selection.units if u.node is not None}
-    extra = [u for u in extra if u.node is not None and u.node.id not in taken]
+    taken = {u.key for u in selection.units}
+    extra = [u for u in {u.key: u for u in extra}.values() if u.key not in taken]
     warnings = [
         f"stale summary: {s.id} «{s.target}» covers changed sources "
         f"({', '.join(s.freshness.stale_ids[:5]) or s.freshness.reason}); "
@@ -151,6 +225,8 @@ class RecallRequest(BaseModel):
     project: str | None = None
     session_id: str | None = None
     since: UtcDatetime | None = None
+    # hybrid: BM25 fused with vectors (BM25 alone when no nerve); bm25; vectors only
+    mode: Literal["hybrid", "bm25", "vectors"] = "hybrid"
 
 
 @dataclass(frozen=True)
@@ -162,20 +238,6 @@ class RecallHit:
     vector_rank: int | None
 
 
-def _recall_match(node: MemoryNode, request: RecallRequest) -> bool:
-    if node.profile is not ProfileName.voice or node.kind != "message":
-        return False
-    if node.lifecycle == "retired":
-        return False
-    attrs = node.attributes
-    if request.project is not None and attrs.get("project") != request.project:
-        return False
-    if request.session_id is not None and attrs.get("session_id") != request.session_id:
-        return False
-    when = node.valid_from or node.created_at
-    return request.since is None or when >= request.since
-
-
 @dataclass
 class RecallResult:
     hits: list[RecallHit]
@@ -184,24 +246,28 @@ class RecallResult:
 
 def recall(store: Store, request: RecallRequest, nerve: VectorSource | None = None) -> RecallResult:
     """Voice messages for ``request``, hybrid-ranked, with one-line notices."""
-    cands = gather(
+    if request.mode == "bm25":
+        nerve = None
+    elif request.mode == "vectors" and nerve is None:
+        from memgraph.errors import UsageError
+
+        raise UsageError("vector-only recall needs an embedder: pass --embedder")
+    from context_cut.turns import TurnScope, rank_turns
+
+    scope = TurnScope(project=request.project, session_id=request.session_id, since=request.since)
+    ranking = rank_turns(
         store,
         request.text,
-        request.limit * OVERFETCH,
+        request.limit,
         nerve=nerve,
-        profiles=[ProfileName.voice.value],
+        scope=scope,
+        lexical=request.mode != "vectors",
     )
-    notices = list(cands.notices)
+    notices = list(ranking.notices)
     if nerve is None:
         notices.append("vectors not configured: BM25 only")
-    with store.reader() as reader:
-        docs = reader.get_nodes([c.node_id for c in cands.ranked])
-    hits: list[RecallHit] = []
-    for c in cands.ranked:
-        node = docs.get(c.node_id)
-        if node is None or not _recall_match(node, request):
-            continue
-        hits.append(RecallHit(len(hits) + 1, c.score, node, c.bm25_rank, c.vector_rank))
-        if len(hits) >= request.limit:
-            break
+    hits = [
+        RecallHit(rank, t.score, t.node, t.bm25_rank, t.vector_rank)
+        for rank, t in enumerate(ranking.turns, start=1)
+    ]
     return RecallResult(hits, notices)

@@ -38,6 +38,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def node_text(n: MemoryNode) -> str:
+    if n.profile.value == "voice" and n.kind == "message" and n.claim:
+        return turn_text(n)
     parts = [f"[{n.profile.value}/{n.kind} {n.lifecycle}] {n.id} {n.title}"]
     for label, value in (
         ("claim", n.claim),
@@ -48,6 +50,15 @@ def node_text(n: MemoryNode) -> str:
         if value and value != n.title:
             parts.append(f"{label}: {value}")
     return "\n".join(parts)
+
+
+def turn_text(n: MemoryNode) -> str:
+    """A voice message as evidence: when, who, the verbatim text (its title is only
+    a cut copy of the text, so it is not repeated)."""
+    when = n.valid_from or n.created_at
+    speaker = n.attributes.get("speaker")
+    who = f" {speaker}:" if isinstance(speaker, str) and speaker else ""
+    return f"[voice] {n.id} {when:%Y-%m-%d %H:%M}{who} {n.claim}"
 
 
 def summary_text(s: MemorySummary) -> str:

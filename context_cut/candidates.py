@@ -136,6 +136,7 @@ def gather(
     nerve: VectorSource | None = None,
     profiles: Sequence[str] | None = None,
     vector_profiles: Sequence[str] | None = None,
+    lexical: bool = True,
 ) -> CandidateSet:
     """Rank up to ``limit`` candidate node ids for ``text``.
 
@@ -144,7 +145,7 @@ def gather(
     ``profiles``). The caller still filters every hit on the stored document.
     """
     result = CandidateSet(terms=query_terms(text))
-    bm25 = bm25_ranking(store, result.terms, limit, profiles)
+    bm25 = bm25_ranking(store, result.terms, limit, profiles) if lexical else []
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:

@@ -72,6 +72,10 @@ def node_caveats(
     return b
 
 
+def is_turn(node: MemoryNode) -> bool:
+    return node.profile is ProfileName.voice and node.kind == "message"
+
+
 def _anchors_for(spec: CutSpec, node: MemoryNode, withheld: list[int]) -> list[MemoryAnchor]:
     if spec.allowed_anchor_kinds is None:
         return list(node.anchors)
@@ -102,6 +106,7 @@ def assemble(
     units = [*(extra_units or []), *selection.units]
     edges: dict[str, MemoryEdge] = {}
     withheld = [0]
+    deferred: list[Bundle] = []
     for u in units:
         # A unit whose bare text cannot fit is listed without any store reads:
         # with a small budget most units end here, so the cut stays fast.
@@ -135,7 +140,15 @@ def assemble(
             b = node_caveats(u.node, spec, hood.edges.values(), others)
             b.anchors = _anchors_for(spec, u.node, withheld)
             b.receipts = _last(store, u.node.id, spec.receipts_per_item)
-        packer.add(b)
+            if is_turn(u.node):
+                # a verbatim turn's provenance waits until every ranked unit had
+                # its chance: the budget goes to evidence before bookkeeping
+                deferred.append(Bundle(key=b.key, anchors=b.anchors, receipts=b.receipts))
+                b.anchors, b.receipts = [], []
+        if packer.add(b) is False:
+            deferred = [d for d in deferred if d.key != b.key]
+    for d in deferred:
+        packer.add(d)
     if withheld[0]:
         packet.notices.append(
             f"public surface: {withheld[0]} private anchor(s) (transcript/file) withheld"

@@ -51,6 +51,10 @@ FIELDS = (
     "qdrant_engine",
     "embedder",
     "embed_model",
+    "sleep_schedule",
+    "crontab",
+    "systemctl",
+    "hook_budget",
 )
 ENV_PREFIX = "MEMGRAPH_"
 STORE_FILE = "memgraph.db"

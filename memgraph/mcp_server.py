@@ -28,8 +28,9 @@ MAX_BUDGET = 200_000
 INSTRUCTIONS = (
     "memgraph keeps what the operator said (verbatim, from agent transcripts), session notes "
     "and typed claims in one graph. Use voice_search for the operator's exact words on a topic, "
-    "wake at the start of a session for the continuity token, note to leave one, context for a "
-    "token-budgeted packet, voice_stats for index health."
+    "wake at the start of a session for the continuity token, note to leave one, remember for "
+    "short-term memory the night pass consolidates, propose for typed claims profile law "
+    "accepts or rejects, context for a token-budgeted packet, voice_stats for index health."
 )
 
 
@@ -104,8 +105,10 @@ class MemgraphTools:
 
     def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
         from profiles.session.api import NoteRequest, note
+        from profiles.wakeup.active import find_active
 
         sid = session_id or self.settings.session
+        sid = sid or find_active(self.settings.home, self.settings.workspace)
         if not sid:
             raise ValueError(
                 "no session: pass session_id, or start the server with MEMGRAPH_SESSION set"
@@ -115,6 +118,53 @@ class MemgraphTools:
         )
         with self._store() as store:
             result: dict[str, Any] = _jsonable(note(store, request))
+        return result
+
+    def _memory_request(
+        self, text: str, profile: str, session_id: str | None, **fields: Any
+    ) -> Any:
+        import os
+
+        from profiles.memory import Anchors, MemoryRequest
+        from profiles.voice.nodes import resolve_project
+        from profiles.wakeup.active import resolve_session
+
+        where = str(self.settings.workspace)
+        sid, _ = resolve_session(
+            session_id, self.settings.session, os.environ, where, self.settings.home
+        )
+        if not sid:
+            raise ValueError(
+                "no session: pass session_id, or start the server with MEMGRAPH_SESSION set"
+            )
+        anchors = Anchors(
+            transcript=fields.pop("transcript", None),
+            record_uuid=fields.pop("record_uuid", None),
+            files=tuple(fields.pop("files", None) or ()),
+            commit=fields.pop("commit", None),
+        )
+        project = fields.pop("project", None) or resolve_project(where)
+        return MemoryRequest(
+            text=text, session_id=sid, project=project, harness="mcp", profile=profile,
+            anchors=anchors, persona=self.settings.persona, **fields,
+        )  # fmt: skip
+
+    def remember(self, text: str, session_id: str | None = None, **fields: Any) -> dict[str, Any]:
+        from profiles.memory import remember
+
+        request = self._memory_request(text, "short_term", session_id, **fields)
+        with self._store() as store:
+            result: dict[str, Any] = _jsonable(remember(store, request))
+        return result
+
+    def propose(
+        self, profile: str, text: str, session_id: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        from profiles.memory import propose
+
+        request = self._memory_request(text, profile, session_id, **fields)
+        with self._store() as store:
+            result: dict[str, Any] = _jsonable(propose(store, request))
         return result
 
     def wake(self, persona: str | None = None) -> dict[str, Any]:
@@ -214,6 +264,56 @@ def build_server(settings: Settings) -> Any:
         query: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
     ) -> dict[str, Any]:
         return tools.context(query, cut, budget, repo)
+
+    @server.tool(
+        description="Keep a short-term memory from this session (forced sleep accounts for it)."
+    )
+    @_tool
+    def remember(
+        text: str,
+        session_id: str | None = None,
+        tension: str = "",
+        question: str = "",
+        kind: str = "observation",
+        transcript: str | None = None,
+        record_uuid: str | None = None,
+        files: list[str] | None = None,
+        commit: str | None = None,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        return tools.remember(
+            text, session_id, tension=tension, question=question, kind=kind,
+            transcript=transcript, record_uuid=record_uuid, files=files, commit=commit,
+            project=project,
+        )  # fmt: skip
+
+    @server.tool(
+        description=(
+            "Propose a typed claim (role_self|incubation|agency_pressure|candidate_intervention|"
+            "evidence|repo_architecture|repo_dataflow); profile law accepts or rejects it."
+        )
+    )
+    @_tool
+    def propose(
+        profile: str,
+        text: str,
+        session_id: str | None = None,
+        kind: str | None = None,
+        state: str | None = None,
+        tension: str = "",
+        question: str = "",
+        action_implication: str = "",
+        transcript: str | None = None,
+        record_uuid: str | None = None,
+        files: list[str] | None = None,
+        commit: str | None = None,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        return tools.propose(
+            profile, text, session_id, kind=kind, state=state, tension=tension,
+            question=question, action_implication=action_implication, transcript=transcript,
+            record_uuid=record_uuid, files=files, commit=commit, project=project,
+        )  # fmt: skip
 
     @server.tool(description="Health of the voice index: pages, messages, classified share.")
     @_tool

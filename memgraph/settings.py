@@ -42,6 +42,10 @@ class Settings(BaseModel):
     qdrant_engine: str = "edge"  # embedded engine: edge (Qdrant Edge) | qdrant-client
     embedder: str = "none"  # none | hash | ollama | minilm | minilm-torch
     embed_model: str = "all-minilm"
+    sleep_schedule: str = "auto"  # auto | cron | systemd (memgraph sleep --install)
+    crontab: str = "crontab"  # the crontab binary sleep --install runs
+    systemctl: str = "systemctl"
+    hook_budget: int = 1500  # tokens the SessionStart hook may print
 
     @field_validator("transcripts", "repos", mode="before")
     @classmethod

@@ -50,8 +50,12 @@ COMMAND_MODULES = (
     "voice_index",
     "wiki",
     "demo",
+    "memory",
+    "review",
+    "sleep",
     "render",
     "repo",
+    "importer",
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -38,6 +38,9 @@ QdrantUrlOpt = typer.Option(
 )
 
 
+if TYPE_CHECKING:
+    from memgraph.store import Store
+
 _nerve = nerve_for
 _config = config_for
 _ranked = run_ranked
@@ -51,6 +54,12 @@ def context(
     limit: int = typer.Option(50, "--limit", help="Candidate nodes considered."),
     as_json: bool = typer.Option(False, "--json", help="The packet as one JSON line."),
     markdown: bool = typer.Option(False, "--markdown", help="The packet as markdown."),
+    prompt: bool = typer.Option(
+        False, "--prompt", help="One block ready for a role prompt (budget enforced)."
+    ),
+    project: str | None = typer.Option(
+        None, "--project", help="role/persona/coordinator: whose standing material (default: cwd)."
+    ),
     repo: Path | None = typer.Option(
         None, "--repo", help="With --cut repo: a scanned repository (memgraph repo scan)."
     ),
@@ -67,22 +76,49 @@ def context(
     from memgraph.documents import MemoryContextQuery
     from memgraph.errors import UsageError
 
-    if as_json and markdown:
-        raise UsageError("choose one of --json and --markdown")
+    if as_json + markdown + prompt > 1:
+        raise UsageError("choose one of --json, --markdown and --prompt")
     if budget <= 0 or limit <= 0:
         raise UsageError("--budget and --limit must be positive")
     if not text.strip():
         raise UsageError("the query is empty")
     spec = get_cut(cut)
+    if project is None and spec.name.value != "repo":
+        import os
+
+        from profiles.voice.nodes import resolve_project
+
+        project = resolve_project(os.getcwd())
+    sections: list[object] = []
     if repo is not None:
         packet = _repo_packet(text, spec.name.value, repo, budget, limit, home, store)
     else:
         query = MemoryContextQuery(
-            text=text, cut=spec.name, budget_tokens=budget, domain_id=domain, limit=limit
+            text=text,
+            cut=spec.name,
+            budget_tokens=budget,
+            domain_id=domain,
+            limit=limit,
+            project=project if spec.name.value != "repo" else None,
         )
         cfg = _config(home, embedder, qdrant_path, qdrant_url)
-        packet = _ranked(cfg, home, store, lambda s, nerve: select_context_cut(s, query, nerve))
-    if as_json:
+
+        def run(s: Store, nerve: Any) -> Any:
+            if prompt and query.project is not None:
+                from memgraph.store.interfaces import indexes
+                from profiles.wakeup.standing import gather
+
+                reads = indexes(s).standing
+                if reads is not None:
+                    sections.extend(gather(reads, spec.name.value, query.project))
+            return select_context_cut(s, query, nerve)
+
+        packet = _ranked(cfg, home, store, run)
+    if prompt:
+        from context_cut.prompt import prompt_block
+
+        sys.stdout.write(prompt_block(packet, sections, packet.query.project))
+    elif as_json:
         sys.stdout.write(packet_json(packet) + "\n")
     elif markdown:
         sys.stdout.write(packet_markdown(packet))
@@ -121,6 +157,9 @@ def recall(
     limit: int = typer.Option(10, "--limit", "-n", help="How many messages."),
     project: str | None = typer.Option(None, "--project", help="Only this project."),
     session: str | None = typer.Option(None, "--session", help="Only this session id."),
+    mode: str = typer.Option(
+        "hybrid", "--mode", help="hybrid | bm25 | vectors (vectors need an embedder)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
     home: Path | None = HomeOpt,
     store: str | None = StoreOpt,
@@ -135,6 +174,7 @@ def recall(
             limit=limit,
             project=project,
             session=session,
+            mode=mode,
             as_json=as_json,
             home=home,
             store=store,

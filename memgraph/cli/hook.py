@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 hook_app = typer.Typer(
-    help="Claude Code hooks: capture a session when it ends.",
+    help="Claude Code hooks: wake a session with its packet, capture it when it ends.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -38,23 +38,65 @@ def session_end_cmd(
     print(session_end(raw, store_location(settings, store), settings.vault))
 
 
-@hook_app.command("install")
-def install_cmd(
-    settings_file: Path | None = typer.Option(
-        None, "--settings", help="Claude Code settings file (default ~/.claude/settings.json)."
-    ),
-    command: str | None = typer.Option(
-        None, "--command", help="Hook command (default: this memgraph)."
+@hook_app.command("session-start")
+def session_start_cmd(
+    home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
+    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    budget: int | None = typer.Option(
+        None, "--budget", help="Token budget of the packet (env MEMGRAPH_HOOK_BUDGET; 1500)."
     ),
 ) -> None:
-    """Add `memgraph hook session-end` as a SessionEnd hook (idempotent)."""
-    from profiles.voice.hooks import HOOK_EVENT, default_command, install_session_end_hook
+    """SessionStart: print the wake token + role packet as hook context (never fails)."""
+    import os
+
+    from profiles.wakeup.hook import MAX_INPUT, session_start
+
+    flags = {
+        k: str(v)
+        for k, v in (("home", home), ("store", store), ("hook_budget", budget))
+        if v is not None
+    }
+    out, problems = session_start(sys.stdin.buffer.read(MAX_INPUT + 1), os.environ, flags)
+    print(out)
+    for line in problems[:1]:
+        print(line, file=sys.stderr)
+
+
+SettingsOpt = typer.Option(
+    None, "--settings", help="Claude Code settings file (default ~/.claude/settings.json)."
+)
+
+
+@hook_app.command("install")
+def install_cmd(
+    settings_file: Path | None = SettingsOpt,
+    command: str | None = typer.Option(
+        None, "--command", help="The SessionEnd hook command (default: this memgraph)."
+    ),
+) -> None:
+    """Add SessionStart and SessionEnd hooks (idempotent; `hook uninstall` undoes it)."""
+    from profiles.wakeup.install import install
 
     path = settings_file or Path.home() / ".claude" / "settings.json"
-    if install_session_end_hook(path, command or default_command()):
-        print(f"installed {HOOK_EVENT} hook in {path}")
-    else:
-        print(f"{HOOK_EVENT} hook already installed in {path}")
+    base = command.rsplit(" hook session-end", 1)[0] if command else None
+    added = install(path, base)
+    for event in added:
+        print(f"installed {event} hook in {path}")
+    if not added:
+        print(f"SessionStart and SessionEnd hooks already installed in {path}")
+
+
+@hook_app.command("uninstall")
+def uninstall_cmd(settings_file: Path | None = SettingsOpt) -> None:
+    """Remove exactly the hooks `hook install` added."""
+    from profiles.wakeup.install import uninstall
+
+    path = settings_file or Path.home() / ".claude" / "settings.json"
+    removed = uninstall(path)
+    for event in removed:
+        print(f"removed {event} hook from {path}")
+    if not removed:
+        print(f"no hooks installed by memgraph in {path}")
 
 
 def register(app: typer.Typer) -> None:

@@ -45,7 +45,49 @@ def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
     return paths(home=home, vault=vault, store=store)
 
 
+def _start_flags(argv: list[str]) -> dict[str, str] | None:
+    found: dict[str, str] = {}
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        name, eq, value = rest[i].partition("=")
+        if name not in ("--home", "--store", "--budget"):
+            return None
+        if not eq:
+            if i + 1 >= len(rest):
+                return None
+            value = rest[i + 1]
+            i += 1
+        found["hook_budget" if name == "--budget" else name[2:]] = value
+        i += 1
+    return found
+
+
+def session_start(argv: list[str]) -> int | None:
+    """``hook session-start``: never fails a session start (exit 0, one stderr line)."""
+    flags = _start_flags(argv)
+    if flags is None:
+        return None
+    try:
+        import os
+
+        from profiles.wakeup.hook import MAX_INPUT
+        from profiles.wakeup.hook import session_start as run_start
+
+        raw = sys.stdin.buffer.read(MAX_INPUT + 1)
+        out, problems = run_start(raw, os.environ, flags)
+    except Exception as exc:
+        out, problems = "", [f"memgraph hook session-start: {' '.join(str(exc).split())[:300]}"]
+    if out:
+        sys.stdout.write(out + "\n")
+    for line in problems[:1]:
+        sys.stderr.write(line + "\n")
+    return 0
+
+
 def run(argv: list[str]) -> int | None:
+    if argv and argv[0] == "session-start":
+        return session_start(argv)
     flags = _parse(argv)
     if flags is None:
         return None

@@ -52,10 +52,14 @@ def probe(
             result = run_probe(store, request)
         finally:
             store.close()
+    from profiles.sleep.state import STATE_FILE, sleep_status
+
+    sleep = sleep_status(settings.home / STATE_FILE)
     if as_json:
-        print(json.dumps(probe_json(result), ensure_ascii=False))
+        print(json.dumps({**probe_json(result), "sleep": sleep}, ensure_ascii=False))
     else:
         print(format_probe(result))
+        print(sleep["line"])
     raise typer.Exit(result.status)
 
 

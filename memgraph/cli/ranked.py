@@ -86,6 +86,7 @@ class RecallArgs:
     limit: int = 10
     project: str | None = None
     session: str | None = None
+    mode: str = "hybrid"  # hybrid | bm25 | vectors
     as_json: bool = False
     home: Path | None = None
     store: str | Path | None = None
@@ -104,7 +105,11 @@ def recall_command(args: RecallArgs) -> None:
 
     try:
         request = RecallRequest(
-            text=args.text, limit=args.limit, project=args.project, session_id=args.session
+            text=args.text,
+            limit=args.limit,
+            project=args.project,
+            session_id=args.session,
+            mode=args.mode,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

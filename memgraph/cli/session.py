@@ -165,6 +165,10 @@ def note(
             env["MEMGRAPH_SESSION"] = s.session  # from the config file
         sid, _ = active_session(session, env, h)
         if sid is None:
+            from profiles.wakeup.active import find_active  # recorded by the SessionStart hook
+
+            sid = find_active(s.home, os.getcwd())
+        if sid is None:
             raise UsageError(NO_SESSION)
         explicit = persona or os.environ.get("MEMGRAPH_PERSONA") or None
         when = parse_at(at, utcnow()) if at is not None else None

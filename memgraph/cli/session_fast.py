@@ -113,6 +113,10 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
         env["MEMGRAPH_SESSION"] = str(configured)
     sid, _ = harness_mod.active_session(opts.get("--session"), env, harness)
     if sid is None:
+        from profiles.wakeup.active import find_active  # recorded by the SessionStart hook
+
+        sid = find_active(db.parent, os.getcwd())
+    if sid is None:
         raise UsageError(harness_mod.NO_SESSION)
     records.check_name(sid, "session id")
     persona = opts.get("--persona") or env.get("MEMGRAPH_PERSONA") or None

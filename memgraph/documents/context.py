@@ -24,6 +24,8 @@ class MemoryContextQuery(Temporal):
     cut: CutName = CutName.repo
     budget_tokens: int = Field(default=2000, gt=0)
     domain_id: str | None = None
+    # role/persona/coordinator: the project whose standing material leads the packet
+    project: str | None = None
     as_of: UtcDatetime | None = None
     summary_confidence_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     limit: int = Field(default=50, gt=0)

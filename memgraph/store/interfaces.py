@@ -13,6 +13,7 @@ store type without a registration is an error, never a silent fallback.
     SessionIndex        started sessions and their active notes (views, wake)
     NoteAppend          the lean ``memgraph note`` write (one transaction)
     TermStats           document frequencies and OR-BM25 ranking (context cuts)
+    TurnIndex           scoped OR-BM25 over voice messages (turn-level recall; optional)
     ActivityLookups     nodes in a time range, session cwds (activity windows)
 
 Period queries are ``Store.nodes_in_period`` (``memgraph.store.protocol``).
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         TermFrequencies,
         VoiceIndexStats,
         VoiceRow,
+        VoiceScope,
         VoiceSearch,
     )
 
@@ -109,6 +111,27 @@ class TermStats(Protocol):
         ...
 
 
+class TurnIndex(Protocol):
+    """Voice messages as conversation turns (``context_cut.turns``)."""
+
+    def rank_any(
+        self,
+        words: Sequence[tuple[str, bool]],
+        scope: VoiceScope,
+        limit: int,
+        title_weight: float = 1.0,
+    ) -> list[tuple[str, float]]:
+        """(node id, -bm25) best first for live, current (not superseded) voice
+        messages in ``scope`` matching
+        ANY of ``words`` ((plain folded word, is_prefix)), over title (weighted
+        ``title_weight``) and body."""
+        ...
+
+    def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
+        """Which of ``ids`` are live voice messages in ``scope``."""
+        ...
+
+
 class ActivityLookups(Protocol):
     def rows_in_range(
         self, sources: Sequence[ActivitySource], lo: str, hi: str
@@ -121,6 +144,35 @@ class ActivityLookups(Protocol):
         ...
 
 
+class StandingReads(Protocol):
+    """Standing context material (role/persona/coordinator cuts, SessionStart hook).
+
+    Documents as parsed JSON dicts, newest first unless said otherwise.
+    """
+
+    def domain_docs(
+        self, domain: str, profiles: tuple[str, ...], states: tuple[str, ...], limit: int
+    ) -> list[dict[str, Any]]: ...
+
+    def voice_docs(
+        self, project: str, labels: tuple[str, ...], limit: int
+    ) -> list[dict[str, Any]] | None: ...
+
+    def voice_counts(self, project: str) -> tuple[int, int]: ...
+
+    def project_notes(self, project: str, limit: int) -> list[tuple[str, str, str, str]] | None: ...
+
+    def latest_note(self, persona: str) -> tuple[str, str, str] | None: ...
+
+    def summaries(self, domain: str, stale_only: bool, limit: int) -> list[dict[str, Any]]: ...
+
+    def summary_count(self, domain: str) -> int: ...
+
+    def repo_candidates(self, domain: str, project: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def recent_receipts(self, scan: int) -> list[dict[str, Any]]: ...
+
+
 @dataclass(frozen=True)
 class StoreIndexes:
     """One backend's implementation of every index interface."""
@@ -131,6 +183,10 @@ class StoreIndexes:
     notes: NoteAppend
     terms: TermStats
     activity: ActivityLookups
+    standing: StandingReads | None = None  # backends without it: query hits only
+    # optional: without it, turn ranking uses ``terms``/``store.search`` and reads
+    # documents to apply the scope (slower on big stores, same law)
+    turns: TurnIndex | None = None
 
 
 _FACTORIES: dict[type, Callable[[Any], StoreIndexes]] = {}

@@ -124,6 +124,18 @@ class VoiceSearch:
 
 
 @record(frozen=True)
+class VoiceScope:
+    """Which live voice messages a turn ranking considers (all given filters AND-ed,
+    exact matches): ``project``, ``session_id``, ``constellation``, and ``since``
+    (message time at or after, fixed-width UTC text)."""
+
+    project: str | None = None
+    session_id: str | None = None
+    constellation: str | None = None
+    since: str | None = None
+
+
+@record(frozen=True)
 class VoiceRow:
     """A live (non-retired) voice message as the index holds it."""
 

@@ -440,8 +440,9 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
+    from memgraph.store.sqlite_ext.standing import SQLiteStanding
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
-    from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
+    from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex, SQLiteVoiceIndex
 
     return StoreIndexes(
         voice=SQLiteVoiceIndex(store),
@@ -450,6 +451,8 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         notes=SQLiteNoteAppend(store),
         terms=SQLiteTermStats(store),
         activity=SQLiteActivity(store),
+        standing=SQLiteStanding(store),
+        turns=SQLiteTurnIndex(store),
     )
 
 

@@ -17,10 +17,11 @@ Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 from memgraph.errors import StoreError
 from memgraph.fts import query_terms, to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
 
@@ -393,3 +394,74 @@ class SQLiteVoiceIndex:
             messages = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
             nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
         return int(messages), int(nodes)
+
+
+def _scope_sql(scope: VoiceScope) -> tuple[str, list[object]]:
+    # only a record's current version (an older one of a changed record is superseded)
+    where: list[str] = ["v.lifecycle != 'superseded'"]
+    args: list[object] = []
+    for column, value in (
+        ("project", scope.project),
+        ("session_id", scope.session_id),
+        ("constellation", scope.constellation),
+    ):
+        if value is not None:
+            where.append(f"v.{column} = ?")
+            args.append(value)
+    if scope.since is not None:
+        where.append("v.ts >= ?")
+        args.append(scope.since)
+    return " AND ".join(where), args
+
+
+def _quoted(word: str, prefix: bool) -> str:
+    return '"' + word.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+class SQLiteTurnIndex:
+    """Scoped OR-BM25 over ``node_fts`` joined 1:1 with ``voice_index`` (``TurnIndex``)."""
+
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def rank_any(
+        self,
+        words: Sequence[tuple[str, bool]],
+        scope: VoiceScope,
+        limit: int,
+        title_weight: float = 1.0,
+    ) -> list[tuple[str, float]]:
+        parts = [_quoted(w, p) for w, p in words if w]
+        if not parts or limit <= 0:
+            return []
+        clause, args = _scope_sql(scope)
+        # node_fts drives (CROSS JOIN fixes the order): one FTS scan, then rowid
+        # lookups into the index for the scope
+        sql = (
+            f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
+            "FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid "
+            f"WHERE node_fts MATCH ? AND {clause} ORDER BY score LIMIT ?"
+        )
+        with self.conns.read() as conn:
+            try:
+                rows = conn.execute(sql, [" OR ".join(parts), *args, limit]).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"turn ranking failed: {exc}") from None
+        return [(str(n), -float(score)) for n, score in rows]
+
+    def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
+        if not ids:
+            return set()
+        clause, args = _scope_sql(scope)
+        found: set[str] = set()
+        with self.conns.read() as conn:
+            for i in range(0, len(ids), 500):
+                chunk = list(ids[i : i + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT v.node_id FROM voice_index AS v WHERE v.node_id IN ({marks}) "
+                    f"AND {clause}",
+                    [*chunk, *args],
+                ).fetchall()
+                found.update(str(r[0]) for r in rows)
+        return found

@@ -98,12 +98,15 @@ def test_install_is_idempotent_and_keeps_settings(isolated_env: Path) -> None:
         json.dumps({"model": "opus", "hooks": {"SessionEnd": [{"hooks": [other]}], "Stop": []}})
     )
     first = runner.invoke(app, ["hook", "install", "--command", "memgraph hook session-end"])
-    assert first.exit_code == 0 and first.output.startswith("installed SessionEnd hook")
+    assert first.exit_code == 0 and "installed SessionEnd hook" in first.output
+    assert "installed SessionStart hook" in first.output
     data = json.loads(settings.read_text())
     assert data["model"] == "opus" and data["hooks"]["Stop"] == []
     groups = data["hooks"]["SessionEnd"]
     assert groups[0] == {"hooks": [other]}
     assert groups[1] == {"hooks": [{"type": "command", "command": "memgraph hook session-end"}]}
+    start = data["hooks"]["SessionStart"]
+    assert start == [{"hooks": [{"type": "command", "command": "memgraph hook session-start"}]}]
     second = runner.invoke(app, ["hook", "install"])
     assert second.exit_code == 0 and "already installed" in second.output
     assert json.loads(settings.read_text()) == data

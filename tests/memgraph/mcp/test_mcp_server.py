@@ -98,7 +98,15 @@ def test_server_lists_and_calls_every_tool(tmp_path: Path) -> None:
     env = _seed(tmp_path)
     out = anyio.run(_drive, env)
 
-    assert out["tools"] == ["context", "note", "voice_search", "voice_stats", "wake"]
+    assert out["tools"] == [
+        "context",
+        "note",
+        "propose",
+        "remember",
+        "voice_search",
+        "voice_stats",
+        "wake",
+    ]
     texts = [hit["text"] for hit in out["search"]]
     assert any("exponential backoff" in t for t in texts)
     assert set(out["search"][0]) >= {

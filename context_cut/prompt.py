@@ -1,0 +1,45 @@
+"""``memgraph context --prompt``: the packet as one block ready for a role prompt.
+
+The block holds the cut's standing sections (``profiles.wakeup.standing``; an
+empty one says why) and then the query's own hits from the packet that are not
+already listed, every line counted against the query's budget: the whole block,
+tags included, never exceeds it.
+"""
+
+from __future__ import annotations
+
+from context_cut.budget import estimate_tokens
+from memgraph.documents import MemoryContextPacket
+
+
+def prompt_block(packet: MemoryContextPacket, sections: list[object], project: str | None) -> str:
+    from profiles.wakeup.standing import Item, Section, render
+
+    q = packet.query
+    where = f' project="{project}"' if project else ""
+    open_tag = f'<memgraph-context cut="{q.cut.value}"{where}>'
+    close_tag = "</memgraph-context>"
+    listed = {i.id for s in sections if isinstance(s, Section) for i in s.items}
+    related = Section("related", f"Related to: {' '.join(q.text.split())[:80]}")
+    for s in packet.summaries:
+        if s.id not in listed:
+            related.items.append(Item(s.id, "summary", "summary", s.target, ""))
+    for n in packet.nodes:
+        if n.id not in listed:
+            anchor = n.anchors[0] if n.anchors else None
+            ref = f"{anchor.kind.value} {anchor.ref}" if anchor is not None else ""
+            text = " ".join((n.claim or n.title).split())[:160]
+            related.items.append(
+                Item(n.id, "node", f"{n.profile.value}/{n.kind} {n.lifecycle}", text, ref)
+            )
+    if not related.items:
+        related.empty = "no further hits for the query"
+    chosen = [s for s in sections if isinstance(s, Section)] + [related]
+    budget = q.budget_tokens - estimate_tokens(open_tag) - estimate_tokens(close_tag) - 2
+    header = [f"obligation: {o}" for o in packet.obligations]
+    header += [f"warning: {w}" for w in packet.warnings]
+    body, _, left = render(chosen, max(budget, 0), header)
+    footer = f"({left} item(s) left out for the budget)\n" if left else ""
+    if footer and estimate_tokens(body + footer) > budget:
+        footer = ""
+    return f"{open_tag}\n{body}{footer}{close_tag}\n"

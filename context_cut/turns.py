@@ -1,0 +1,330 @@
+"""Turn-level recall over voice messages: lexical and dense fused, turns in context.
+
+A conversation turn is short and often only makes sense beside its neighbour:
+"5 years already!" answers "How long have you been married?". So a turn is
+scored on its own words AND on its neighbours' (``prev_turn``/``next_turn``,
+set by ``memgraph import conversations``):
+
+    final(t) = s(t) + PREV * s(prev(t)) + NEXT * s(next(t))   (x SPEAKER when named)
+
+where ``s`` is the fusion of a BM25 (OR over the query's content words, each
+word also as a prefix of its stem so "pets" finds "pet") and the cosine of the
+vector nerve, each normalised to [0, 1] by its best hit in the pool. A turn
+whose speaker the query names ("What pet does Caroline have?") is boosted.
+
+Scope filters (project, session, constellation, since) are applied inside the
+lexical query on SQLite (the voice index), so one conversation among many
+still gets a full candidate pool; vector hits are over-fetched and filtered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from context_cut.candidates import VectorSource, bm25_ranking, query_terms
+from context_cut.embedders import fold
+from memgraph.documents import MemoryNode
+from memgraph.errors import MemgraphError
+from memgraph.store.protocol import Store
+from memgraph.store.rows import VoiceScope, iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.interfaces import TurnIndex
+
+
+@dataclass(frozen=True)
+class TurnWeights:
+    """Tuned on LoCoMo conversations 26 and 30 only (notes/recall.md)."""
+
+    lexical: float = 1.0
+    dense: float = 0.7
+    prev: float = 0.5  # share of the previous turn's score a turn inherits
+    next: float = 0.2  # share of the next turn's score
+    speaker: float = 1.6  # multiplier when the query names the turn's speaker
+    pool: int = 100  # candidates each ranker contributes
+    seeds: int = 60  # best fused candidates read to find their neighbours
+    prev2: float = 0.2  # share of the score two turns back
+    next2: float = 0.1  # share of the score two turns ahead
+    # a query word that names a speaker of the best candidates ranks by who spoke
+    # (the boost above), not by where the name is written ("Thanks, Melanie!")
+    speaker_terms: bool = False
+    title_weight: float = 1.0  # FTS5 column weight of the title (body is 1.0)
+    # a turn right beside one already taken counts this share of its score, so
+    # ten results are not one exchange ten times over (1.0: no penalty)
+    adjacent: float = 1.0
+    stems: bool = True  # also match each word's stem as a prefix
+
+
+WEIGHTS = TurnWeights()
+
+
+@dataclass(frozen=True)
+class TurnScope:
+    project: str | None = None
+    session_id: str | None = None
+    constellation: str | None = None
+    since: datetime | None = None
+
+    def admits(self, node: MemoryNode) -> bool:
+        if node.profile.value != "voice" or node.kind != "message":
+            return False
+        if node.lifecycle in ("retired", "superseded"):
+            return False  # withdrawn, or an older version of a changed record
+        attrs = node.attributes
+        if self.project is not None and attrs.get("project") != self.project:
+            return False
+        if self.session_id is not None and attrs.get("session_id") != self.session_id:
+            return False
+        if self.constellation is not None and attrs.get("constellation") != self.constellation:
+            return False
+        when = node.valid_from or node.created_at
+        return self.since is None or when >= self.since
+
+
+@dataclass
+class RankedTurn:
+    node: MemoryNode
+    score: float
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass
+class TurnRanking:
+    turns: list[RankedTurn] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    vectors_used: bool = False
+    considered: set[str] = field(default_factory=set)  # every id scored, kept or not
+
+
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A crude suffix strip, used only as an FTS5 prefix ("camping" -> "camp*")."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _index(store: Store) -> TurnIndex | None:
+    from memgraph.store.interfaces import indexes
+
+    return indexes(store).turns
+
+
+def _scope_row(scope: TurnScope) -> VoiceScope:
+    since = iso(scope.since) if scope.since is not None else None
+    return VoiceScope(scope.project, scope.session_id, scope.constellation, since)
+
+
+def words(terms: Sequence[str], stems: bool = True) -> list[tuple[str, bool]]:
+    """Each term as itself and (when it has a suffix to strip) its stem as a prefix."""
+    out: list[tuple[str, bool]] = []
+    for term in terms:
+        out.append((term, False))
+        root = stem(term) if stems else term
+        if root != term:
+            out.append((root, True))
+    return out
+
+
+def lexical_ranking(
+    store: Store,
+    terms: Sequence[str],
+    scope: TurnScope,
+    limit: int,
+    stems: bool = True,
+    title_weight: float = 1.0,
+) -> list[tuple[str, float]]:
+    """(node id, -bm25) of voice messages in ``scope``, best first."""
+    if not terms:
+        return []
+    index = _index(store)
+    if index is None:  # a backend without the turn index: generic BM25, scope read later
+        return bm25_ranking(store, terms, limit * 4, ["voice"])
+    return index.rank_any(words(terms, stems), _scope_row(scope), limit, title_weight)
+
+
+def _in_scope_ids(store: Store, ids: Sequence[str], scope: TurnScope) -> set[str] | None:
+    """Which of ``ids`` are voice messages in ``scope`` (None: cannot tell cheaply)."""
+    index = _index(store)
+    if index is None:
+        return None
+    return index.in_scope(ids, _scope_row(scope))
+
+
+def _normalised(ranking: Sequence[tuple[str, float]]) -> dict[str, float]:
+    if not ranking:
+        return {}
+    top = max(s for _, s in ranking)
+    low = min(s for _, s in ranking)
+    if top <= 0:
+        return {n: 0.0 for n, _ in ranking}
+    floor = min(0.0, low)
+    return {n: (s - floor) / (top - floor) for n, s in ranking}
+
+
+_NAME = re.compile(r"\w+", re.UNICODE)
+
+
+def _named(text: str) -> set[str]:
+    return {w for w in _NAME.findall(fold(text)) if len(w) > 1}
+
+
+def _links(
+    docs: dict[str, MemoryNode],
+    ids: Sequence[str],
+    prev_of: dict[str, str],
+    next_of: dict[str, str],
+) -> None:
+    for nid in ids:
+        node = docs.get(nid)
+        if node is None:
+            continue
+        prev, nxt = node.attributes.get("prev_turn"), node.attributes.get("next_turn")
+        if isinstance(prev, str):
+            prev_of[nid] = prev
+            next_of.setdefault(prev, nid)
+        if isinstance(nxt, str):
+            next_of[nid] = nxt
+            prev_of.setdefault(nxt, nid)
+
+
+def rank_turns(
+    store: Store,
+    text: str,
+    limit: int,
+    *,
+    nerve: VectorSource | None = None,
+    scope: TurnScope | None = None,
+    lexical: bool = True,
+    weights: TurnWeights = WEIGHTS,
+) -> TurnRanking:
+    """Up to ``limit`` voice message turns for ``text``, best first."""
+    scope = scope or TurnScope()
+    out = TurnRanking(terms=query_terms(text))
+    pool = max(weights.pool, limit * 4)
+    bm25 = (
+        lexical_ranking(store, out.terms, scope, pool, weights.stems, weights.title_weight)
+        if lexical
+        else []
+    )
+    vector: list[tuple[str, float]] = []
+    if nerve is not None:
+        try:
+            hits = nerve.search(store, text, pool * 3, ["voice"])
+            out.vectors_used = True
+        except MemgraphError as exc:
+            out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
+            hits = []
+        out.notices += nerve.notices
+        nerve.notices = []
+        keep = _in_scope_ids(store, [n for n, _ in hits], scope)
+        vector = [(n, s) for n, s in hits if keep is None or n in keep][:pool]
+    b, v = _normalised(bm25), _normalised(vector)
+    own = {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
+    seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 4, weights.seeds)]
+    with store.reader() as reader:
+        docs = reader.get_nodes(seeds)
+    # neighbours from the seeds' own links: a non-seed turn inherits from the seed
+    # beside it without being read; only the turns that make the cut are read
+    prev_of: dict[str, str] = {}
+    next_of: dict[str, str] = {}
+    _links(docs, list(docs), prev_of, next_of)
+    named = _named(text)
+    if lexical and not weights.speaker_terms:
+        speakers = {
+            w
+            for node in docs.values()
+            if isinstance(node.attributes.get("speaker"), str)
+            for w in _named(str(node.attributes["speaker"]))
+        }
+        content = [t for t in out.terms if t not in speakers]
+        if content and len(content) < len(out.terms):
+            bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
+            b = _normalised(bm25)
+            own = {
+                n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}
+            }
+            fresh = [n for n in sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]]
+            unread = [n for n in fresh if n not in docs]
+            if unread:
+                with store.reader() as reader:
+                    docs.update(reader.get_nodes(unread))
+            _links(docs, unread, prev_of, next_of)
+    scores: dict[str, float] = {}
+    for nid in {*docs, *prev_of.values(), *next_of.values()}:
+        score = own.get(nid, 0.0)
+        p1, n1 = prev_of.get(nid), next_of.get(nid)
+        if p1 is not None:
+            score += weights.prev * own.get(p1, 0.0)
+            p2 = prev_of.get(p1)
+            if p2 is not None and weights.prev2:
+                score += weights.prev2 * own.get(p2, 0.0)
+        if n1 is not None:
+            score += weights.next * own.get(n1, 0.0)
+            n2 = next_of.get(n1)
+            if n2 is not None and weights.next2:
+                score += weights.next2 * own.get(n2, 0.0)
+        if score > 0:
+            scores[nid] = score
+    order = sorted(scores, key=lambda n: (-scores[n], n))
+    brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
+    vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
+    scored: list[RankedTurn] = []
+    # the speaker boost can lift a turn by at most ``weights.speaker``: read enough
+    # turns that none below the window could overtake one inside it
+    window = order[: max(limit * 3, 30)]
+    missing = [n for n in window if n not in docs]
+    if missing:
+        with store.reader() as reader:
+            docs.update(reader.get_nodes(missing))
+    for nid in window:
+        node = docs.get(nid)
+        if node is None or not scope.admits(node):
+            continue
+        score = scores[nid]
+        speaker = node.attributes.get("speaker")
+        if isinstance(speaker, str) and named & _named(speaker):
+            score *= weights.speaker
+        scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
+    scored.sort(key=lambda t: (-t.score, t.node.id))
+    out.considered = {*own, *scores}
+    out.turns = _diverse(scored, limit, weights.adjacent, prev_of, next_of)
+    return out
+
+
+def _diverse(
+    scored: list[RankedTurn],
+    limit: int,
+    adjacent: float,
+    prev_of: dict[str, str],
+    next_of: dict[str, str],
+) -> list[RankedTurn]:
+    """The best ``limit`` turns, a turn beside a taken one discounted by ``adjacent``."""
+    if adjacent >= 1.0:
+        return scored[:limit]
+    taken: list[RankedTurn] = []
+    chosen: set[str] = set()
+    rest = list(scored)
+    while rest and len(taken) < limit:
+        best_i, best = 0, -1.0
+        for i, t in enumerate(rest):
+            if t.score <= best:
+                break  # sorted: nothing later can beat the best discounted score
+            nid = t.node.id
+            near = prev_of.get(nid) in chosen or next_of.get(nid) in chosen
+            value = t.score * adjacent if near else t.score
+            if value > best:
+                best_i, best = i, value
+        pick = rest.pop(best_i)
+        taken.append(RankedTurn(pick.node, best, pick.bm25_rank, pick.vector_rank))
+        chosen.add(pick.node.id)
+    return taken

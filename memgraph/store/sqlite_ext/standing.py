@@ -1,0 +1,157 @@
+"""SQLite reads of the standing context material (``interfaces.StandingReads``).
+
+Indexed lookups for the role/persona/coordinator cuts and the SessionStart hook
+(``profiles.wakeup.standing``): agent memory by (domain, profile, lifecycle)
+on ``nodes_domain``, the operator's classified messages of a project on
+``voice_index``, a project's spark notes on ``session_notes``, summaries of a
+domain, pending repo candidates, the latest agent-memory receipts. Stdlib only:
+the hook reads through ``LightSQLite`` without importing pydantic. Documents
+come back as parsed JSON dicts; absent index tables read as empty (``None``
+where the caller must say "no such index").
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.sqlite_ext.base import Conns
+
+Doc = dict[str, Any]
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def _marks(values: tuple[str, ...]) -> str:
+    return ",".join("?" * len(values))
+
+
+class SQLiteStanding:
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def domain_docs(
+        self, domain: str, profiles: tuple[str, ...], states: tuple[str, ...], limit: int
+    ) -> list[Doc]:
+        with self.conns.read() as conn:
+            rows = conn.execute(
+                f"SELECT doc FROM nodes WHERE domain_id = ? AND profile IN ({_marks(profiles)}) "
+                f"AND lifecycle IN ({_marks(states)}) ORDER BY updated_at DESC, id LIMIT ?",
+                (domain, *profiles, *states, limit),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def voice_docs(self, project: str, labels: tuple[str, ...], limit: int) -> list[Doc] | None:
+        """The project's newest messages with one of ``labels``; None: no voice index."""
+        with self.conns.read() as conn:
+            if not _has_table(conn, "voice_index"):
+                return None
+            rows = conn.execute(
+                "SELECT n.doc FROM voice_index AS v JOIN nodes AS n ON n.rowid = v.rowid "
+                f"WHERE v.project = ? AND v.classification IN ({_marks(labels)}) "
+                "ORDER BY v.ts DESC LIMIT ?",
+                (project, *labels, limit),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def voice_counts(self, project: str) -> tuple[int, int]:
+        """(messages, classified messages) of the project."""
+        with self.conns.read() as conn:
+            if not _has_table(conn, "voice_index"):
+                return 0, 0
+            row = conn.execute(
+                "SELECT count(*), count(classification) FROM voice_index WHERE project = ?",
+                (project,),
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def project_notes(self, project: str, limit: int) -> list[tuple[str, str, str, str]] | None:
+        """(node id, text, ts, session id) of the newest non-startup notes of sessions whose
+        workspace is the project (by directory name); None: no session index."""
+        with self.conns.read() as conn:
+            if not _has_table(conn, "session_notes"):
+                return None
+            rows = conn.execute(
+                "SELECT n.node_id, n.text, n.ts, n.session_id FROM session_notes AS n "
+                "JOIN session_sessions AS s ON s.session_id = n.session_id "
+                "WHERE (s.workspace = ? OR s.workspace LIKE ?) "
+                "AND n.text NOT LIKE 'session % started (%' ORDER BY n.ts DESC LIMIT ?",
+                (project, f"%/{project}", limit),
+            ).fetchall()
+        return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+
+    def latest_note(self, persona: str) -> tuple[str, str, str] | None:
+        """(text, session id, ts) of the persona's newest note."""
+        with self.conns.read() as conn:
+            if not _has_table(conn, "session_notes"):
+                return None
+            row = conn.execute(
+                "SELECT text, session_id, ts FROM session_notes WHERE persona = ? "
+                "ORDER BY ts DESC, node_id DESC LIMIT 1",
+                (persona,),
+            ).fetchone()
+        return (str(row[0]), str(row[1]), str(row[2])) if row else None
+
+    def summaries(self, domain: str, stale_only: bool, limit: int) -> list[Doc]:
+        sql = "SELECT doc FROM summaries WHERE domain_id = ?"
+        if stale_only:
+            sql += " AND freshness = 'stale'"
+        with self.conns.read() as conn:
+            rows = conn.execute(sql + " ORDER BY id LIMIT ?", (domain, limit)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def summary_count(self, domain: str) -> int:
+        with self.conns.read() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM summaries WHERE domain_id = ?", (domain,)
+            ).fetchone()
+        return int(row[0])
+
+    def repo_candidates(self, domain: str, project: str, limit: int) -> list[Doc]:
+        """repo_architecture/repo_dataflow nodes waiting for review in the project."""
+        with self.conns.read() as conn:
+            rows = conn.execute(
+                "SELECT doc FROM nodes WHERE profile IN ('repo_architecture', 'repo_dataflow') "
+                "AND lifecycle IN ('observed', 'proposed') AND (domain_id = ? OR domain_id LIKE ?) "
+                "ORDER BY updated_at LIMIT ?",
+                (domain, f"%:{project}", limit),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def recent_receipts(self, scan: int) -> list[Doc]:
+        """The last ``scan`` receipts, newest first."""
+        with self.conns.read() as conn:
+            rows = conn.execute(
+                "SELECT doc FROM receipts WHERE seq > "
+                "(SELECT coalesce(max(seq), 0) - ? FROM receipts) ORDER BY seq DESC",
+                (scan,),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+
+class LightStanding(SQLiteStanding):
+    """``SQLiteStanding`` over a store file opened read-only without the store class
+    (the SessionStart hook). Raises ``StoreError`` when the file is not a store."""
+
+    def __init__(self, path: Any, timeout: float = 0.5) -> None:
+        from memgraph.errors import StoreError
+        from memgraph.store.sqlite_ext.base import LightSQLite
+
+        try:
+            self.light = LightSQLite(path, readonly=True, timeout=timeout)
+            if not self.light.has_table("nodes"):
+                raise StoreError(f"{path} is not a memgraph store (no nodes table)")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path}: cannot read the store ({exc})") from None
+        super().__init__(self.light)
+
+    def close(self) -> None:
+        self.light.close()

@@ -1,0 +1,143 @@
+"""Review: the receipts that turn proposals into trusted memory.
+
+Generic over every profile whose law waits for a reviewer: role_self
+``proposed``, repo_architecture / repo_dataflow ``observed``, ``proposed`` and
+``stale`` (an accepted claim whose source changed: the scanner asks again),
+evidence ``observed`` and ``reviewed``. ``accept`` writes one patch: a
+``review_node`` receipt (verdict approve) and the transitions to ``accepted``
+(evidence passes through ``reviewed``); ``reject`` writes a rejecting review and
+retires the node. Both go through the engine, so a repo claim still cannot be
+accepted without the review receipt the same patch carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from memgraph.documents import GraphOp, MemoryNode, ReviewNode, TransitionNode, utcnow
+from memgraph.engine import apply_or_reject, new_patch
+from memgraph.errors import NotFound, UsageError
+from memgraph.store.protocol import Store
+
+# profile -> (states waiting for review, path of states to "accepted", rejected state)
+REVIEWABLE: dict[str, tuple[frozenset[str], dict[str, tuple[str, ...]], str]] = {
+    "role_self": (frozenset({"proposed"}), {"proposed": ("accepted",)}, "retired"),
+    "repo_architecture": (
+        frozenset({"observed", "proposed", "stale"}),
+        {"observed": ("accepted",), "proposed": ("accepted",), "stale": ("accepted",)},
+        "retired",
+    ),
+    "repo_dataflow": (
+        frozenset({"observed", "proposed", "stale"}),
+        {"observed": ("accepted",), "proposed": ("accepted",), "stale": ("accepted",)},
+        "retired",
+    ),
+    "evidence": (
+        frozenset({"observed", "reviewed"}),
+        {"observed": ("reviewed", "accepted"), "reviewed": ("accepted",)},
+        "contradicted",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PendingReview:
+    id: str
+    profile: str
+    kind: str
+    lifecycle: str
+    domain_id: str
+    title: str
+    since: datetime
+
+    def line(self) -> str:
+        when = self.since.strftime("%Y-%m-%d %H:%M")
+        title = " ".join(self.title.split())[:80]
+        return f"{self.id}  {self.profile}/{self.kind}  {self.lifecycle}  {when}  {title}"
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    id: str
+    profile: str
+    verdict: str
+    before: str
+    after: str
+    receipts: list[str]
+
+    def line(self) -> str:
+        word = "accepted" if self.verdict == "approve" else "rejected"
+        return f"{word} {self.id} {self.profile}: {self.before} -> {self.after}"
+
+
+def is_pending(node: MemoryNode) -> bool:
+    spec = REVIEWABLE.get(node.profile.value)
+    return spec is not None and node.lifecycle in spec[0] and not node.superseded_by
+
+
+def list_pending(
+    store: Store, profile: str | None = None, domain_id: str | None = None, limit: int = 200
+) -> list[PendingReview]:
+    """Nodes waiting for a reviewer, oldest first."""
+    if profile is not None and profile not in REVIEWABLE:
+        raise UsageError(f"nothing to review in {profile!r}: use one of {', '.join(REVIEWABLE)}")
+    found: list[PendingReview] = []
+    for name in [profile] if profile else list(REVIEWABLE):
+        for node in store.iter_nodes(profile=name):
+            if not is_pending(node) or (domain_id and node.domain_id != domain_id):
+                continue
+            found.append(
+                PendingReview(
+                    node.id,
+                    node.profile.value,
+                    node.kind,
+                    node.lifecycle,
+                    node.domain_id,
+                    node.title or node.claim,
+                    node.updated_at,
+                )
+            )
+    found.sort(key=lambda p: (p.since, p.id))
+    return found[:limit]
+
+
+def _pending_node(store: Store, node_id: str) -> MemoryNode:
+    with store.reader() as reader:
+        node = reader.get_nodes([node_id]).get(node_id)
+    if node is None:
+        raise NotFound(f"no node {node_id!r}; see `memgraph review list`")
+    if node.profile.value not in REVIEWABLE:
+        raise UsageError(f"{node_id} is {node.profile.value} memory: nothing to review")
+    if not is_pending(node):
+        raise UsageError(f"{node_id} is {node.lifecycle}, not waiting for review")
+    return node
+
+
+def review(
+    store: Store,
+    node_id: str,
+    approve: bool,
+    reviewer: str = "operator",
+    reason: str = "",
+    now: datetime | None = None,
+) -> ReviewResult:
+    """Accept (approve + transitions to accepted) or reject (reject + retire)."""
+    node = _pending_node(store, node_id)
+    _, paths, rejected_state = REVIEWABLE[node.profile.value]
+    verdict = "approve" if approve else "reject"
+    ops: list[GraphOp] = [
+        ReviewNode(node_id=node.id, reviewer=reviewer, verdict=verdict, reason=reason)
+    ]
+    targets = paths[node.lifecycle] if approve else (rejected_state,)
+    ops += [TransitionNode(node_id=node.id, to_state=s, reason=reason) for s in targets]
+    patch = new_patch(ops, proposer=reviewer, reason=reason or f"review {verdict}")
+    result = apply_or_reject(store, patch, now or utcnow())
+    return ReviewResult(
+        node.id,
+        node.profile.value,
+        verdict,
+        node.lifecycle,
+        targets[-1],
+        [r.id for r in result.receipts],
+    )

@@ -1,0 +1,1 @@
+"""The night pass: ``memgraph sleep`` (see ``profiles.sleep.pipeline``)."""

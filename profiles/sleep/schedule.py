@@ -1,0 +1,133 @@
+"""``memgraph sleep --install/--uninstall``: run sleep nightly, in the night window.
+
+Two ways, both per user and both reversible:
+
+- ``cron``: one line in the user's crontab, marked ``# memgraph-sleep``; the
+  crontab is read with ``<crontab> -l`` and written back with ``<crontab> -``
+  (every other line kept as it was). Uninstall removes exactly the marked line.
+- ``systemd``: ``memgraph-sleep.service`` + ``.timer`` under
+  ``~/.config/systemd/user/``, enabled with ``<systemctl> --user``.
+
+The ``crontab``/``systemctl`` binaries come from config (``MEMGRAPH_CRONTAB``,
+``MEMGRAPH_SYSTEMCTL``), so tests point them at scripts and never touch a
+real crontab.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from memgraph.errors import ConfigError
+
+MARK = "# memgraph-sleep"
+UNIT = "memgraph-sleep"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    method: str  # auto | cron | systemd
+    command: str  # the full `memgraph sleep` command line to run
+    at: str  # HH:MM local
+    crontab: str = "crontab"
+    systemctl: str = "systemctl"
+    config_home: Path | None = None  # ~/.config
+
+
+def night_start(night_window: str) -> str:
+    from profiles.voice.classify.night import parse_window
+
+    start, _ = parse_window(night_window)
+    return f"{start.hour:02d}:{start.minute:02d}"
+
+
+def _method(s: Schedule) -> str:
+    if s.method != "auto":
+        if s.method not in ("cron", "systemd"):
+            raise ConfigError(f"sleep schedule {s.method!r}: use auto, cron or systemd")
+        return s.method
+    if shutil.which(s.crontab):
+        return "cron"
+    if shutil.which(s.systemctl):
+        return "systemd"
+    raise ConfigError(
+        "neither crontab nor systemctl found: set MEMGRAPH_CRONTAB or run sleep by hand"
+    )
+
+
+def _run(argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ConfigError(f"{argv[0]}: cannot run ({exc})") from None
+
+
+def _read_crontab(s: Schedule) -> list[str]:
+    done = _run([s.crontab, "-l"])
+    if done.returncode != 0:
+        if "no crontab" in (done.stderr + done.stdout).lower():
+            return []
+        raise ConfigError(f"{s.crontab} -l failed: {done.stderr.strip()[:200]}")
+    return done.stdout.splitlines()
+
+
+def _write_crontab(s: Schedule, lines: list[str]) -> None:
+    text = "".join(f"{line}\n" for line in lines)
+    done = _run([s.crontab, "-"], stdin=text)
+    if done.returncode != 0:
+        raise ConfigError(f"{s.crontab} - failed: {done.stderr.strip()[:200]}")
+
+
+def _units(s: Schedule) -> tuple[Path, Path]:
+    base = (s.config_home or Path.home() / ".config") / "systemd" / "user"
+    return base / f"{UNIT}.service", base / f"{UNIT}.timer"
+
+
+def install(s: Schedule) -> str:
+    method = _method(s)
+    hour, minute = s.at.split(":")
+    if method == "cron":
+        lines = [line for line in _read_crontab(s) if MARK not in line]
+        lines.append(f"{int(minute)} {int(hour)} * * * {s.command} {MARK}")
+        _write_crontab(s, lines)
+        return f"installed: crontab entry at {s.at} ({s.command})"
+    service, timer = _units(s)
+    service.parent.mkdir(parents=True, exist_ok=True)
+    service.write_text(
+        "[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
+        f"ExecStart={s.command}\n",
+        encoding="utf-8",
+    )
+    timer.write_text(
+        f"[Unit]\nDescription=memgraph night pass\n\n[Timer]\nOnCalendar=*-*-* {s.at}:00\n"
+        "Persistent=true\n\n[Install]\nWantedBy=timers.target\n",
+        encoding="utf-8",
+    )
+    _run([s.systemctl, "--user", "daemon-reload"])
+    done = _run([s.systemctl, "--user", "enable", "--now", f"{UNIT}.timer"])
+    if done.returncode != 0:
+        raise ConfigError(f"systemctl enable failed: {done.stderr.strip()[:200]}")
+    return f"installed: systemd user timer {UNIT}.timer at {s.at}"
+
+
+def uninstall(s: Schedule) -> str:
+    method = _method(s)
+    if method == "cron":
+        lines = _read_crontab(s)
+        kept = [line for line in lines if MARK not in line]
+        if len(kept) == len(lines):
+            return "not installed: no memgraph-sleep crontab entry"
+        _write_crontab(s, kept)
+        return "uninstalled: crontab entry removed"
+    service, timer = _units(s)
+    if not timer.exists() and not service.exists():
+        return "not installed: no memgraph-sleep systemd units"
+    _run([s.systemctl, "--user", "disable", "--now", f"{UNIT}.timer"])
+    for path in (timer, service):
+        path.unlink(missing_ok=True)
+    _run([s.systemctl, "--user", "daemon-reload"])
+    return "uninstalled: systemd user timer removed"

@@ -1,0 +1,85 @@
+"""The active session of a workspace (stdlib only).
+
+Claude Code gives its session id to hooks only. The SessionStart hook records
+it here, one small JSON file per workspace under ``<home>/active-sessions/``,
+so a later ``memgraph note`` / MCP ``note`` / ``remember`` run anywhere inside
+that workspace finds the session without ``--session``. The lookup walks from
+the caller's directory up to ``/`` and takes the nearest recorded workspace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+DIR = "active-sessions"
+
+
+def _key(workspace: str) -> str:
+    return hashlib.sha256(workspace.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def _norm(path: str | Path) -> str:
+    return os.path.normpath(os.path.abspath(str(path)))
+
+
+def record_active(home: Path, workspace: str | Path, session_id: str, source: str = "") -> Path:
+    """Remember ``session_id`` as the active session of ``workspace`` (atomic)."""
+    ws = _norm(workspace)
+    folder = home / DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{_key(ws)}.json"
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    data = {"workspace": ws, "session_id": session_id, "source": source}
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def find_active(home: Path, cwd: str | Path) -> str | None:
+    """The session recorded for ``cwd`` or its nearest recorded parent, or None."""
+    folder = home / DIR
+    if not folder.is_dir():
+        return None
+    current = _norm(cwd)
+    while True:
+        path = folder / f"{_key(current)}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and data.get("workspace") == current:
+            sid = data.get("session_id")
+            if isinstance(sid, str) and sid:
+                return sid
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def resolve_session(
+    flag: str | None, configured: str | None, env: Mapping[str, str], cwd: str | Path, home: Path
+) -> tuple[str | None, str]:
+    """(session id, where it came from): ``--session``, the configured
+    ``MEMGRAPH_SESSION`` (config resolver), the harness's own id, then the
+    workspace's active session recorded by the SessionStart hook."""
+    from profiles.session.harness import detect_harness, harness_session_id
+
+    if flag:
+        return flag, "--session"
+    if configured:
+        return configured, "MEMGRAPH_SESSION"
+    harness = detect_harness(env)
+    own = harness_session_id(env, harness)
+    if own:
+        return own, f"{harness} session id"
+    found = find_active(home, cwd)
+    if found:
+        return found, "workspace active session"
+    return None, ""

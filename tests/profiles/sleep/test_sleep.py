@@ -1,0 +1,309 @@
+"""The night pass as a library: forced sleep, lifecycle rules, idempotence, dry run,
+model proposals against a loopback Ollama, and the crontab schedule."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgraph.store import Store, open_store
+from profiles.memory import Anchors, MemoryRequest, propose, remember
+from profiles.session.api import NoteRequest, note
+from profiles.sleep.pipeline import SleepReport, SleepRequest, run_sleep
+from profiles.sleep.schedule import Schedule, install, uninstall
+
+T0 = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = open_store(tmp_path / "sleep.db")
+    yield s
+    s.close()
+
+
+def mem(text: str, project: str = "orchard", **kw: Any) -> MemoryRequest:
+    return MemoryRequest(text=text, session_id=kw.pop("session_id", "s-1"), project=project, **kw)
+
+
+def sleep(store: Store, now: datetime, **kw: Any) -> SleepReport:
+    req = SleepRequest(now=now, ignore_window=True, discover_repos=False, embeddings=False, **kw)
+    return run_sleep(store, req)
+
+
+def test_forced_sleep_accounts_for_every_short_term_node(store: Store, tmp_path: Path) -> None:
+    ids = [
+        remember(store, mem("the orchard cache key uses the etag header"), T0).id,
+        remember(store, mem("orchard cache key: etag header decides"), T0).id,
+        remember(store, mem("why is the import slow?", question="is it the regex?"), T0).id,
+        remember(
+            store,
+            mem("always pin the parser version", anchors=Anchors(files=("pyproject.toml",))),
+            T0,
+        ).id,
+        remember(store, mem("lunch was late"), T0).id,
+        remember(store, mem("another project note", project="pear"), T0).id,
+    ]
+    report = sleep(store, T0 + timedelta(hours=1), state_path=tmp_path / "sleep.json")
+    assert report.status == "applied" and not report.rejected
+    states = {n.id: n.lifecycle for n in store.iter_nodes(profile="short_term")}
+    assert [states[i] for i in ids] == [
+        "distilled", "distilled", "incubated", "distilled", "pruned", "pruned",
+    ]  # fmt: skip
+    for nid in ids:
+        terminal = [r for r in store.receipts(target_id=nid) if r.op == "forced_sleep"]
+        assert len(terminal) == 1
+    role = [n for n in store.iter_nodes(profile="role_self")]
+    assert len(role) == 1 and role[0].lifecycle == "proposed"
+    assert all(a.kind.value != "file" for a in role[0].anchors)  # role law: no repo truth
+    incubating = list(store.iter_nodes(profile="incubation"))
+    assert len(incubating) == 1 and incubating[0].kind == "question"
+    with store.reader() as reader:
+        covering = reader.summaries_covering([ids[0]])
+    assert len(covering) == 1 and set(covering[0].covers_node_ids) == set(ids[:2])
+    assert covering[0].freshness.state.value == "fresh" and covering[0].anchor_count >= 2
+
+    before = store.counts()
+    again = sleep(store, T0 + timedelta(hours=2), state_path=tmp_path / "sleep.json")
+    assert again.receipts == 0 and again.status == "unchanged"
+    assert store.counts() == before
+    state = json.loads((tmp_path / "sleep.json").read_text())
+    assert state["last_run"].startswith("2026-03-01T05:00") and state["last_changed"].startswith(
+        "2026-03-01T04:00"
+    )
+
+
+def test_dry_run_writes_nothing_and_lists_the_plan(store: Store) -> None:
+    remember(store, mem("a lone observation about nothing much"), T0)
+    before = store.counts()
+    report = sleep(store, T0 + timedelta(hours=1), dry_run=True)
+    assert store.counts() == before and report.receipts == 0
+    text = "\n".join(report.lines())
+    assert "(dry run)" in text and "-> pruned" in text
+
+
+def test_outside_the_night_window_nothing_runs(store: Store) -> None:
+    remember(store, mem("kept for tonight"), T0)
+    req = SleepRequest(now=datetime(2026, 3, 1, 14, 0, tzinfo=UTC), tz=UTC, discover_repos=False)
+    report = run_sleep(store, req)
+    assert report.status == "outside_window" and report.stages == []
+    assert next(store.iter_nodes(profile="short_term")).lifecycle == "active"
+
+
+def test_incubation_deepens_on_re_mention_then_cools_and_retires(store: Store) -> None:
+    idea = propose(store, mem("graph sharding by project domain", profile="incubation"), T0).id
+    quiet = propose(store, mem("a theme nobody returns to", profile="incubation"), T0).id
+    note(
+        store,
+        NoteRequest(
+            session_id="s-2",
+            text="thinking again about graph sharding by project domain",
+            workspace=Path("/tmp/orchard"),
+            at=T0 + timedelta(days=1),
+        ),
+    )
+    sleep(store, T0 + timedelta(days=1, hours=1), since=T0)
+    with store.reader() as r:
+        nodes = r.get_nodes([idea, quiet])
+    assert nodes[idea].lifecycle == "deepening"
+    assert nodes[idea].attributes["mentioned_in"] == ["s-2"]
+    assert nodes[quiet].lifecycle == "active"
+    sleep(store, T0 + timedelta(days=9), since=T0 + timedelta(days=2))
+    with store.reader() as r:
+        assert r.get_nodes([quiet])[quiet].lifecycle == "cooling"
+    sleep(store, T0 + timedelta(days=31), since=T0 + timedelta(days=10))
+    with store.reader() as r:
+        assert r.get_nodes([quiet])[quiet].lifecycle == "retired"
+
+
+def test_pressures_become_obligations_and_idle_ones_cool(store: Store) -> None:
+    loud = propose(store, mem("answer the reviewer", profile="agency_pressure", salience=0.8), T0)
+    soft = propose(store, mem("tidy the changelog", profile="agency_pressure", salience=0.2), T0)
+    sleep(store, T0 + timedelta(hours=1))
+    with store.reader() as r:
+        got = r.get_nodes([loud.id, soft.id])
+    assert got[loud.id].lifecycle == "obligated" and got[soft.id].lifecycle == "active"
+    sleep(store, T0 + timedelta(days=2), since=T0 + timedelta(hours=2))
+    with store.reader() as r:
+        assert r.get_nodes([soft.id])[soft.id].lifecycle == "obligated"
+    sleep(store, T0 + timedelta(days=12), since=T0 + timedelta(days=3))
+    with store.reader() as r:
+        got = r.get_nodes([loud.id, soft.id])
+    assert got[loud.id].lifecycle == "cooled" and got[soft.id].lifecycle == "cooled"
+
+
+def test_queued_interventions_are_deferred_then_retired(store: Store) -> None:
+    ci = propose(store, mem("suggest a smaller PR", profile="candidate_intervention"), T0).id
+    sleep(store, T0 + timedelta(days=1))
+    with store.reader() as r:
+        assert r.get_nodes([ci])[ci].lifecycle == "queued"
+    sleep(store, T0 + timedelta(days=4), since=T0 + timedelta(days=2))
+    with store.reader() as r:
+        assert r.get_nodes([ci])[ci].lifecycle == "deferred"
+    sleep(store, T0 + timedelta(days=19), since=T0 + timedelta(days=5))
+    with store.reader() as r:
+        assert r.get_nodes([ci])[ci].lifecycle == "retired"
+
+
+# -- Ollama proposes, validation decides ----------------------------------------
+
+
+@pytest.fixture
+def ollama() -> Iterator[dict[str, Any]]:
+    state: dict[str, Any] = {"answer": {"proposals": []}, "requests": []}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state["requests"].append(body)
+            data = json.dumps(
+                {
+                    "model": body.get("model"),
+                    "created_at": "2026-03-01T03:00:00Z",
+                    "message": {"role": "assistant", "content": json.dumps(state["answer"])},
+                    "done": True,
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    state["host"] = f"http://127.0.0.1:{server.server_address[1]}"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def test_model_proposals_apply_when_valid_and_are_rejected_with_a_receipt(
+    store: Store, ollama: dict[str, Any]
+) -> None:
+    pytest.importorskip("ollama", reason="the ollama extra is not installed")
+    from profiles.sleep.ollama import OllamaMemoryProposer
+
+    remember(store, mem("always write the test before the fix"), T0)
+    remember(store, mem("why do retries double?", question="is backoff applied twice?"), T0)
+    sleep(store, T0 + timedelta(hours=1))
+    role = next(store.iter_nodes(profile="role_self"))
+    inc = next(store.iter_nodes(profile="incubation"))
+    ollama["answer"] = {
+        "proposals": [
+            {"op": "retitle", "id": role.id, "title": "Test before fix"},
+            {"op": "transition", "id": role.id, "to": "crystallized"},
+            {"op": "distill", "id": inc.id, "claim": "Retries may apply backoff twice."},
+            {"op": "retitle", "id": "n-does-not-exist", "title": "ghost"},
+        ]
+    }
+    proposer = OllamaMemoryProposer(model="loopback", host=ollama["host"], timeout=5)
+    req = SleepRequest(
+        now=T0 + timedelta(hours=2), ignore_window=True, discover_repos=False, embeddings=False
+    )
+    report = run_sleep(store, req, proposer)
+    assert len(ollama["requests"]) == 1
+    with store.reader() as r:
+        got = r.get_nodes([role.id, inc.id])
+    assert got[role.id].title == "Test before fix"
+    assert got[role.id].attributes["model_reviewed"] == "ollama:loopback"
+    assert got[role.id].lifecycle == "proposed"
+    assert got[inc.id].claim == "Retries may apply backoff twice."
+    assert len(report.rejected) == 2
+    rejections = [r for r in store.receipts() if r.op == "reject_patch"]
+    assert len(rejections) == 2 and all(r.actor == "ollama:loopback" for r in rejections)
+    reasons = " ".join(r.reason for r in rejections)
+    assert "illegal lifecycle transition proposed -> crystallized" in reasons
+    assert "n-does-not-exist: no such node" in reasons
+
+
+# -- the schedule -----------------------------------------------------------------
+
+
+def _fake_crontab(tmp_path: Path) -> tuple[Path, Path]:
+    table = tmp_path / "crontab.txt"
+    script = tmp_path / "fake-crontab"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'T="{table}"\n'
+        'if [ "$1" = "-l" ]; then\n'
+        '  if [ -f "$T" ]; then cat "$T"; else echo "no crontab for user" >&2; exit 1; fi\n'
+        'elif [ "$1" = "-" ]; then cat > "$T"\n'
+        "else exit 2; fi\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script, table
+
+
+def test_crontab_install_and_uninstall_keep_other_lines(tmp_path: Path) -> None:
+    script, table = _fake_crontab(tmp_path)
+    schedule = Schedule("cron", "/opt/memgraph sleep", "02:00", crontab=str(script))
+    assert install(schedule).startswith("installed: crontab entry at 02:00")
+    assert table.read_text() == "0 2 * * * /opt/memgraph sleep # memgraph-sleep\n"
+    table.write_text("5 * * * * backup\n" + table.read_text())
+    install(schedule)  # again: still one entry
+    assert table.read_text().count("memgraph-sleep") == 1
+    assert uninstall(schedule) == "uninstalled: crontab entry removed"
+    assert table.read_text() == "5 * * * * backup\n"
+    assert uninstall(schedule).startswith("not installed")
+
+
+def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
+    script, table = _fake_crontab(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGRAPH_")}
+    env.update(
+        HOME=str(tmp_path / "home"),
+        MEMGRAPH_HOME=str(tmp_path / "mg"),
+        MEMGRAPH_CRONTAB=str(script),
+        MEMGRAPH_NIGHT_WINDOW="03:30-05:00",
+    )
+    run = [sys.executable, "-m", "memgraph.cli", "sleep"]
+    done = subprocess.run([*run, "--install"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (
+        table.read_text().startswith("30 3 * * * ")
+        and "sleep # memgraph-sleep" in done.stdout + table.read_text()
+    )
+    done = subprocess.run(
+        [*run, "--uninstall"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and table.read_text() == ""
+
+
+def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["probe"]).output
+    assert "sleep: never run" in out
+    home = Path(os.environ["MEMGRAPH_HOME"])
+    s = open_store(home / "memgraph.db")
+    try:
+        remember(s, mem("something to sleep on"), T0)
+        req = SleepRequest(
+            now=T0, ignore_window=True, discover_repos=False, state_path=home / "sleep.json"
+        )
+        run_sleep(s, req)
+    finally:
+        s.close()
+    out = runner.invoke(app, ["probe"]).output
+    assert "sleep: last run 2026-03-01T03:00:00Z (applied" in out
+    data = json.loads(runner.invoke(app, ["probe", "--json"]).output)
+    assert data["sleep"]["last_changed"] == "2026-03-01T03:00:00Z"

@@ -1,0 +1,157 @@
+"""remember / propose (profile law decides, rejections on record) and generic review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memgraph.documents import MemoryNode, TransitionNode, UpsertNode
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import NotFound, PatchRejected, UsageError
+from memgraph.ids import node_id
+from memgraph.store import Store, open_store
+from profiles.memory import Anchors, MemoryRequest, propose, remember
+from profiles.review import list_pending, review
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    s = open_store(tmp_path / "m.db" if request.param == "sqlite" else ":memory:")
+    yield s
+    s.close()
+
+
+def req(text: str, profile: str = "short_term", **kw: object) -> MemoryRequest:
+    return MemoryRequest(text=text, session_id="s-1", project="orchard", profile=profile, **kw)  # type: ignore[arg-type]
+
+
+def test_remember_is_short_term_with_provenance_and_idempotent(store: Store) -> None:
+    first = remember(store, req("the etag decides", anchors=Anchors(transcript="/t/a.jsonl:12")))
+    assert (first.profile, first.lifecycle, first.domain_id) == (
+        "short_term", "active", "agent:orchard",
+    )  # fmt: skip
+    with store.reader() as r:
+        node = r.get_nodes([first.id])[first.id]
+    assert node.attributes["session_id"] == "s-1" and node.attributes["harness"] == "cli"
+    kinds = {a.kind.value: a for a in node.anchors}
+    assert kinds["transcript"].line == 12 and kinds["entity"].ref == "session:s-1"
+    again = remember(store, req("the etag decides"))
+    assert again.id == first.id and not again.changed
+    with pytest.raises(UsageError):
+        remember(store, req("   "))
+    with pytest.raises(UsageError):
+        remember(store, req("x", profile="role_self"))
+
+
+@pytest.mark.parametrize(
+    ("profile", "extra", "law"),
+    [
+        ("role_self", {"anchors": Anchors(files=("a.py",))}, "cannot carry repo truth"),
+        ("role_self", {"attributes": {"repo": "x"}}, "cannot carry repo truth"),
+        ("role_self", {"state": "accepted"}, "illegal lifecycle transition (new) -> accepted"),
+        ("repo_architecture", {"state": "accepted"}, "illegal lifecycle transition"),
+        ("evidence", {"kind": "quote", "state": "reviewed"}, "illegal lifecycle transition"),
+        ("incubation", {"kind": "poem"}, "kind 'poem' is not part of profile incubation"),
+    ],
+)
+def test_profile_law_rejects_with_a_receipt(
+    store: Store, profile: str, extra: dict[str, object], law: str
+) -> None:
+    with pytest.raises(PatchRejected) as exc:
+        propose(store, req("a claim", profile=profile, **extra))
+    assert law in str(exc.value)
+    rejections = [r for r in store.receipts() if r.op == "reject_patch"]
+    assert len(rejections) == 1 and law in rejections[0].reason
+    assert not list(store.iter_nodes(profile=profile))
+
+
+def test_propose_enters_the_initial_state(store: Store) -> None:
+    got = {
+        p: propose(store, req(f"claim for {p}", profile=p)).lifecycle
+        for p in ("role_self", "incubation", "agency_pressure", "candidate_intervention")
+    }
+    assert got == {
+        "role_self": "proposed",
+        "incubation": "active",
+        "agency_pressure": "active",
+        "candidate_intervention": "queued",
+    }
+    with pytest.raises(UsageError):
+        propose(store, req("x", profile="voice"))
+
+
+def _repo_node(store: Store, name: str) -> str:
+    state = name.rstrip("0123456789")
+    nid = node_id("repo_architecture", "module", "orchard", name)
+    node = MemoryNode(
+        id=nid,
+        domain_id="repo:orchard",
+        profile="repo_architecture",
+        kind="module",
+        title=f"orchard.{name}",
+        claim="a module the scanner found",
+        lifecycle=state,
+        created_at=T0,
+        updated_at=T0,
+    )
+    apply_patch(store, new_patch([UpsertNode(node=node)], proposer="repo scan"))
+    return nid
+
+
+def test_review_is_generic_over_role_repo_and_evidence(store: Store) -> None:
+    role = propose(store, req("I keep PRs small", profile="role_self")).id
+    observed = _repo_node(store, "observed")
+    proposed = _repo_node(store, "proposed")
+    ev = propose(
+        store, req("the log says 3 retries", profile="evidence", anchors=Anchors(commit="abc123"))
+    ).id
+    pending = {p.id for p in list_pending(store)}
+    assert pending == {role, observed, proposed, ev}
+    assert {p.id for p in list_pending(store, profile="repo_architecture")} == {observed, proposed}
+    assert review(store, role, True, "op").after == "accepted"
+    assert review(store, observed, True, "op").after == "accepted"
+    assert review(store, ev, True, "op").after == "accepted"
+    rejected = review(store, proposed, False, "op", "wrong boundary")
+    assert (rejected.before, rejected.after) == ("proposed", "retired")
+    assert list_pending(store) == []
+    ops = [r.op for r in store.receipts(target_id=observed)]
+    assert ops[-2:] == ["review_node", "transition_node"]
+    stale = _repo_node(store, "observed2")
+    review(store, stale, True, "op")
+    # the scanner saw its source change: accepted -> stale, to be reviewed again
+    apply_patch(store, new_patch([TransitionNode(node_id=stale, to_state="stale")]))
+    assert [p.id for p in list_pending(store)] == [stale]
+    assert review(store, stale, True, "op").after == "accepted"
+    with pytest.raises(UsageError):
+        review(store, role, True)  # already accepted
+    with pytest.raises(NotFound):
+        review(store, "n-nope", True)
+    with pytest.raises(UsageError):
+        list_pending(store, profile="voice")
+
+
+def test_cli_rejection_is_one_error_line_naming_the_law(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    monkeypatch.setenv("MEMGRAPH_SESSION", "cli-1")
+    bad = runner.invoke(
+        app, ["propose", "role_self", "render.py owns it", "--file", "render.py", "--project", "o"]
+    )
+    assert bad.exit_code == 1
+    assert bad.output.startswith("Error: ") and bad.output.count("\n") == 1
+    assert "role_self memory cannot carry repo truth (anchors: file)" in bad.output
+    ok = runner.invoke(app, ["remember", "a thing to keep", "--project", "o", "--json"])
+    assert ok.exit_code == 0 and '"lifecycle":"active"' in ok.output
+    monkeypatch.delenv("MEMGRAPH_SESSION")
+    none = runner.invoke(app, ["remember", "no session anywhere", "--project", "o"])
+    assert none.exit_code == 2 and "no active session" in none.output
+    listed = runner.invoke(app, ["review", "list"])
+    assert listed.exit_code == 0 and listed.output == "nothing waiting for review\n"

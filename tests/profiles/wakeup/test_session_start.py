@@ -1,0 +1,233 @@
+"""`memgraph hook session-start` end to end (real subprocesses), and hook install/uninstall."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from profiles.wakeup.active import find_active, record_active
+from profiles.wakeup.hook import project_of
+from profiles.wakeup.install import install, uninstall
+
+
+def _env(tmp: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMGRAPH_", "CLAUDE"))}
+    env.update(
+        HOME=str(tmp / "home"),
+        XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
+        MEMGRAPH_HOME=str(tmp / "mg-home"),
+        MEMGRAPH_VAULT=str(tmp / "vault"),
+        PYTHONPATH=os.pathsep.join(sys.path),
+        **extra,
+    )
+    return env
+
+
+def mg(
+    env: dict[str, str], *args: str, stdin: str = "", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memgraph.cli", *args],
+        input=stdin,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _payload(cwd: Path, sid: str = "3f2a9c1e-0b7d-4e55-9a21-5c8d2f10aa01") -> str:
+    return json.dumps(
+        {
+            "session_id": sid,
+            "transcript_path": str(cwd / "t.jsonl"),
+            "cwd": str(cwd),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+
+
+def _context(stdout: str) -> str:
+    data = json.loads(stdout)
+    assert data["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text: str = data["hookSpecificOutput"]["additionalContext"]
+    return text
+
+
+def test_session_start_end_to_end(tmp_path: Path) -> None:
+    project = tmp_path / "orchard"
+    (project / "src").mkdir(parents=True)
+    env_file = tmp_path / "claude-env"
+    env = _env(tmp_path, CLAUDE_ENV_FILE=str(env_file))
+    sid = "3f2a9c1e-0b7d-4e55-9a21-5c8d2f10aa01"
+    # a store with a note from an earlier session and accepted role memory
+    seed = mg(env, "note", "keep the orchard API backwards compatible", "--session", "old-1",
+              cwd=project)  # fmt: skip
+    assert seed.returncode == 0, seed.stderr
+    proposed = mg(env, "propose", "role_self", "I write the migration note first",
+                  "--session", "old-1", "--project", "orchard", "--json")  # fmt: skip
+    assert proposed.returncode == 0, proposed.stderr
+    accepted = mg(env, "review", "accept", json.loads(proposed.stdout)["id"])
+    assert accepted.returncode == 0, accepted.stderr
+
+    done = mg(env, "hook", "session-start", stdin=_payload(project, sid))
+    assert done.returncode == 0 and done.stderr == ""
+    text = _context(done.stdout)
+    assert "wake (default, session old-1" in text and "backwards compatible" in text
+    assert "I write the migration note first" in text  # the role packet
+    assert "## Accepted role memory" in text and sid in text
+    assert env_file.read_text() == f"export MEMGRAPH_SESSION={sid}\n"
+
+    # a later note with that env lands in that session
+    later = {**env, "MEMGRAPH_SESSION": sid}
+    note = mg(later, "note", "x", "--json", cwd=project)
+    assert note.returncode == 0, note.stderr
+    assert json.loads(note.stdout)["session_id"] == sid
+    # ... and without it, from inside the workspace, through the active session
+    bare = mg(env, "note", "y", "--json", cwd=project / "src")
+    assert bare.returncode == 0 and json.loads(bare.stdout)["session_id"] == sid
+    # a repeated start does not duplicate the env line
+    mg(env, "hook", "session-start", stdin=_payload(project, sid))
+    assert env_file.read_text().count("MEMGRAPH_SESSION") == 1
+
+
+def test_session_start_budget_is_a_ceiling(tmp_path: Path) -> None:
+    from profiles.wakeup.standing import estimate_tokens
+
+    project = tmp_path / "orchard"
+    project.mkdir()
+    env = _env(tmp_path)
+    for i in range(30):
+        mg(env, "remember", f"observation number {i} about the orchard pipeline and caching",
+           "--session", "s-1", "--project", "orchard")  # fmt: skip
+    done = mg(env, "hook", "session-start", "--budget", "120", stdin=_payload(project))
+    assert done.returncode == 0
+    text = _context(done.stdout)
+    assert 0 < estimate_tokens(text) <= 120 + text.count("\n")
+
+
+@pytest.mark.parametrize(
+    "setup",
+    ["broken_store", "missing_home", "bad_config", "bad_payload", "directory_store"],
+)
+def test_session_start_never_fails(tmp_path: Path, setup: str) -> None:
+    project = tmp_path / "orchard"
+    project.mkdir()
+    env = _env(tmp_path)
+    home = Path(env["MEMGRAPH_HOME"])
+    stdin = _payload(project)
+    if setup == "broken_store":
+        home.mkdir()
+        (home / "memgraph.db").write_bytes(b"this is not sqlite at all" * 100)
+    elif setup == "missing_home":
+        env["MEMGRAPH_HOME"] = str(tmp_path / "nowhere" / "deeper")
+    elif setup == "bad_config":
+        cfg = tmp_path / "config.toml"
+        cfg.write_text("home = [unclosed\n")
+        env["MEMGRAPH_CONFIG"] = str(cfg)
+    elif setup == "bad_payload":
+        stdin = '{"session_id": "../../etc"'
+    else:
+        (home / "memgraph.db").mkdir(parents=True)
+    done = mg(env, "hook", "session-start", stdin=stdin)
+    assert done.returncode == 0
+    if setup != "missing_home":
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert done.stderr.startswith("memgraph hook session-start: ")
+    assert "Traceback" not in done.stderr
+    context = _context(done.stdout) if done.stdout.strip() else ""
+    if setup in ("broken_store", "bad_config", "bad_payload", "directory_store"):
+        assert context == ""
+
+
+def test_active_session_walks_up(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    ws = tmp_path / "ws"
+    (ws / "a" / "b").mkdir(parents=True)
+    assert find_active(home, ws) is None
+    record_active(home, ws, "sess-1")
+    assert find_active(home, ws / "a" / "b") == "sess-1"
+    assert find_active(home, tmp_path) is None
+    record_active(home, ws / "a", "sess-2")
+    assert find_active(home, ws / "a" / "b") == "sess-2"
+    assert find_active(home, ws) == "sess-1"
+
+
+def test_project_of_names_the_git_top_and_the_main_repo_of_a_worktree(tmp_path: Path) -> None:
+    main = tmp_path / "orchard"
+    (main / ".git" / "worktrees" / "feature").mkdir(parents=True)
+    (main / "pkg").mkdir()
+    assert project_of(str(main / "pkg")) == "orchard"
+    wt = tmp_path / "wt-feature"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'feature'}\n")
+    assert project_of(str(wt)) == "orchard"
+    assert project_of(str(tmp_path / "plain dir!")) == "plain-dir"
+
+
+@pytest.mark.parametrize("existing", [None, "", '{\n    "model": "opus",\n  "hooks": {}}\n'])
+def test_install_uninstall_is_byte_identical(tmp_path: Path, existing: str | None) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    if existing is not None:
+        path.parent.mkdir()
+        path.write_text(existing)
+    assert install(path, "/opt/bin/memgraph") == ["SessionStart", "SessionEnd"]
+    data = json.loads(path.read_text())
+    assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
+        "/opt/bin/memgraph hook session-start"
+    )
+    assert install(path, "/opt/bin/memgraph") == []
+    assert uninstall(path) == ["SessionStart", "SessionEnd"]
+    if existing is None:
+        assert not path.exists()
+    else:
+        assert path.read_text() == existing
+    assert not path.with_name("settings.json.memgraph.json").exists()
+    assert uninstall(path) == []
+
+
+def test_uninstall_after_user_edits_removes_only_ours(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    other = {"hooks": [{"type": "command", "command": "echo bye"}]}
+    path.write_text(json.dumps({"hooks": {"SessionEnd": [other]}}))
+    assert install(path, "memgraph") == ["SessionStart", "SessionEnd"]
+    data = json.loads(path.read_text())
+    data["model"] = "sonnet"  # the user edits the file afterwards
+    path.write_text(json.dumps(data))
+    assert uninstall(path) == ["SessionStart", "SessionEnd"]
+    assert json.loads(path.read_text()) == {"hooks": {"SessionEnd": [other]}, "model": "sonnet"}
+
+
+def test_cli_install_then_uninstall(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"theme": "dark"}\n')
+    done = mg(env, "hook", "install")
+    assert done.returncode == 0 and "installed SessionStart hook" in done.stdout
+    done = mg(env, "hook", "uninstall")
+    assert done.returncode == 0 and "removed SessionEnd hook" in done.stdout
+    assert settings.read_text() == '{"theme": "dark"}\n'
+
+
+def test_mcp_note_and_remember_use_the_workspace_active_session(tmp_path: Path) -> None:
+    from memgraph.config import load_settings
+    from memgraph.mcp_server import MemgraphTools
+
+    settings = load_settings(workspace=tmp_path / "orchard")
+    (tmp_path / "orchard").mkdir()
+    tools = MemgraphTools(settings)
+    with pytest.raises(ValueError, match="no session"):
+        tools.note("before any session start")
+    record_active(settings.home, settings.workspace, "sess-from-hook")
+    assert tools.note("after the hook")["session_id"] == "sess-from-hook"
+    remembered = tools.remember("the orchard index is rebuilt nightly")
+    assert remembered["domain_id"] == "agent:orchard" and remembered["lifecycle"] == "active"
