@@ -93,3 +93,32 @@ class MissingExtra(MemgraphError):
 
 class BackendUnavailable(MemgraphError):
     """An optional helper (Qdrant, Ollama) cannot be reached."""
+
+
+def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
+    """The one-line ``MemgraphError`` for an exception that reached the CLI from
+    a damaged store (``sqlite3.DatabaseError``, a stored document that no longer
+    parses) or a file too odd to read; None for anything else (a bug).
+
+    Used by the CLI's last line of defence so a damaged store never shows a
+    traceback; library code raises ``StoreError`` itself where it can.
+    """
+    import sys
+
+    sqlite3 = sys.modules.get("sqlite3")  # loaded whenever a store was opened
+    if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
+        return StoreError(
+            f"the store cannot be read: {exc} (a damaged store? run `memgraph validate`; "
+            "recovery: `sqlite3 STORE .recover`, or the last good snapshot or backup)"
+        )
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and isinstance(exc, pydantic.ValidationError):
+        err = exc.errors()[0] if exc.error_count() else {}
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        return StoreError(
+            f"a {exc.title} document is malformed at {where}: {err.get('msg')} "
+            "(if it came from the store, the store is damaged: run `memgraph validate`)"
+        )
+    if isinstance(exc, (OverflowError, UnicodeEncodeError, RecursionError)):
+        return UsageError(f"input out of range or not encodable: {type(exc).__name__}: {exc}")
+    return None

@@ -9,6 +9,7 @@ several harnesses share it, and SQLite handles the concurrency.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,8 +56,9 @@ class MemgraphTools:
         self.settings = settings
 
     @contextmanager
-    def _store(self) -> Iterator[Store]:
-        store = open_store(self.settings.store or self.settings.store_path)
+    def _store(self, *, write: bool = False) -> Iterator[Store]:
+        # read tools work on a read-only store (0444 file, read-only mount)
+        store = open_store(self.settings.store or self.settings.store_path, for_reading=not write)
         try:
             yield store
         finally:
@@ -73,6 +75,7 @@ class MemgraphTools:
         from profiles.voice.output import format_json
         from profiles.voice.search import VoiceQuery, parse_when, search_voice
 
+        check_query(query)
         if not 1 <= limit <= MAX_LIMIT:
             raise ValueError(f"limit must be between 1 and {MAX_LIMIT}")
         request = VoiceQuery(
@@ -101,6 +104,10 @@ class MemgraphTools:
             "last": _jsonable(stats.last),
             "by_constellation": dict(stats.by_constellation),
             "by_classification": dict(stats.by_classification),
+            "ledger": dict(
+                zip(("lines", "captured", "filtered", "dropped"), stats.ledger, strict=True)
+            )
+            | {"dropped_by_reason": dict(stats.ledger_dropped)},
         }
 
     def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
@@ -116,7 +123,7 @@ class MemgraphTools:
         request = NoteRequest(
             session_id=sid, text=content, workspace=self.settings.workspace, harness="mcp"
         )
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(note(store, request))
         return result
 
@@ -182,13 +189,18 @@ class MemgraphTools:
 
         if cut not in CutName.__members__:
             raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
+        check_query(query)
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
         if repo is not None:
             return self._repo_context(query, cut, budget, repo)
         request = MemoryContextQuery(text=query, cut=CutName(cut), budget_tokens=budget)
+        from context_cut.ceiling import fit_output
+
         with self._store() as store:
             packet = select_context_cut(store, request)
+        # the reply is a dict the SDK sends as indented JSON: the budget caps that text
+        packet, _ = fit_output(packet, mcp_reply_text, budget)
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
 
@@ -205,6 +217,38 @@ class MemgraphTools:
         return data
 
 
+# A query is matched term by term; 50,000 words or 5,000 ORs kept the server busy
+# for seconds. Past these caps the caller gets a tool error, not a stall.
+MAX_QUERY_CHARS = 10_000
+MAX_QUERY_TERMS = 200
+# What a lone surrogate escape (\ud800..\udfff) in a request becomes (see
+# ``sanitise_line``): a noncharacter no client sends on purpose.
+SURROGATE_MARK = "\U0010fffe"
+
+
+def check_query(query: str, name: str = "query") -> None:
+    """ValueError (a tool error) for a query too long to answer promptly."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"{name} is {len(query)} characters; at most {MAX_QUERY_CHARS}")
+    terms = len(query.split())
+    if terms > MAX_QUERY_TERMS:
+        raise ValueError(f"{name} has {terms} terms; at most {MAX_QUERY_TERMS}")
+
+
+def _check_text_args(kwargs: dict[str, Any]) -> None:
+    for name, value in kwargs.items():
+        if isinstance(value, str) and SURROGATE_MARK in value:
+            raise ValueError(
+                f"argument {name!r} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
+                "send valid Unicode text"
+            )
+
+
+def mcp_reply_text(packet: Any) -> str:
+    """The text the MCP SDK sends for a packet reply (indent=2 JSON), as measured."""
+    return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
+
+
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:
     """Turn our errors into tool errors with the same one-line message."""
     import functools
@@ -214,11 +258,83 @@ def _tool(fn: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
         try:
+            _check_text_args(kwargs)
             return fn(*args, **kwargs)
         except (MemgraphError, ValueError) as exc:
             raise ToolError(" ".join(str(exc).split())) from None
 
     return wrapper
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join(SURROGATE_MARK if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return value
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def sanitise_line(line: str) -> str:
+    """One JSON-RPC line with every lone surrogate escape replaced by SURROGATE_MARK.
+
+    The SDK's JSON parser rejects such a line outright and, having no request id,
+    answers nothing: the caller would wait forever. Python's parser accepts it,
+    so the request goes through and the tool names the offending argument.
+    """
+    if "\\u" not in line:
+        return line
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    cleaned = _replace_surrogates(data)
+    if cleaned == data and json.dumps(cleaned) == json.dumps(data):
+        return line
+    return json.dumps(cleaned, ensure_ascii=True) + "\n"
+
+
+class _SanitisedStdin:
+    """Text lines from the binary stdin, each passed through ``sanitise_line``."""
+
+    def __init__(self, raw: Any) -> None:
+        import io
+
+        self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+
+    def readline(self, *args: Any) -> str:
+        line = self._text.readline()
+        return sanitise_line(line) if line else line
+
+    def __iter__(self) -> Iterator[str]:
+        while line := self.readline():
+            yield line
+
+    def close(self) -> None:
+        # the buffer is the process's stdin: not ours to close
+        with contextlib.suppress(ValueError):
+            self._text.detach()
+
+
+def run_stdio(server: Any) -> None:
+    """``server.run()`` for stdio, reading requests through ``_SanitisedStdin``."""
+    import sys
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def main() -> None:
+        stdin = anyio.wrap_file(_SanitisedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            low = server._lowlevel_server
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    anyio.run(main)
 
 
 def build_server(settings: Settings) -> Any:

@@ -37,11 +37,19 @@ def parse_snapshot(text: str | bytes, source: str = "snapshot") -> MemoryGraphSn
     return snapshot
 
 
+# A snapshot is read whole; past this it is refused rather than exhausting memory.
+MAX_SNAPSHOT_BYTES = 4 << 30
+
+
 def read_snapshot_file(path: Path) -> MemoryGraphSnapshot:
+    """Parse a snapshot file; a FIFO/device/directory is refused before any read."""
+    from memgraph.errors import ReaderError
+    from memgraph.inputs import read_bounded
+
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
+        data = read_bounded(path, MAX_SNAPSHOT_BYTES, "snapshot")
+    except ReaderError as exc:
+        raise SnapshotError(str(exc)) from None
     return parse_snapshot(data, str(path))
 
 
@@ -99,18 +107,43 @@ def validate_path(path: Path) -> list[str]:
 
 
 def _validate_path(path: Path) -> list[str]:
-    if not path.exists():
+    import os
+    import stat
+
+    from memgraph.store.guard import RECOVERY
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return [f"{path}: no such file"]
+    except (OSError, ValueError) as exc:
+        return [f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"]
+    if not stat.S_ISREG(st.st_mode):
+        from memgraph.inputs import file_kind
+
+        return [f"{path}: it is {file_kind(st.st_mode)}, not a store or snapshot file"]
+    looks_like_store = path.suffix in (".db", ".sqlite", ".sqlite3")
+    if st.st_size == 0:
+        what = "store" if looks_like_store else "file"
+        return [
+            f"{path}: empty (0 bytes): a truncated {what}, not a valid store or snapshot; "
+            "restore it from a backup or snapshot"
+        ]
     try:
         if is_sqlite_file(path):
             from memgraph.store.sqlite import read_store_file
 
             snapshot = read_store_file(path)
+        elif looks_like_store:
+            return [f"{path}: not an SQLite file, so not a memgraph store"]
         else:
             snapshot = read_snapshot_file(path)
     except (SnapshotError, StoreError) as exc:
         msg = str(exc)
         return [msg if msg.startswith(str(path)) else f"{path}: {msg}"]
     except ValidationError as exc:
-        return [f"{path}: stored document is malformed: {exc.errors()[0].get('msg')}"]
+        return [
+            f"{path}: damaged store: a stored document is malformed "
+            f"({exc.errors()[0].get('msg')}). {RECOVERY}"
+        ]
     return [f"{path}: {problem}" for problem in validate_snapshot(snapshot)]

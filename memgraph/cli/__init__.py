@@ -57,7 +57,7 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
         except ModuleNotFoundError:
             module = None
         if module is not None:
-            code = module.run(argv[1:])
+            code = _run_fast(module, argv[1:])
             if code is not None:
                 # The fast path has closed its store and written its files; skip
                 # interpreter teardown (tens of ms freeing what the OS frees anyway).
@@ -69,3 +69,20 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
     from memgraph.cli.app import app
 
     app(prog_name="memgraph")
+
+
+def _run_fast(module: object, argv: list[str]) -> int | None:
+    """A fast path's exit code; a damaged store or out-of-range value that
+    escaped it is one ``Error:`` line, never a traceback."""
+    from memgraph.errors import unexpected_as_error
+
+    try:
+        code: int | None = module.run(argv)  # type: ignore[attr-defined]
+    except Exception as exc:
+        known = unexpected_as_error(exc)
+        if known is None:
+            raise
+        message = " ".join(str(known).split())
+        print(f"Error: {message}", file=sys.stderr)
+        return known.exit_code
+    return code

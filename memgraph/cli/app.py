@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
-from memgraph.errors import MemgraphError
+from memgraph.errors import MemgraphError, unexpected_as_error
 
 
 class MemgraphGroup(TyperGroup):
@@ -20,10 +20,21 @@ class MemgraphGroup(TyperGroup):
         except MemgraphError as exc:
             if ctx.params.get("debug"):
                 raise
-            # one line, whatever the message holds
-            message = " ".join(str(exc).split()) or type(exc).__name__
-            typer.echo(f"Error: {message}", err=True)
-            raise typer.Exit(exc.exit_code) from None
+            _fail(exc)
+        except Exception as exc:
+            # a damaged store or an out-of-range value that slipped past the
+            # library still becomes one line (with --debug: the traceback)
+            known = unexpected_as_error(exc)
+            if known is None or ctx.params.get("debug"):
+                raise
+            _fail(known)
+
+
+def _fail(exc: MemgraphError) -> NoReturn:
+    # one line, whatever the message holds
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    typer.echo(f"Error: {message}", err=True)
+    raise typer.Exit(exc.exit_code) from None
 
 
 app = typer.Typer(

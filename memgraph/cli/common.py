@@ -15,10 +15,15 @@ def settings(**overrides: Any) -> Settings:
     return load_settings(**overrides)
 
 
-def store_from(home: Path | None = None, store: str | Path | None = None) -> Store:
+def store_from(
+    home: Path | None = None, store: str | Path | None = None, *, for_reading: bool = False
+) -> Store:
     """Open the store named by ``--store`` (a file or a postgresql:// URL), else
-    ``MEMGRAPH_STORE``, else ``<home>/memgraph.db``."""
-    return open_store(store_location(load_settings(home=home), store))
+    ``MEMGRAPH_STORE``, else ``<home>/memgraph.db``.
+
+    ``for_reading``: a read-only store (0444 file, read-only dir) opens read-only.
+    """
+    return open_store(store_location(load_settings(home=home), store), for_reading=for_reading)
 
 
 def store_location(cfg: Settings, store: str | Path | None = None) -> str:

@@ -114,16 +114,20 @@ def context(
             return select_context_cut(s, query, nerve)
 
         packet = _ranked(cfg, home, store, run)
+    from context_cut.ceiling import fit_output
+
+    # the budget is a ceiling on what is printed, in whichever format
     if prompt:
         from context_cut.prompt import prompt_block
 
-        sys.stdout.write(prompt_block(packet, sections, packet.query.project))
+        _, out = fit_output(packet, lambda p: prompt_block(p, sections, p.query.project), budget)
     elif as_json:
-        sys.stdout.write(packet_json(packet) + "\n")
+        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
     elif markdown:
-        sys.stdout.write(packet_markdown(packet))
+        _, out = fit_output(packet, packet_markdown, budget)
     else:
-        sys.stdout.write("\n".join(packet_lines(packet)) + "\n")
+        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
+    sys.stdout.write(out)
 
 
 def _repo_packet(
@@ -142,7 +146,7 @@ def _repo_packet(
     if cut != "repo":
         raise UsageError("--repo goes with --cut repo")
     request = RepoCutRequest(text=text, repo_path=repo, budget_tokens=budget, limit=min(limit, 200))
-    s = store_from(home, store)
+    s = store_from(home, store, for_reading=True)
     try:
         packet = repo_cut(s, request).packet
     finally:

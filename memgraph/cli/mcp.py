@@ -20,7 +20,7 @@ def mcp(
 ) -> None:
     """Run the MCP server (tools: voice_search, note, wake, context, voice_stats)."""
     from memgraph.config import load_settings
-    from memgraph.mcp_server import build_server
+    from memgraph.mcp_server import build_server, run_stdio
 
     if http and host not in LOOPBACK:
         # No network listener beyond this machine: the store holds private words.
@@ -30,7 +30,7 @@ def mcp(
     if http:
         server.run("streamable-http", host=host, port=port)
     else:
-        server.run()
+        run_stdio(server)
 
 
 def register(app: typer.Typer) -> None:

@@ -64,7 +64,7 @@ def run_ranked(
 ) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
     (one line) when ranking fell back to BM25."""
-    s = store_from(home, store)
+    s = store_from(home, store, for_reading=True)  # read-only stores are read too
     nerve, notice = nerve_for(cfg, required=False)
     try:
         result = run(s, nerve)

@@ -40,12 +40,14 @@ def _harness(flag: str | None) -> str:
     return flag or detect_harness(os.environ)
 
 
-def _open(home: Path | None, workspace: Path | None) -> tuple[Any, Any]:
+def _open(
+    home: Path | None, workspace: Path | None, *, for_reading: bool = False
+) -> tuple[Any, Any]:
     from memgraph.cli.common import settings, store_location
     from memgraph.store import open_store
 
     s = settings(home=home, workspace=workspace)
-    return s, open_store(store_location(s))
+    return s, open_store(store_location(s), for_reading=for_reading)
 
 
 def _info_json(info: Any) -> dict[str, Any]:
@@ -98,7 +100,7 @@ def list_(
     from profiles.session.api import list_sessions
     from profiles.session.records import fixed_iso
 
-    _, store = _open(home, None)
+    _, store = _open(home, None, for_reading=True)
     try:
         infos = list_sessions(store, persona)
     finally:
@@ -121,7 +123,7 @@ def show(
     from profiles.session.api import show_session
     from profiles.session.records import fixed_iso
 
-    _, store = _open(home, None)
+    _, store = _open(home, None, for_reading=True)
     try:
         doc = show_session(store, session_id)
     finally:
@@ -200,7 +202,7 @@ def wake(
     from profiles.session.api import wake as wake_api
     from profiles.session.records import fixed_iso
 
-    s, store = _open(home, None)
+    s, store = _open(home, None, for_reading=True)
     try:
         result = wake_api(store, persona or s.persona)
     finally:

@@ -33,7 +33,7 @@ def _existing_store(home: Path | None, store: str | None) -> Store:
         from memgraph.errors import StoreError
 
         raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
-    return store_from(home, location)
+    return store_from(home, location, for_reading=True)
 
 
 def validate(
@@ -122,7 +122,21 @@ def stats(
         print(" ".join(f"{k}={v}" for k, v in counts.items()))
 
 
+def backup(
+    dest: Path = typer.Argument(..., help="New file to write the copy to (must not exist)."),
+    home: Path | None = HomeOpt,
+    store: Path | None = StoreOpt,
+) -> None:
+    """Copy the live store safely (SQLite online backup API; writers may keep running)."""
+    from memgraph.store.backup import backup_store
+
+    source = store if store is not None else settings(home=home).store_path
+    result = backup_store(source, dest)
+    print(f"backed up {source} to {result.dest} ({result.bytes} bytes)", file=sys.stderr)
+
+
 def register(app: typer.Typer) -> None:
     app.command("validate")(validate)
+    app.command("backup")(backup)
     app.command("stats")(stats)
     app.add_typer(snapshot_app, name="snapshot")

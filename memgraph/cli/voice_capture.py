@@ -108,9 +108,12 @@ def backfill(
         "seconds": round(report.seconds, 3),
         "mb_per_s": round(report.mb_per_s, 1),
     }
+    ledger = report.ledger.totals()
     if as_json:
-        print_json_line({"summary": summary})
+        print_json_line({"summary": summary, "ledger": ledger})
     else:
+        if report.ledger.has_drops:  # nothing dropped without a word
+            print(report.ledger.summary_line())
         print(
             f"backfill: {summary['transcripts']} transcripts, {summary['paged']} paged, "
             f"{summary['skipped']} skipped, {summary['unchanged']} unchanged, "

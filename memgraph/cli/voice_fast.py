@@ -150,7 +150,7 @@ def run(argv: list[str]) -> int | None:
     ns = parse(argv)
     if ns is None:
         return None
-    if ns.stats and sys.stdout.isatty():
+    if ns.stats and sys.stdout.isatty() and not ns.json:
         return None  # the rich table is typer's
     from memgraph.errors import MemgraphError
 
@@ -186,7 +186,7 @@ def run(argv: list[str]) -> int | None:
             stats = fast.voice_stats(where)
             if stats is None:
                 return None  # an older store: typer opens it, which migrates it
-            out = render_stats(core.to_stats(stats))
+            out = render_stats(core.to_stats(stats), ns.json)
         else:
             query = build_query(core, ns)
             request = core.search_request(query)

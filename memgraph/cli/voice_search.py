@@ -70,14 +70,14 @@ def search(
     )
     # Flags are checked before the store is opened, as the fast path does.
     request = None if stats else build_query(core, ns)
-    store = open_store(location)
+    store = open_store(location, for_reading=True)
     try:
         if request is None:
             result = core.voice_stats(store)
-            if is_tty():
+            if is_tty() and not as_json:
                 _stats_table(stats_rows(result))
             else:
-                emit(render_stats(result))
+                emit(render_stats(result, as_json))
             return
         hits = core.search_voice(store, request)
         none = core.explain_no_hits(store, request) if not hits else None

@@ -22,11 +22,15 @@ if TYPE_CHECKING:
 _PROTOCOL = ("GraphReader", "Neighbourhood", "PeriodQuery", "SearchHit", "Store", "StoreTxn")
 
 
-def open_store(path: str | Path) -> Store:
-    """Open (creating and migrating if needed) the store at ``path``.
-
-    A SQLite file by default; ``":memory:"`` gives the in-memory backend and a
-    ``postgresql://`` URL the PostgreSQL backend (``memgraph[postgres]``).
+def open_store(path: str | Path, *, for_reading: bool = False) -> Store:
+    """Open (creating and migrating if needed) the store at ``path``: a SQLite file
+    by default, ``":memory:"`` the in-memory backend, a ``postgresql://`` URL the
+    PostgreSQL backend (``memgraph[postgres]``). ``for_reading=True`` is for
+    commands that only read (search, stats, export, context...): a store that
+    cannot be written (0444 file, read-only directory or mount) is then opened
+    read-only instead of failing, and a missing store is not created.
+    A 0-byte file, a non-SQLite or foreign SQLite file and a store from a newer
+    memgraph are refused either way (``memgraph.store.guard``).
     """
     from memgraph.store.postgres import is_store_url
 
@@ -40,7 +44,17 @@ def open_store(path: str | Path) -> Store:
         return MemoryStore()
     from memgraph.store.sqlite import SQLiteStore
 
+    if for_reading and not _writable(Path(path)):
+        return SQLiteStore(path, readonly=True)
     return SQLiteStore(path)
+
+
+def _writable(path: Path) -> bool:
+    import os
+
+    if not path.exists():
+        return True  # a missing store: the caller decides whether one is created
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
 
 def __getattr__(name: str) -> Any:

@@ -163,6 +163,10 @@ class VoiceIndexStats:
     last: str | None
     by_constellation: tuple[tuple[str, int], ...]
     by_classification: tuple[tuple[str | None, int], ...]
+    # the ingest ledger's totals (lines, captured, filtered, dropped) and dropped
+    # reasons ("file:<reason>" for files not read); zeros where no ledger is kept
+    ledger: tuple[int, int, int, int] = (0, 0, 0, 0)
+    ledger_dropped: tuple[tuple[str, int], ...] = ()
 
 
 # -- transcript registry ----------------------------------------------------------

@@ -204,9 +204,9 @@ MIGRATIONS.append(
 
 
 def _extension_modules() -> list[ModuleType]:
-    from memgraph.store.sqlite_ext import registry, session, terms, voice_index
+    from memgraph.store.sqlite_ext import ledger, registry, session, terms, voice_index
 
-    return [registry, voice_index, session, terms]
+    return [registry, voice_index, ledger, session, terms]
 
 
 # Index rows for NEW node rows are written set-based, not by AFTER INSERT

@@ -33,6 +33,7 @@ from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
+from memgraph.store import guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
@@ -51,33 +52,56 @@ class SQLiteStore:
     """Implements ``memgraph.store.protocol.Store`` on one SQLite file."""
 
     def __init__(
-        self, path: str | Path, *, busy_deadline: float = 120.0, readonly: bool = False
+        self,
+        path: str | Path,
+        *,
+        busy_deadline: float = 120.0,
+        readonly: bool = False,
+        _creating: bool = False,
     ) -> None:
         self.path = Path(path)
         self.location = str(self.path)
         self.busy_deadline = busy_deadline
+        self.readonly = readonly
         self._lock = threading.RLock()
         self._checkpointer: Checkpointer | None = None  # writable stores only
         self._helper: ThreadPoolExecutor | None = None  # ditto: see SQLiteTxn
+        self._wal = guard.WalWatch(self.path)
+        # never write to a file that is not already a memgraph store: refuse a
+        # 0-byte/non-SQLite/non-regular file here, foreign or newer schemas below
+        exists = _creating or guard.check_file(self.path)
         try:
             if readonly:
-                if not self.path.is_file():
+                if not exists:
                     raise StoreError(f"no store at {self.path}")
-                self.conn = sqlite3.connect(
-                    f"file:{self.path.resolve()}?mode=ro",
-                    uri=True,
-                    isolation_level=None,
-                    check_same_thread=False,
-                    timeout=5.0,
-                )
-                self.conn.execute("SELECT count(*) FROM schema_migrations").fetchone()
+                self.conn = _connect_read_only(self.path)
+                guard.check_schema(self.conn, self.path)
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not exists:
+                guard.create_atomically(
+                    self.path,
+                    lambda tmp: SQLiteStore(
+                        tmp, busy_deadline=busy_deadline, _creating=True
+                    ).close(),
+                )
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=5.0
             )
         except (OSError, sqlite3.Error) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+                exc, sqlite3.OperationalError
+            ):
+                raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
+        try:
+            if not _creating:  # before anything writes (even the journal mode)
+                self._retry(lambda: guard.check_schema(self.conn, self.path))
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
+        except StoreError:
+            self.conn.close()
+            raise
         try:
             self._retry(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchone())
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -87,6 +111,7 @@ class SQLiteStore:
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
             self._helper = ThreadPoolExecutor(1, thread_name_prefix="memgraph-index")
+            self._wal.remember()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
@@ -106,8 +131,10 @@ class SQLiteStore:
                         f"store {self.path} stayed locked for {self.busy_deadline:g}s; "
                         "another writer holds it, retry later"
                     ) from None
-                time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 0.1)
+            except sqlite3.DatabaseError as exc:  # malformed image, not a database
+                raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.1)
 
     def _pending_migrations(self) -> list[Migration]:
         has_table = self.conn.execute(
@@ -149,7 +176,14 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[SQLiteTxn]:
         with self._lock:
+            if self.readonly:
+                raise StoreError(f"store {self.path} is opened read-only; nothing written")
             self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            try:
+                self._wal.check()  # under the write lock: a vanished WAL is caught here
+            except StoreError:
+                self.conn.execute("ROLLBACK")
+                raise
             txn = SQLiteTxn(self.conn, self._helper)
             try:
                 yield txn
@@ -204,10 +238,14 @@ class SQLiteStore:
             yield txn.conn
 
     def integrity(self) -> str:
-        """SQLite's ``quick_check`` verdict: ``ok`` or the first problem."""
+        """SQLite's ``quick_check`` verdict: ``ok`` or the first problem (and how many)."""
         with self._lock:
-            row = self.conn.execute("PRAGMA quick_check").fetchone()
-        return str(row[0]) if row else "ok"
+            rows = self.conn.execute("PRAGMA quick_check(20)").fetchall()
+        if not rows or rows[0][0] == "ok":
+            return "ok"
+        lines = [ln for r in rows for ln in str(r[0]).splitlines()]
+        first = next((ln for ln in lines if not ln.startswith("***")), lines[0])
+        return f"{first} ({len(lines)} problem line(s))"
 
     def close(self) -> None:
         if self._helper is not None:
@@ -416,6 +454,34 @@ class SQLiteStore:
             txn.append_receipts(snapshot.receipts)
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """``mode=ro``; when that cannot work (a read-only directory or file and no
+    ``-shm`` to share), ``immutable=1`` -- safe then: nobody can be writing a
+    store whose directory cannot hold its WAL."""
+    uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    conn = sqlite3.connect(
+        f"file:{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False, timeout=5.0
+    )
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"store {path} is read-only and has an unmerged WAL; open it once where it "
+                "is writable (or copy it with `memgraph backup`)"
+            ) from None
+    return sqlite3.connect(
+        f"file:{uri}?mode=ro&immutable=1",
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
+        timeout=5.0,
+    )
+
+
 def read_store_file(path: Path) -> MemoryGraphSnapshot:
     """The snapshot of a store file opened read-only, after SQLite's quick_check.
 
@@ -428,12 +494,14 @@ def read_store_file(path: Path) -> MemoryGraphSnapshot:
         try:
             verdict = store.integrity()
             if verdict != "ok":
-                raise StoreError(f"sqlite integrity: {verdict}")
+                raise StoreError(
+                    f"damaged store: sqlite integrity check failed: {verdict}. {guard.RECOVERY}"
+                )
             return store.export_snapshot()
         finally:
             store.close()
     except sqlite3.Error as exc:
-        raise StoreError(f"unreadable store: {exc}") from None
+        raise StoreError(f"damaged store: {exc}. {guard.RECOVERY}") from None
 
 
 def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:

@@ -257,10 +257,17 @@ def check_at(at: datetime, now: datetime) -> datetime:
 
     if at.tzinfo is None:
         raise UsageError("note time needs a timezone (e.g. 2026-01-05T09:30:00Z)")
+    try:
+        utc = at.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise UsageError(f"note time {at.isoformat()} is out of range") from None
+    # Years before 1000 do not round-trip through every renderer; no note is that old.
+    if utc.year < 1000:
+        raise UsageError(f"note time {at.isoformat()} is before the year 1000")
     # A note from the future would own `wake` until then; allow a little clock skew.
-    if at - now > timedelta(minutes=5):
-        raise UsageError(f"note time {dt_json(at)} is in the future")
-    return at.astimezone(UTC)
+    if utc - now > timedelta(minutes=5):
+        raise UsageError(f"note time {dt_json(utc)} is in the future")
+    return utc
 
 
 def note_output(

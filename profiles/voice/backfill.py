@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import RegistryRow, as_dict, iso
 from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
+from profiles.voice.ledger import Ledger, LedgerEntry, entry_from_stats, file_entry, ledger_put
 from profiles.voice.nodes import resolve_project
 from profiles.voice.views import MIN_MESSAGES
 
@@ -63,6 +65,8 @@ class BackfillReport:
     bytes_read: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    # every transcript read this run (and every file that could not be): the counts
+    ledger: Ledger = field(default_factory=Ledger)
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(o.status for o in self.outcomes))
@@ -97,8 +101,10 @@ def registry_put(store: Store, row: RegistryRow) -> None:
 
 
 def file_sha256(path: Path) -> str:
+    from memgraph.inputs import open_regular
+
     h = hashlib.sha256()
-    with path.open("rb") as fh:
+    with open_regular(path, "transcript") as fh:
         while chunk := fh.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
@@ -113,19 +119,42 @@ def _candidates(
     if request.since is not None:
         start = datetime(request.since.year, request.since.month, request.since.day, tzinfo=UTC)
         since_ns = int(start.timestamp() * 1e9)
+    from profiles.voice.readers import UNREADABLE, Skipped
+
     for root in request.roots:
         if not root.exists():
             report.warnings.append(f"transcript root {root} does not exist; skipped")
             continue
-        for path in iter_transcripts(root):
+        skipped: Skipped = []
+        if not root.is_dir():
+            from memgraph.inputs import file_kind
+
+            mode = root.stat().st_mode
+            if not stat.S_ISREG(mode):  # a FIFO/device given as a root: one word, go on
+                report.warnings.append(f"transcript root {root} is {file_kind(mode)}; skipped")
+                report.ledger.add(file_entry(path_key(root), "not_regular_file"))
+                continue
+        for path in iter_transcripts(root, skipped):
+            _report_skipped(report, skipped)
             try:
                 st = path.stat()
             except OSError as exc:
                 report.warnings.append(f"{path}: cannot stat: {exc.strerror or exc}")
+                report.ledger.add(file_entry(path_key(path), UNREADABLE))
                 continue
             if since_ns is not None and st.st_mtime_ns < since_ns:
                 continue
             yield path, st.st_size, st.st_mtime_ns
+        _report_skipped(report, skipped)
+
+
+def _report_skipped(report: BackfillReport, skipped: list[tuple[Path, str, str]]) -> None:
+    from memgraph.inputs import printable_path
+
+    for path, reason, detail in skipped:
+        report.warnings.append(f"{printable_path(path)}: {detail}; not read")
+        report.ledger.add(file_entry(path_key(path), reason))
+    skipped.clear()
 
 
 def run_backfill(
@@ -137,10 +166,15 @@ def run_backfill(
     started = time.perf_counter()
     report = BackfillReport()
     files = list(_candidates(request, report))
+    when = iso(request.now or utcnow()) or ""
+    ledger_put(store, report.ledger.entries, when)
     report.bytes_total = sum(size for _, size, _ in files)
     done = 0
     for path, size, mtime_ns in files:
-        outcome = _one(store, request, path, size, mtime_ns)
+        outcome, entry = _one(store, request, path, size, mtime_ns)
+        if entry is not None:
+            report.ledger.add(entry)
+            ledger_put(store, [entry], when)
         if outcome.status not in ("unchanged", "filtered"):
             report.bytes_read += size
         report.outcomes.append(outcome)
@@ -151,27 +185,35 @@ def run_backfill(
     return report
 
 
-def _one(store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns: int) -> Outcome:
+def _one(
+    store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns: int
+) -> tuple[Outcome, LedgerEntry | None]:
     key = path_key(path)
     row = registry_get(store, path)
     if row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns):
-        return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count, row.page)
+        return Outcome(
+            key, "unchanged", row.reason, row.session_id, row.message_count, row.page
+        ), None
     digest = ""
+    entry: LedgerEntry | None = None
     try:
         digest = file_sha256(path)
         if row is not None and row.status != ERROR and row.sha256 == digest:
             registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
-            return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
+            return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count), None
         result = _capture(store, request, path)
     except MemgraphError as exc:
         outcome = Outcome(key, ERROR, " ".join(str(exc).split())[:500], bytes=size)
+        entry = file_entry(key, "unreadable_file" if isinstance(exc, ReaderError) else "error")
     except Exception as exc:  # a bug must not stop a backfill of thousands of files
         reason = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
         outcome = Outcome(key, ERROR, reason[:500], bytes=size)
+        entry = file_entry(key, "internal_error")
     else:
         if result is None:
-            return Outcome(key, "filtered", f"project is not {request.project}", bytes=size)
+            return Outcome(key, "filtered", f"project is not {request.project}", bytes=size), None
         outcome = _outcome(key, result, request.vault, size)
+        entry = entry_from_stats(key, result.stats)
     registry_put(
         store,
         RegistryRow(
@@ -187,7 +229,7 @@ def _one(store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns
             processed_at=iso(request.now or utcnow()),
         ),
     )
-    return outcome
+    return outcome, entry
 
 
 def record_capture(
@@ -209,6 +251,7 @@ def record_capture(
         raise ReaderError(f"cannot hash transcript {path}: {exc.strerror or exc}") from None
     size, mtime_ns, sha = digest
     outcome = _outcome(path_key(path), result, vault, size)
+    ledger_put(store, [entry_from_stats(outcome.path, result.stats)], iso(now or utcnow()) or "")
     registry_put(
         store,
         RegistryRow(

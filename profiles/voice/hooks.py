@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # importing the store pulls in pydantic: keep this module lig
 HOOK_EVENT = "SessionEnd"
 HOOK_MARK = "hook session-end"
 MAX_HOOK_INPUT = 1 << 20
+MAX_SETTINGS_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ def parse_hook_input(raw: bytes | str) -> HookInput:
     path = data.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         raise ReaderError("hook input has no transcript_path")
+    from memgraph.inputs import check_path_text
+
+    check_path_text(path, "hook input transcript_path")
     sid = data.get("session_id")
     if sid is not None and not isinstance(sid, str):
         raise ReaderError("hook input session_id is not a string")
@@ -81,13 +85,15 @@ class FileDigest:
 
     def _run(self) -> None:
         try:
+            from memgraph.inputs import open_regular
+
             st = os.stat(self.path)
             h = hashlib.sha256()
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path, "transcript") as fh:
                 while chunk := fh.read(1 << 20):
                     h.update(chunk)
             self._value = (st.st_size, st.st_mtime_ns, h.hexdigest())
-        except OSError:
+        except (OSError, ReaderError):
             self._value = None  # the capture reports the unreadable file itself
 
     def get(self) -> tuple[int, int, str] | None:
@@ -97,7 +103,10 @@ class FileDigest:
 
 def session_end(raw: bytes | str, store_path: str | Path, vault: Path) -> str:
     """Capture the session named by the hook JSON; the one-line summary."""
+    from memgraph.inputs import open_regular
+
     hook = parse_hook_input(raw)
+    open_regular(hook.transcript_path, "transcript").close()  # before any store is touched
     digest = FileDigest(hook.transcript_path)
     from memgraph.store import open_store
 
@@ -121,13 +130,21 @@ def capture_for_hook(
     result = capture_transcript(store, request)
     known = digest.get() if digest is not None else None
     outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
+    from profiles.voice.ledger import entry_from_stats, summary_line, totals_of
+
     sid = (result.session_id or "-")[:8]
     changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
     if outcome.page:
-        return f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
-    return (
-        f"captured {result.messages} messages (session {sid}); no page: {outcome.reason}{changed}"
-    )
+        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
+    else:
+        line = (
+            f"captured {result.messages} messages (session {sid}); "
+            f"no page: {outcome.reason}{changed}"
+        )
+    entry = entry_from_stats(outcome.path, result.stats)
+    if entry.dropped:  # nothing is dropped without a word
+        line += "\n" + summary_line(totals_of([entry]))
+    return line
 
 
 def default_command() -> str:
@@ -142,12 +159,18 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     a JSON object is refused rather than overwritten.
     """
     from memgraph.fileio import replace_config_file
+    from memgraph.inputs import read_bounded_text
 
     data: dict[str, Any] = {}
-    if settings_path.exists():
+    if os.path.lexists(settings_path):
         try:
-            loaded = json.loads(settings_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            # bounded, and a FIFO/device is refused before any read (it would hang)
+            loaded = json.loads(
+                read_bounded_text(settings_path, MAX_SETTINGS_BYTES, "settings file")
+            )
+        except ReaderError as exc:
+            raise ConfigError(f"{exc}; not changed") from None
+        except (OSError, ValueError, RecursionError) as exc:
             raise ConfigError(
                 f"{settings_path} is not readable JSON ({exc}); not changed"
             ) from None

@@ -45,6 +45,11 @@ class ReadStats:
     # record kinds (or field values) the reader does not understand: counted, never
     # guessed at (``kind`` -> count, e.g. ``"type=mode"``, ``"promptSource=voice"``)
     unknown_kinds: dict[str, int] = field(default_factory=dict)
+    blank: int = 0  # empty lines: not records, not damage
+    # damaged lines by reason (invalid_json, raw_nul, over_size_cap, wrong_shape, ...);
+    # sums to bad_lines. Every line read is exactly one of: skipped_fast, blank,
+    # a bad reason, a dropped rule, or kept (profiles.voice.ledger checks this).
+    bad: dict[str, int] = field(default_factory=dict)
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1

@@ -92,8 +92,40 @@ def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
     ]
     rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
     rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
+    lines, captured, filtered, dropped = stats.ledger
+    rows.append(
+        ("ingest ledger", f"{lines} lines read, {captured} captured, {filtered} filtered, "
+         f"{dropped} dropped")
+    )  # fmt: skip
+    rows += [(f"dropped {k}", str(c)) for k, c in stats.ledger_dropped]
     return [(label.translate(ONE_LINE), value) for label, value in rows]
 
 
-def render_stats(stats: VoiceStats) -> str:
+def stats_json(stats: VoiceStats) -> dict[str, object]:
+    lines, captured, filtered, dropped = stats.ledger
+    return {
+        "messages": stats.messages,
+        "sessions": stats.sessions,
+        "pages": stats.pages,
+        "classified": stats.classified,
+        "unclassified": stats.unclassified,
+        "first": stats.first.isoformat().replace("+00:00", "Z") if stats.first else None,
+        "last": stats.last.isoformat().replace("+00:00", "Z") if stats.last else None,
+        "by_constellation": dict(stats.by_constellation),
+        "by_classification": dict(stats.by_classification),
+        "ledger": {
+            "lines": lines,
+            "captured": captured,
+            "filtered": filtered,
+            "dropped": dropped,
+            "dropped_by_reason": dict(stats.ledger_dropped),
+        },
+    }
+
+
+def render_stats(stats: VoiceStats, as_json: bool = False) -> str:
+    if as_json:
+        import json
+
+        return json.dumps(stats_json(stats), ensure_ascii=False, separators=(",", ":")) + "\n"
     return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))

@@ -52,6 +52,8 @@ class ProbeResult:
     since: datetime
     reason: str
     missing: list[str] = field(default_factory=list)
+    # ingest ledger totals over every transcript read (profiles.voice.ledger)
+    ledger: dict[str, object] = field(default_factory=dict)
     # views edited by hand where memgraph put its new render beside them
     conflicts: list[str] = field(default_factory=list)
 
@@ -88,7 +90,10 @@ def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[
         for path in iter_transcripts(root):
             if not is_session_file(path):
                 continue
-            st = os.stat(path)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # vanished since the walk; the ledger counts unreadable files
             mtime = datetime.fromtimestamp(st.st_mtime, UTC)
             if since <= mtime <= settled:
                 found[path_key(path)] = (st.st_size, st.st_mtime_ns)
@@ -129,6 +134,12 @@ def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
         rows = {row.path: row for row in registry_rows(store)}
     except MemgraphError as exc:
         return ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"cannot read the registry: {exc}")
+    from profiles.voice.ledger import ledger_entries, totals_of
+
+    try:
+        ledger = totals_of(ledger_entries(store))
+    except MemgraphError:
+        ledger = {}
     completed = completed_sessions(request, now)
     accounted, missing = 0, []
     completed_48h = 0
@@ -147,6 +158,7 @@ def _probe(store: Store, request: ProbeRequest) -> ProbeResult:
     )
     result = ProbeResult(OK, len(completed), accounted, pages_48h, completed_48h, since, "")
     result.missing = missing
+    result.ledger = ledger
     if not completed:
         result.status = UNKNOWN
         result.reason = f"no completed sessions since {since.date().isoformat()}"
@@ -180,6 +192,12 @@ def format_probe(result: ProbeResult) -> str:
         f" | coverage={(cov or 0) * 100:.0f}%;60;30 sessions={result.completed}"
         f" accounted={result.accounted} pages_48h={result.pages_48h}"
     )
+    if result.ledger:
+        line += f" lines={result.ledger.get('lines', 0)} dropped={result.ledger.get('dropped', 0)}"
+    if result.ledger.get("dropped") or result.ledger.get("files_not_read"):
+        from profiles.voice.ledger import summary_line
+
+        line += "\n" + summary_line(result.ledger)
     if result.conflicts:
         line += f" conflicts={len(result.conflicts)}"
     if result.status in (WARNING, CRITICAL):
@@ -202,5 +220,6 @@ def probe_json(result: ProbeResult) -> dict[str, object]:
         "since": result.since.isoformat().replace("+00:00", "Z"),
         "remediation": result.remediation() if result.status in (WARNING, CRITICAL) else None,
         "missing": result.missing[:50],
+        "ledger": result.ledger,
         "conflicts": result.conflicts[:50],
     }

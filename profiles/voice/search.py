@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from memgraph.store import Store
 
 
+MAX_QUERY_LIMIT = 1 << 62
 DEFAULT_LIMIT = 20  # keyword search
 BROWSE_LIMIT = 500  # no keyword (--recent, filters only): newest N, printed oldest first
 RECENT_SESSIONS = 10
@@ -89,6 +90,10 @@ class VoiceStats:
     last: datetime | None
     by_constellation: tuple[tuple[str, int], ...]
     by_classification: tuple[tuple[str, int], ...]
+    # ingest ledger totals (profiles.voice.ledger): lines read, captured,
+    # filtered, dropped; then (reason, count) of dropped lines and unread files
+    ledger: tuple[int, int, int, int] = (0, 0, 0, 0)
+    ledger_dropped: tuple[tuple[str, int], ...] = ()
 
     @property
     def unclassified(self) -> int:
@@ -176,7 +181,8 @@ def search_request(q: VoiceQuery, only: Sequence[str] | None = None) -> VoiceSea
         session_prefix=q.session or None,
         only=tuple(only) if only is not None else None,
         recent_sessions=RECENT_SESSIONS if q.recent else 0,
-        limit=q.limit or (DEFAULT_LIMIT if keyword else BROWSE_LIMIT),
+        # SQLite integers are 64-bit; a larger --limit means "all of them" anyway
+        limit=min(q.limit or (DEFAULT_LIMIT if keyword else BROWSE_LIMIT), MAX_QUERY_LIMIT),
         recency_days=RECENCY_DAYS,
         demote="command",
         word=q.word,
@@ -238,6 +244,8 @@ def to_stats(raw: VoiceIndexStats) -> VoiceStats:
         last=_ts(raw.last) if raw.last else None,
         by_constellation=tuple(sorted(raw.by_constellation, key=lambda kc: (-kc[1], kc[0]))),
         by_classification=tuple(sorted(by_cls, key=lambda kc: (-kc[1], kc[0]))),
+        ledger=raw.ledger,
+        ledger_dropped=tuple(sorted(raw.ledger_dropped)),
     )
 
 

@@ -68,6 +68,11 @@ def _is_iso_datetime(value: Any) -> bool:
         return False
 
 
+def _pure_date(value: Any) -> bool:
+    """A date that is not a datetime (they cannot be compared with each other)."""
+    return isinstance(value, date) and not isinstance(value, datetime)
+
+
 def _check_base(data: dict[str, Any]) -> list[WikiProblem]:
     problems: list[WikiProblem] = []
     for key in BASE_REQUIRED:
@@ -84,7 +89,13 @@ def _check_base(data: dict[str, Any]) -> list[WikiProblem]:
         if key in data and (not isinstance(value, date) or isinstance(value, datetime)):
             problems.append(_err(f"{key} must be a date (YYYY-MM-DD)"))
     created, updated = data.get("created"), data.get("updated")
-    if isinstance(created, date) and isinstance(updated, date) and updated < created:
+    if (
+        isinstance(created, date)
+        and isinstance(updated, date)
+        and _pure_date(created)
+        and _pure_date(updated)
+        and updated < created
+    ):
         problems.append(_err("updated is before created"))
     for key in _LIST_KEYS:
         value = data.get(key)
@@ -167,14 +178,22 @@ def iter_pages(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def validate_file(path: Path) -> list[WikiProblem]:
+    from memgraph.inputs import read_bounded
+
     try:
-        if path.stat().st_size > _MAX_PAGE_BYTES:
+        # a FIFO/device named *.md is refused, not read (it would hang)
+        raw = read_bounded(path, _MAX_PAGE_BYTES, "page")
+    except ReaderError as exc:
+        msg = str(exc)
+        if "larger than" in msg:
             return [_err(f"larger than {_MAX_PAGE_BYTES >> 20} MB")]
-        raw = path.read_bytes()
-    except OSError as exc:
-        return [_err(f"cannot read: {exc.strerror or exc}")]
+        return [_err(msg.replace(f"cannot read page {path}: ", "cannot read: "))]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return [_err(f"not UTF-8 (byte {exc.start})")]
-    return validate_wiki_page(text, str(path))
+    try:
+        return validate_wiki_page(text, str(path))
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        # one odd page must not abort a run over the whole vault
+        return [_err(f"frontmatter cannot be checked: {type(exc).__name__}: {exc}"[:300])]

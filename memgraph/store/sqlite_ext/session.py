@@ -269,6 +269,11 @@ def append_note_at(
     try:
         if not light.has_migration(READY_VERSION):
             return None
+        from memgraph.store.guard import unknown_versions
+
+        with light.read() as conn:
+            if unknown_versions(conn):
+                return None  # a store from a newer memgraph: the full path refuses it
         return SQLiteNoteAppend(light).append_note(session_id, build)
     except sqlite3.Error as exc:
         raise StoreError(f"store {db_path}: {exc}") from None

@@ -336,6 +336,9 @@ def stats_conn(conn: sqlite3.Connection) -> VoiceIndexStats:
     by_cls = conn.execute(
         "SELECT classification, count(*) FROM voice_index GROUP BY classification"
     ).fetchall()
+    from memgraph.store.sqlite_ext.ledger import totals_conn
+
+    ledger, ledger_dropped = totals_conn(conn)
     return VoiceIndexStats(
         messages=int(messages),
         sessions=int(sessions),
@@ -345,6 +348,8 @@ def stats_conn(conn: sqlite3.Connection) -> VoiceIndexStats:
         last=last or None,
         by_constellation=tuple((str(k), int(c)) for k, c in by_const),
         by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+        ledger=ledger,
+        ledger_dropped=ledger_dropped,
     )
 
 

@@ -9,6 +9,7 @@ wrong is counted in ``ReadStats`` and skipped.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,16 +71,32 @@ def read_transcript(path: Path, options: ReadOptions | None = None) -> Transcrip
     return result
 
 
-def iter_transcripts(root: Path) -> Iterator[Path]:
+# file-level ledger reasons: why a *.jsonl under a root was not read
+SYMLINK_LOOP, OUTSIDE_ROOT, NOT_REGULAR, UNREADABLE_DIR, UNREADABLE = (
+    "symlink_loop",
+    "symlink_outside_root",
+    "not_regular_file",
+    "unreadable_dir",
+    "unreadable_file",
+)
+# (path, reason, one-line detail) for every candidate a walk did not yield
+Skipped = list[tuple[Path, str, str]]
+
+
+def iter_transcripts(root: Path, skipped: Skipped | None = None) -> Iterator[Path]:
     """Every transcript file a registered harness claims under root (main and
     sidechain files: Claude/Codex ``*.jsonl``, Gemini ``chats/session-*.json``, aider
-    ``.aider.chat.history.md``), sorted.
+    ``.aider.chat.history.md``), sorted; ``skipped`` collects (path, reason, detail)
+    for every claimed file that could not be yielded (the ingest ledger's file reasons).
 
     Works on ``~/.claude/projects``, ``~/.codex/sessions``, ``~/.gemini/tmp`` or any
     parent of them.
     Directory symlinks are not followed and file symlinks resolving outside root
     are skipped, so a walk never leaves root. ``history.jsonl`` prompt logs are
     not transcripts and are skipped. A root that is itself a file is yielded as is.
+    Nothing is skipped silently: a ``*.jsonl`` that is a symlink loop, a symlink
+    out of root, a FIFO/device, or a subdirectory that cannot be listed is
+    appended to ``skipped`` as (path, reason, detail) when a list is given.
     """
     root = Path(root)
     if root.is_file():
@@ -90,13 +107,45 @@ def iter_transcripts(root: Path) -> Iterator[Path]:
     from profiles.voice.readers.registry import claims
 
     real_root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    out: Skipped = skipped if skipped is not None else []
+
+    def on_error(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        out.append((where, UNREADABLE_DIR, f"cannot list directory: {exc.strerror or exc}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
         dirnames.sort()
         for name in sorted(filenames):
             path = Path(dirpath) / name
             if not claims(path):
                 continue
-            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
-                continue
-            if path.is_file():
+            why = _not_a_transcript_file(path, real_root)
+            if why is None:
                 yield path
+            elif why[0]:
+                out.append((path, *why))
+
+
+def _not_a_transcript_file(path: Path, real_root: Path) -> tuple[str, str] | None:
+    """None when ``path`` is a readable regular file under root, else (reason, detail)."""
+    import stat
+
+    try:
+        if path.is_symlink() and not path.resolve(strict=True).is_relative_to(real_root):
+            return OUTSIDE_ROOT, "symlink points outside the transcript root"
+        mode = path.stat().st_mode
+    except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+        return SYMLINK_LOOP, "symlink loop"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return SYMLINK_LOOP, "symlink loop"
+        if exc.errno == errno.ENOENT:
+            return UNREADABLE, "dangling symlink"
+        return UNREADABLE, f"cannot stat: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return "", ""  # a directory named *.jsonl: walked, not a file
+    if not stat.S_ISREG(mode):
+        from memgraph.inputs import file_kind
+
+        return NOT_REGULAR, f"it is {file_kind(mode)}"
+    return None

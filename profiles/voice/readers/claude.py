@@ -27,7 +27,9 @@ from profiles.voice.prefilter import (
 )
 from profiles.voice.readers.jsonl import (
     bad_line,
+    clean_id,
     clean_text,
+    fallback_session_id,
     iter_lines,
     parse_object,
     parse_timestamp,
@@ -117,26 +119,36 @@ def read_claude(
             continue
         rec = parse_object(raw, lineno, stats)
         if rec is None:
+            block = None  # a damaged line might have been the output: keep what follows
             continue
         _count_unknown(rec, stats)
-        sid = rec.get("sessionId")
-        if session_id is None and isinstance(sid, str) and sid:
+        # an id that cannot be encoded (lone surrogate) is ignored, not fatal
+        sid = clean_id(rec.get("sessionId"))
+        if session_id is None and sid:
             session_id = sid
         if is_caveat_record(rec):
             block = _Block(rec.get("promptId"), parse_timestamp(rec.get("timestamp")))
         verdict = classify_claude(rec)
         if verdict.rule == MALFORMED:
-            bad_line(stats, lineno, "record fields have unexpected types")
+            bad_line(stats, lineno, "record fields have unexpected types", "wrong_shape")
+            block = None
             continue
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
-            if verdict.rule == "command_output":
-                block = None  # the command's output arrived wrapped: block done
+            if verdict.rule == "command_output" or (
+                block is not None and rec.get("type") == "user" and not is_caveat_record(rec)
+            ):
+                # The command's output arrived wrapped, or a user record in the block
+                # was empty or damaged (it may have been the output): the block is
+                # over. One bad record costs only itself, never the prompt after it.
+                block = None
             stats.drop(verdict.rule)
             continue
         ts = parse_timestamp(rec.get("timestamp"))
         if ts is None:
-            bad_line(stats, lineno, "missing or invalid timestamp on a human message")
+            bad_line(
+                stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp"
+            )
             continue
         if block is not None:
             if verdict.origin in _BLOCK_ORIGINS:
@@ -146,12 +158,12 @@ def read_claude(
                 continue
             else:
                 block = None
-        msg_sid = sid if isinstance(sid, str) and sid else session_id
+        msg_sid = sid or session_id
         if msg_sid is None:
-            msg_sid = path.stem
-        uuid = rec.get("uuid")
+            msg_sid = fallback_session_id(path)
+        uuid = clean_id(rec.get("uuid"))
         text = clean_text(verdict.text)
-        if isinstance(uuid, str) and uuid:
+        if uuid:
             if uuid in seen_uuids:
                 stats.drop("duplicate_uuid")
                 continue
@@ -311,4 +323,4 @@ def _count_unknown(rec: dict[str, Any], stats: ReadStats) -> None:
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return clean_id(value)

@@ -15,7 +15,14 @@ from typing import Any, BinaryIO
 from memgraph.ids import digest
 from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
 from profiles.voice.prefilter import MALFORMED, PrefilterOptions, apply_trivial, classify_codex
-from profiles.voice.readers.jsonl import bad_line, clean_text, iter_lines, parse_object
+from profiles.voice.readers.jsonl import (
+    bad_line,
+    clean_id,
+    clean_text,
+    fallback_session_id,
+    iter_lines,
+    parse_object,
+)
 from profiles.voice.readers.jsonl import parse_timestamp as parse_ts
 
 HARNESS = "codex"
@@ -68,8 +75,8 @@ def read_codex(
         if isinstance(payload, dict) and rec.get("type") in ("session_meta", "turn_context"):
             # session_meta wins over the file name; a later (resumed) meta does not.
             if rec.get("type") == "session_meta" and not meta_seen:
-                sid = payload.get("id")
-                if isinstance(sid, str) and sid:
+                sid = clean_id(payload.get("id"))
+                if sid:
                     session_id, meta_seen = sid, True
                 git = payload.get("git")
                 branch = _str(git.get("branch")) if isinstance(git, dict) else branch
@@ -78,7 +85,12 @@ def read_codex(
             continue
         verdict = classify_codex(rec)
         if verdict.rule == MALFORMED:
-            bad_line(stats, lineno, f"codex {ptype or 'record'} has unexpected field types")
+            bad_line(
+                stats,
+                lineno,
+                f"codex {ptype if isinstance(ptype, str) else 'record'} has unexpected field types",
+                "wrong_shape",
+            )
             continue
         verdict = apply_trivial(verdict, options)
         if not verdict.keep:
@@ -86,7 +98,9 @@ def read_codex(
             continue
         ts = parse_ts(rec.get("timestamp"))
         if ts is None:
-            bad_line(stats, lineno, "missing or invalid timestamp on a human message")
+            bad_line(
+                stats, lineno, "missing or invalid timestamp on a human message", "bad_timestamp"
+            )
             continue
         text = clean_text(verdict.text)
         stamp = str(rec.get("timestamp"))
@@ -96,7 +110,7 @@ def read_codex(
         seen.add((stamp, text))
         messages.append(
             OperatorMessage(
-                session_id=session_id or path.stem,
+                session_id=session_id or fallback_session_id(path),
                 record_uuid=f"cx-{lineno}-{digest(stamp, text, length=12)}",
                 timestamp=ts,
                 text=text,
@@ -109,7 +123,7 @@ def read_codex(
                 command=verdict.command,
             )
         )
-    final_sid = session_id or path.stem
+    final_sid = session_id or fallback_session_id(path)
     # A session_meta after the first prompt (order is not trusted) still names them all.
     messages = [
         m if m.session_id == final_sid else replace(m, session_id=final_sid) for m in messages
@@ -122,4 +136,4 @@ def read_codex(
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return clean_id(value)

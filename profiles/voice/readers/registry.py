@@ -64,11 +64,17 @@ _CLAUDE_TYPES = {
 NOT_TRANSCRIPTS = frozenset({"history.jsonl"})
 
 
-def jsonl_kind(head: bytes) -> str | None:
-    """``codex`` | ``claude-code`` from the first JSON-object line that decides."""
+_VOTES = 5  # records that agree before detection stops reading the head
+
+
+def jsonl_kind(head: bytes, name: str = "") -> str | None:
+    """``codex`` | ``claude-code`` by a vote of the first records (most files answer
+    on line 1). One odd record -- a stray ``sessionId`` in a rollout, a list or
+    dict as ``"type"`` -- costs only itself, never the harness of the whole file."""
     lines = head.split(b"\n")
     if len(head) >= HEAD_BYTES:
         lines.pop()  # possibly cut mid-line
+    votes = {"codex": 0, "claude-code": 0}
     for line in lines[:200]:
         try:
             obj = json.loads(line)
@@ -77,10 +83,18 @@ def jsonl_kind(head: bytes) -> str | None:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("type")
+        if not isinstance(kind, str):  # a list/dict "type" is one bad record, not a crash
+            kind = None
         if "payload" in obj and kind in _CODEX_TYPES:
-            return "codex"
-        if kind in _CLAUDE_TYPES or "sessionId" in obj:
-            return "claude-code"
+            votes["codex"] += 1
+        elif kind in _CLAUDE_TYPES or "sessionId" in obj:
+            votes["claude-code"] += 1
+        if max(votes.values()) >= _VOTES and votes["codex"] != votes["claude-code"]:
+            break
+    if votes["codex"] != votes["claude-code"]:
+        return max(votes, key=lambda k: votes[k])
+    if votes["codex"]:  # a tie: the file name decides
+        return "codex" if name.startswith("rollout-") else "claude-code"
     return None
 
 
@@ -116,8 +130,8 @@ HARNESSES: tuple[Harness, ...] = (
     Harness(
         name="codex",
         detect=lambda head, name: (
-            jsonl_kind(head) == "codex"
-            or (name.startswith("rollout-") and jsonl_kind(head) is None)
+            jsonl_kind(head, name) == "codex"
+            or (name.startswith("rollout-") and jsonl_kind(head, name) is None)
         ),
         claims=_is_jsonl,
         is_session=_jsonl_session,
@@ -127,7 +141,7 @@ HARNESSES: tuple[Harness, ...] = (
     ),
     Harness(
         name="claude-code",
-        detect=lambda head, name: jsonl_kind(head) == "claude-code",
+        detect=lambda head, name: jsonl_kind(head, name) == "claude-code",
         claims=_is_jsonl,
         is_session=_jsonl_session,
         read=read_claude,

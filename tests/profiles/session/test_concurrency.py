@@ -116,10 +116,19 @@ def test_kill_9_leaves_old_or_new_file(tmp_path: Path) -> None:
     for _ in range(6):
         proc = ctx.Process(target=_loop_writer, args=(str(db), str(ws)))
         proc.start()
-        time.sleep(1.5 + rng.random())  # spawn start-up, then some writes
+        # wait until the writer is writing (new notes appear), then kill it mid-loop
+        before = sum(1 for _ in store.iter_nodes("session", "note"))
+        deadline = time.monotonic() + 60
+        while sum(1 for _ in store.iter_nodes("session", "note")) < before + 3:
+            assert time.monotonic() < deadline and proc.is_alive(), "writer never wrote"
+            time.sleep(0.05)
+        time.sleep(rng.random() * 0.2)
         assert proc.pid is not None
         os.kill(proc.pid, signal.SIGKILL)
         proc.join()
+        # the kill landed on a live writer (not after it exited) that was writing
+        assert proc.exitcode == -signal.SIGKILL
+        assert sum(1 for _ in store.iter_nodes("session", "note")) >= before + 3
         doc = parse_session_yaml(path.read_text(encoding="utf-8"))  # never partial
         assert doc.session_id == "k" and in_order(doc)
         assert len(doc.notes) >= seen

@@ -218,15 +218,21 @@ def test_sigkill_mid_backfill_then_rerun(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            with sqlite3.connect(db, timeout=1) as conn:
+            # mode=ro: a plain connect would create an empty file the backfill then
+            # (rightly) refuses as a truncated store
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
                 if conn.execute("SELECT count(*) FROM voice_registry").fetchone()[0] >= 5:
                     break
         except sqlite3.Error:
             pass
         time.sleep(0.05)
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    # the kill must land while the backfill is still working, or the test proves nothing
+    assert proc.poll() is None, "backfill finished before the kill: make the corpus larger"
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+        done_at_kill = conn.execute("SELECT count(*) FROM voice_registry").fetchone()[0]
+    assert 5 <= done_at_kill < 40, done_at_kill  # killed mid-run: work was left to do
     rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     assert rerun.returncode == 0, rerun.stderr
     store = open_store(db)

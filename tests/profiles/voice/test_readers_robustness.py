@@ -282,9 +282,15 @@ def test_permission_error_on_open_is_a_reader_error(
     p = tmp_path / "s.jsonl"
     p.write_bytes(prompt("x y z"))
 
-    def refuse(self: Path, *args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
+    import os
 
-    monkeypatch.setattr(Path, "open", refuse)
+    real_open = os.open
+
+    def refuse(path: object, *args: object, **kwargs: object) -> int:
+        if str(path) == str(p):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(ReaderError, match="permission denied"):
         read_transcript(p)

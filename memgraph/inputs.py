@@ -1,0 +1,137 @@
+"""Opening input files without hanging: regular files only, reads bounded.
+
+A path argument may name a FIFO, ``/dev/zero``, ``/dev/urandom``, a socket or a
+directory. Opening a FIFO blocks until a writer appears and reading a character
+device never ends, so every input file memgraph reads goes through
+``open_regular``: the file is opened ``O_NONBLOCK`` (a FIFO open returns at
+once), checked with ``fstat`` on the descriptor (no race between check and use)
+and refused with one ``ReaderError`` line unless it is a regular file.
+``read_bounded`` reads at most ``limit`` bytes and refuses a larger file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from memgraph.errors import ReaderError
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """'a FIFO (named pipe)', 'a directory', ... for a non-regular st_mode."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def printable_path(path: str | os.PathLike[str]) -> str:
+    """A path as one printable line: lone surrogates, NUL and control characters escaped."""
+    text = os.fspath(path)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)[:500]
+
+
+def check_path_text(path: str, what: str) -> None:
+    """Refuse a path string the OS cannot take (NUL byte) or that cannot be
+    encoded (lone surrogates from a JSON escape), naming ``what``."""
+    if "\x00" in path:
+        raise ReaderError(f"{what} {printable_path(path)!s} contains a NUL byte")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise ReaderError(
+            f"{what} {printable_path(path)} is not a valid path (lone surrogate)"
+        ) from None
+
+
+def open_regular(path: str | os.PathLike[str], what: str = "file") -> BinaryIO:
+    """Open a regular file for binary reading, or raise ``ReaderError`` (never block).
+
+    ``what`` names the argument in the message ("transcript", "settings file").
+    """
+    shown = printable_path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ReaderError(f"cannot read {what} {shown}: no such file") from None
+    except PermissionError:
+        raise ReaderError(f"cannot read {what} {shown}: permission denied") from None
+    except IsADirectoryError:
+        raise ReaderError(f"cannot read {what} {shown}: it is a directory") from None
+    except (OSError, ValueError, UnicodeEncodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReaderError(f"cannot read {what} {shown}: {reason}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ReaderError(
+                f"cannot read {what} {shown}: it is {file_kind(mode)}, not a regular file"
+            )
+        # back to blocking reads (no effect on regular files, but be explicit)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=1024 * 1024)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def require_regular(path: str | os.PathLike[str], what: str = "file") -> None:
+    """Refuse a path that exists and is not a regular file (missing paths pass)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, UnicodeEncodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReaderError(f"cannot use {what} {printable_path(path)}: {reason}") from None
+    if not stat.S_ISREG(mode):
+        raise ReaderError(
+            f"cannot use {what} {printable_path(path)}: it is {file_kind(mode)}, not a regular file"
+        )
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int, what: str = "file") -> bytes:
+    """The whole content of a regular file of at most ``limit`` bytes."""
+    with open_regular(path, what) as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise ReaderError(
+                f"cannot read {what} {printable_path(path)}: {exc.strerror or exc}"
+            ) from None
+    if len(data) > limit:
+        raise ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
+    return data
+
+
+def read_bounded_text(path: Path, limit: int, what: str = "file") -> str:
+    """``read_bounded`` decoded as UTF-8 (one ``ReaderError`` line if it is not)."""
+    data = read_bounded(path, limit, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReaderError(
+            f"{what} {printable_path(path)} is not UTF-8 text (byte {exc.start})"
+        ) from None
+
+
+__all__ = [
+    "check_path_text",
+    "file_kind",
+    "open_regular",
+    "printable_path",
+    "read_bounded",
+    "read_bounded_text",
+    "require_regular",
+]

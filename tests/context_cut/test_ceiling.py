@@ -1,0 +1,159 @@
+"""The budget is a hard ceiling on what every surface returns (issue 15).
+
+CLI lines, the --json line, --markdown and the MCP reply are each measured
+with the same estimator on the exact text returned; over random graphs and
+budgets none exceeds the budget (or the caller is told the format's floor).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_cut import select_context_cut
+from context_cut.ceiling import fit_output, output_tokens
+from context_cut.render import packet_json, packet_lines, packet_markdown
+from memgraph.documents import (
+    CutName,
+    MemoryContextQuery,
+    MemoryEdge,
+    MemorySummary,
+    ProfileName,
+    SummarizeCluster,
+    UpsertEdge,
+    UpsertNode,
+)
+from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import UsageError
+from memgraph.ids import edge_id, summary_id
+from memgraph.mcp_server import mcp_reply_text
+from memgraph.store import open_store
+
+WORDS = ["cache", "token", "deploy", "queue", "auth", "billing", "retry", "schema", "lock"]
+PROFILES = ["repo_architecture", "repo_dataflow", "evidence", "agency_pressure", "incubation"]
+
+RENDERERS = {
+    "lines": lambda p: "\n".join(packet_lines(p)) + "\n",
+    "json": lambda p: packet_json(p) + "\n",
+    "markdown": packet_markdown,
+    "mcp": mcp_reply_text,
+}
+
+graph_spec = st.fixed_dictionaries(
+    {
+        "nodes": st.lists(
+            st.tuples(
+                st.sampled_from(PROFILES),
+                st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+                st.integers(0, 6),
+            ),
+            min_size=1,
+            max_size=16,
+        ),
+        "edges": st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=10),
+        "summaries": st.lists(st.sets(st.integers(0, 15), min_size=1, max_size=5), max_size=3),
+        "budget": st.integers(1, 3000),
+        "cut": st.sampled_from(list(CutName)),
+        "query": st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    }
+)
+
+
+def _build(mk: Any, spec: dict[str, Any]) -> Any:
+    store = open_store(":memory:")
+    nodes = []
+    for i, (profile, words, reps) in enumerate(spec["nodes"]):
+        nodes.append(mk.node(profile, f"n{i} {' '.join(words)}", " ".join(words * (reps + 1))))
+    apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
+    ops: list[Any] = []
+    for a, b in spec["edges"]:
+        if a < len(nodes) and b < len(nodes) and a != b:
+            s, t = nodes[a], nodes[b]
+            if s.profile is t.profile:
+                e = MemoryEdge(
+                    id=edge_id("relates_to", s.id, t.id),
+                    source_id=s.id,
+                    target_id=t.id,
+                    kind="relates_to",
+                    profile=s.profile,
+                    lifecycle=s.lifecycle,
+                )
+                ops.append(UpsertEdge(edge=e))
+    for members in spec["summaries"]:
+        covered = sorted({nodes[i].id for i in members if i < len(nodes)})
+        ops.append(
+            SummarizeCluster(
+                summary=MemorySummary(
+                    id=summary_id("d1", *covered),
+                    domain_id="d1",
+                    covers_node_ids=covered,
+                    target="cluster",
+                    claim="a cluster " + " ".join(WORDS[:3]),
+                    confidence=0.8,
+                )
+            )
+        )
+    for op in ops:  # one by one: an edge a profile forbids is skipped, not fatal
+        with contextlib.suppress(Exception):
+            apply_patch(store, new_patch([op]))
+    return store
+
+
+@given(spec=graph_spec, surface=st.sampled_from(sorted(RENDERERS)))
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_surface_returns_more_than_the_budget(
+    mk: Any, spec: dict[str, Any], surface: str
+) -> None:
+    store = _build(mk, spec)
+    budget = spec["budget"]
+    query = MemoryContextQuery(text=" ".join(spec["query"]), cut=spec["cut"], budget_tokens=budget)
+    packet = select_context_cut(store, query)
+    render = RENDERERS[surface]
+    try:
+        fitted, text = fit_output(packet, render, budget)
+    except UsageError as exc:
+        # only when even an empty packet in this format is over the budget
+        empty = packet.model_copy(deep=True)
+        for name in ("nodes", "summaries", "edges", "anchors", "receipts", "omitted"):
+            setattr(empty, name, [])
+        for name in ("warnings", "contradiction_guards", "verification_seams", "obligations"):
+            setattr(empty, name, [])
+        assert output_tokens(render(empty)) > budget, str(exc)
+        return
+    assert output_tokens(text) <= budget
+    assert text == render(fitted)
+    # trimming only removes: everything returned was in the packed packet
+    assert {n.id for n in fitted.nodes} <= {n.id for n in packet.nodes}
+    assert {e.id for e in fitted.edges} <= {e.id for e in packet.edges}
+    if surface == "mcp":
+        json.loads(text)
+
+
+def test_a_fitting_packet_is_returned_unchanged(mk: Any) -> None:
+    store = open_store(":memory:")
+    n = mk.node("repo_architecture", "cache layer", "the cache layer keeps tokens")
+    apply_patch(store, new_patch([UpsertNode(node=n)]))
+    packet = select_context_cut(
+        store, MemoryContextQuery(text="cache", cut=CutName.repo, budget_tokens=5000)
+    )
+    fitted, text = fit_output(packet, packet_markdown, 5000)
+    assert fitted is packet and text == packet_markdown(packet)
+
+
+def test_a_budget_below_the_format_floor_is_a_usage_error(mk: Any) -> None:
+    store = open_store(":memory:")
+    n = mk.node("repo_architecture", "cache layer", "the cache layer keeps tokens")
+    apply_patch(store, new_patch([UpsertNode(node=n)]))
+    packet = select_context_cut(
+        store, MemoryContextQuery(text="cache", cut=CutName.repo, budget_tokens=5)
+    )
+    with pytest.raises(UsageError, match="fixed overhead"):
+        fit_output(packet, RENDERERS["mcp"], 5)
+    assert ProfileName.repo_architecture  # the profile used above exists
