@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # Every field of ``memgraph.settings.Settings`` (a test keeps the two equal).
 FIELDS = (
     "home",
+    "store",
     "vault",
     "transcripts",
     "workspace",
@@ -148,15 +149,34 @@ def paths(
     store: str | Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
-    """(store file, vault): ``store`` if given, else ``<home>/memgraph.db``."""
-    raw = resolve({"home": home, "vault": vault}, env, ("home", "vault"))
-    for field in ("home", "vault"):
+    """(store file, vault): ``store`` if given, else the ``store`` setting when it
+    names a file, else ``<home>/memgraph.db``. A ``postgresql://`` store has no
+    file: callers check ``store_url`` first (the CLI's lean paths do)."""
+    raw = resolve({"home": home, "vault": vault, "store": store}, env, ("home", "vault", "store"))
+    for field in ("home", "vault", "store"):
         if field in raw and not isinstance(raw[field], str | Path):
             raise ConfigError(f"invalid configuration: {field} must be a path")
     home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
     vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
-    store_file = Path(store) if store is not None else home_dir / STORE_FILE
-    return store_file, vault_dir
+    chosen = raw.get("store")
+    if chosen is not None and not is_url(str(chosen)):
+        return Path(chosen), vault_dir
+    return home_dir / STORE_FILE, vault_dir
+
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: str) -> bool:
+    """Whether a store location names a PostgreSQL server rather than a file."""
+    return location.startswith(URL_SCHEMES)
+
+
+def store_url(store: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    """The ``postgresql://`` URL of the store (``store`` if given, else the
+    ``store`` setting: env, then the TOML file), or None for a SQLite file."""
+    raw = resolve({"store": store}, env, ("store",)).get("store")
+    return raw if isinstance(raw, str) and is_url(raw) else None
 
 
 def load_settings(**overrides: Any) -> Settings:

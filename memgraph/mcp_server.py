@@ -58,7 +58,7 @@ class MemgraphTools:
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[Store]:
         # read tools work on a read-only store (0444 file, read-only mount)
-        store = open_store(self.settings.store_path, for_reading=not write)
+        store = open_store(self.settings.store or self.settings.store_path, for_reading=not write)
         try:
             yield store
         finally:

@@ -19,6 +19,9 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=False)
 
     home: Path = Field(default_factory=default_home, description="store directory")
+    # the store: a postgresql:// URL (one store for a fleet of machines) or a file;
+    # unset: <home>/memgraph.db
+    store: str | None = None
     vault: Path = Field(default_factory=default_vault, description="vault root")
     # Path lists come from env as os.pathsep-separated text ("a:b"), or a TOML list.
     transcripts: list[Path] = Field(default_factory=default_transcripts)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,13 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("MEMGRAPH_VAULT", str(tmp_path / "vault"))
     monkeypatch.setenv("MEMGRAPH_WORKSPACE", str(tmp_path / "workspace"))
     monkeypatch.setenv("MEMGRAPH_TRANSCRIPTS", str(tmp_path / "transcripts"))
-    for var in ("MEMGRAPH_SESSION", "MEMGRAPH_CONFIG", "OLLAMA_HOST", "MEMGRAPH_QDRANT_URL"):
+    for var in (
+        "MEMGRAPH_SESSION",
+        "MEMGRAPH_CONFIG",
+        "MEMGRAPH_STORE",
+        "OLLAMA_HOST",
+        "MEMGRAPH_QDRANT_URL",
+    ):
         monkeypatch.delenv(var, raising=False)
     yield tmp_path
 
@@ -33,3 +41,39 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"real corpus not found at {CORPUS} (it lives beside the repo in shared/)")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL server for the session (initdb + pg_ctl in a temp dir).
+
+    Without the binaries (or psycopg) a developer gets a skip with the reason;
+    in CI (``CI=true``) a missing server is a failure, never a silent skip.
+    """
+    reason = None
+    try:
+        import psycopg  # noqa: F401
+
+        from memgraph.store.postgres.server import LocalServer, find_bindir
+    except ImportError as exc:
+        reason = f"psycopg is not installed ({exc}); pip install -e '.[postgres]'"
+    else:
+        if find_bindir(os.environ.get("MEMGRAPH_PG_BIN")) is None:
+            reason = (
+                "PostgreSQL binaries not found (/usr/lib/postgresql/15/bin or pg_ctl on PATH;"
+                " set MEMGRAPH_PG_BIN); apt-get install postgresql"
+            )
+    if reason is not None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but no PostgreSQL server for the PostgreSQL tests: {reason}")
+        pytest.skip(reason)
+    bindir = os.environ.get("MEMGRAPH_PG_BIN")
+    server = LocalServer.start(Path(bindir) if bindir else None, settings={"fsync": "off"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL of a fresh, empty database on the session's PostgreSQL server."""
+    return str(pg_server.create_database())

@@ -24,6 +24,21 @@ FAST_PATHS = {
 }
 
 
+def _shared_store(argv: list[str]) -> bool:
+    """A postgresql:// store (``--store URL``, ``MEMGRAPH_STORE`` or ``store`` in the
+    config file): the lean paths read SQLite files only, so the command takes the
+    full path."""
+    from memgraph.config import URL_SCHEMES, store_url
+    from memgraph.errors import MemgraphError
+
+    if any(a.startswith((*URL_SCHEMES, "--store=postgres")) for a in argv):
+        return True
+    try:
+        return store_url() is not None
+    except MemgraphError:
+        return False  # a bad config file: the command itself reports it
+
+
 def main(exit: Callable[[int], object] = os._exit) -> None:
     """The console script. ``exit`` ends the process after a fast path (tests pass
     ``sys.exit`` to inspect the process afterwards)."""
@@ -31,7 +46,9 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if argv and argv[0] in FAST_PATHS and "--debug" not in argv:
+    # (the voice lean path reads a PostgreSQL store itself; note and hook defer)
+    lean = argv and argv[0] in FAST_PATHS and "--debug" not in argv
+    if lean and (argv[0] == "voice" or not _shared_store(argv)):
         # A fast path is a short-lived process: cyclic-GC passes over the heap that
         # importing pydantic builds cost more than the few cycles they would free.
         gc.disable()

@@ -64,6 +64,7 @@ COMMAND_MODULES = (
     "memory",
     "review",
     "sleep",
+    "render",
     "repo",
     "importer",
 )

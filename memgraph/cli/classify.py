@@ -38,7 +38,9 @@ def classify(
     limit: int | None = typer.Option(None, "--limit", min=1, help="At most N messages."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
-    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    store: str | None = typer.Option(
+        None, "--store", help="Store file or postgresql:// URL (overrides --home)."
+    ),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
     at: str | None = typer.Option(None, "--at", hidden=True, help="Pretend the time is AT."),
 ) -> None:

@@ -16,15 +16,22 @@ def settings(**overrides: Any) -> Settings:
 
 
 def store_from(
-    home: Path | None = None, store: Path | None = None, *, for_reading: bool = False
+    home: Path | None = None, store: str | Path | None = None, *, for_reading: bool = False
 ) -> Store:
-    """Open the store named by ``--store``, else ``<home>/memgraph.db``.
+    """Open the store named by ``--store`` (a file or a postgresql:// URL), else
+    ``MEMGRAPH_STORE``, else ``<home>/memgraph.db``.
 
     ``for_reading``: a read-only store (0444 file, read-only dir) opens read-only.
     """
+    return open_store(store_location(load_settings(home=home), store), for_reading=for_reading)
+
+
+def store_location(cfg: Settings, store: str | Path | None = None) -> str:
+    """``--store`` (a file or a postgresql:// URL), else ``MEMGRAPH_STORE``, else
+    ``<home>/memgraph.db``."""
     if store is not None:
-        return open_store(store, for_reading=for_reading)
-    return open_store(load_settings(home=home).store_path, for_reading=for_reading)
+        return str(store)
+    return cfg.store or str(cfg.store_path)
 
 
 def print_json_line(obj: Any) -> None:

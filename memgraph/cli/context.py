@@ -24,7 +24,9 @@ from memgraph.cli.ranked import (
 )
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
-StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+StoreOpt = typer.Option(
+    None, "--store", help="Store file or postgresql:// URL (overrides --home; env MEMGRAPH_STORE)."
+)
 EmbedderOpt = typer.Option(
     None, "--embedder", help="none | hash | ollama | minilm | minilm-torch (env MEMGRAPH_EMBEDDER)."
 )
@@ -62,7 +64,7 @@ def context(
         None, "--repo", help="With --cut repo: a scanned repository (memgraph repo scan)."
     ),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
@@ -129,7 +131,13 @@ def context(
 
 
 def _repo_packet(
-    text: str, cut: str, repo: Path, budget: int, limit: int, home: Path | None, store: Path | None
+    text: str,
+    cut: str,
+    repo: Path,
+    budget: int,
+    limit: int,
+    home: Path | None,
+    store: str | Path | None,
 ) -> Any:
     """``--repo PATH``: the repo cut over a scanned repository (context_cut.repo_cut)."""
     from context_cut.repo_cut import RepoCutRequest, repo_cut
@@ -158,7 +166,7 @@ def recall(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
@@ -196,7 +204,7 @@ def index(
     ),
     as_json: bool = typer.Option(False, "--json", help="The report as one JSON line."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     embedder: str | None = EmbedderOpt,
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,

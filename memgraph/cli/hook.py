@@ -24,15 +24,18 @@ hook_app = typer.Typer(
 def session_end_cmd(
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
-    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    store: str | None = typer.Option(
+        None, "--store", help="Store file or postgresql:// URL (overrides --home)."
+    ),
 ) -> None:
     """Capture the session in the SessionEnd hook JSON read from stdin."""
+    from memgraph.cli.common import store_location
     from memgraph.config import load_settings
     from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
     settings = load_settings(home=home, vault=vault)
     raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
-    print(session_end(raw, store or settings.store_path, settings.vault))
+    print(session_end(raw, store_location(settings, store), settings.vault))
 
 
 @hook_app.command("session-start")

@@ -40,7 +40,7 @@ def probe(
         workspace=settings.workspace,
     )
     try:
-        store = open_store(settings.store_path)
+        store = open_store(settings.store or settings.store_path)
     except MemgraphError as exc:
         from datetime import UTC, datetime, timedelta
 

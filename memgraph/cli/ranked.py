@@ -60,7 +60,7 @@ def say(line: str) -> None:
 
 
 def run_ranked(
-    cfg: Settings, home: Path | None, store: Path | None, run: Callable[[Store, Any], R]
+    cfg: Settings, home: Path | None, store: str | Path | None, run: Callable[[Store, Any], R]
 ) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
     (one line) when ranking fell back to BM25."""
@@ -89,7 +89,7 @@ class RecallArgs:
     mode: str = "hybrid"  # hybrid | bm25 | vectors
     as_json: bool = False
     home: Path | None = None
-    store: Path | None = None
+    store: str | Path | None = None
     embedder: str | None = None
     qdrant_path: Path | None = None
     qdrant_url: str | None = None

@@ -43,11 +43,11 @@ def _harness(flag: str | None) -> str:
 def _open(
     home: Path | None, workspace: Path | None, *, for_reading: bool = False
 ) -> tuple[Any, Any]:
-    from memgraph.cli.common import settings
+    from memgraph.cli.common import settings, store_location
     from memgraph.store import open_store
 
     s = settings(home=home, workspace=workspace)
-    return s, open_store(s.store_path, for_reading=for_reading)
+    return s, open_store(store_location(s), for_reading=for_reading)
 
 
 def _info_json(info: Any) -> dict[str, Any]:

@@ -16,40 +16,58 @@ if TYPE_CHECKING:
 snapshot_app = typer.Typer(help="Export or import the whole graph as JSON.", no_args_is_help=True)
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
-StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+StoreOpt = typer.Option(
+    None, "--store", help="Store file or postgresql:// URL (overrides --home; env MEMGRAPH_STORE)."
+)
 
 
-def _existing_store(home: Path | None, store: Path | None) -> Store:
+def _existing_store(home: Path | None, store: str | None) -> Store:
     """Open a store that must already exist: reading commands never create one."""
-    path = store if store is not None else settings(home=home).store_path
-    if not path.is_file():
+    from memgraph.cli.common import store_location
+    from memgraph.store.postgres import is_store_url, open_postgres
+
+    location = store_location(settings(home=home), store)
+    if is_store_url(location):
+        return open_postgres(location, readonly=True)
+    if not Path(location).is_file():
         from memgraph.errors import StoreError
 
-        raise StoreError(f"no store at {path} (set --store or MEMGRAPH_HOME)")
-    return store_from(home, path, for_reading=True)
+        raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
+    return store_from(home, location, for_reading=True)
 
 
 def validate(
-    path: Path | None = typer.Argument(None, help="A store (.db) or snapshot (.json) file."),
+    path: str | None = typer.Argument(
+        None, help="A store (.db file or postgresql:// URL) or a snapshot (.json) file."
+    ),
     home: Path | None = HomeOpt,
 ) -> None:
     """Validate a store or snapshot; print `path: error` lines, exit 1 if invalid."""
+    from memgraph.cli.common import store_location
     from memgraph.snapshot import validate_path
+    from memgraph.store.postgres import is_store_url
 
-    target = path or settings(home=home).store_path
-    problems = validate_path(target)
+    target = path or store_location(settings(home=home))
+    if is_store_url(target):
+        from memgraph.store.postgres import validate_url
+
+        problems = validate_url(target)
+    else:
+        problems = validate_path(Path(target))
     for line in problems:
         print(line)
     if problems:
         raise typer.Exit(1)
-    print(f"{target}: ok", file=sys.stderr)
+    from memgraph.store.postgres import redact
+
+    print(f"{redact(target) if is_store_url(target) else target}: ok", file=sys.stderr)
 
 
 @snapshot_app.command("export")
 def snapshot_export(
     out: Path | None = typer.Option(None, "--out", "-o", help="File to write (default stdout)."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
 ) -> None:
     """Write the whole graph as a JSON snapshot."""
     from memgraph.snapshot import render_snapshot, write_snapshot_file
@@ -72,7 +90,7 @@ def snapshot_export(
 def snapshot_import(
     file: Path = typer.Argument(..., help="Snapshot JSON written by `snapshot export`."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
 ) -> None:
     """Load a snapshot into an empty store (validated first; nothing written if invalid)."""
     from memgraph.snapshot import check_snapshot, read_snapshot_file
@@ -89,7 +107,7 @@ def snapshot_import(
 
 def stats(
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """Counts of nodes, edges, summaries, receipts, patches in the store."""

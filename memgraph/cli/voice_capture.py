@@ -62,11 +62,14 @@ def backfill(
     ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
-    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    store: str | None = typer.Option(
+        None, "--store", help="Store file or postgresql:// URL (overrides --home)."
+    ),
     min_messages: int = typer.Option(3, "--min-messages", min=1, help="Messages for a page."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per transcript."),
 ) -> None:
     """Capture every transcript not processed yet (safe to kill and rerun)."""
+    from memgraph.cli.common import store_location
     from memgraph.config import load_settings
     from memgraph.store import open_store
     from profiles.voice.backfill import BackfillRequest, run_backfill
@@ -81,7 +84,7 @@ def backfill(
         project=project,
         min_messages=min_messages,
     )
-    s = open_store(store or settings.store_path)
+    s = open_store(store_location(settings, store))
     try:
         with _progress_bar(is_tty() and not as_json) as progress:
             report = run_backfill(s, request, progress)

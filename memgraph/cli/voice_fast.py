@@ -152,29 +152,45 @@ def run(argv: list[str]) -> int | None:
         return None
     if ns.stats and sys.stdout.isatty() and not ns.json:
         return None  # the rich table is typer's
-    path = resolve_store_path(ns.home)
-    if path is None:
+    from memgraph.errors import MemgraphError
+
+    try:
+        from memgraph.config import store_url
+
+        url = store_url()
+    except MemgraphError:
+        return None  # a bad config file: typer reports it
+    path = resolve_store_path(ns.home) if url is None else None
+    if url is None and path is None:
         return None
     try:
         core = load_core()
     except (ImportError, OSError):
         return None
-    from memgraph.errors import MemgraphError
-    from memgraph.store.sqlite_ext import fast
+    if url is not None:
+        try:
+            from memgraph.store.postgres import fast
+        except ImportError:
+            return None  # no psycopg: typer says what to install
+        where: Any = url
+    else:
+        from memgraph.store.sqlite_ext import fast  # type: ignore[no-redef]
+
+        where = path
 
     out_err = ""
     try:
-        if not path.is_file():
-            raise MemgraphError(missing_store_message(path))
+        if url is None and not where.is_file():
+            raise MemgraphError(missing_store_message(where))
         if ns.stats:
-            stats = fast.voice_stats(path)
+            stats = fast.voice_stats(where)
             if stats is None:
                 return None  # an older store: typer opens it, which migrates it
             out = render_stats(core.to_stats(stats), ns.json)
         else:
             query = build_query(core, ns)
             request = core.search_request(query)
-            rows = [] if request is None else fast.voice_search(path, request)
+            rows = [] if request is None else fast.voice_search(where, request)
             if rows is None:
                 return None  # not migrated / not a store: the typer path opens and reports
             out = render_hits(
@@ -183,9 +199,9 @@ def run(argv: list[str]) -> int | None:
             if not rows:
                 none = core.no_hits_line(
                     query,
-                    lambda r: fast.voice_search(path, r) or [],
+                    lambda r: fast.voice_search(where, r) or [],
                     lambda: (
-                        fast.voice_stats(path)
+                        fast.voice_stats(where)
                         or core.VoiceIndexStats(0, 0, 0, 0, None, None, (), ())
                     ),
                 )

@@ -46,14 +46,15 @@ def search(
     ),
 ) -> None:
     """Search what you said: one line per message, best first."""
-    from memgraph.cli.common import is_tty, settings
+    from memgraph.cli.common import is_tty, settings, store_location
     from memgraph.errors import NotFound
     from memgraph.store import open_store
+    from memgraph.store.postgres import is_store_url
     from profiles.voice import search as core
 
-    path = settings(home=home).store_path
-    if not path.is_file():
-        raise NotFound(missing_store_message(path))
+    location = store_location(settings(home=home))
+    if not is_store_url(location) and not Path(location).is_file():
+        raise NotFound(missing_store_message(Path(location)))
     ns = Flags(
         query=query,
         since=since,
@@ -69,7 +70,7 @@ def search(
     )
     # Flags are checked before the store is opened, as the fast path does.
     request = None if stats else build_query(core, ns)
-    store = open_store(path, for_reading=True)
+    store = open_store(location, for_reading=True)
     try:
         if request is None:
             result = core.voice_stats(store)

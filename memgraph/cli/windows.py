@@ -49,7 +49,7 @@ def compute(
         return
     from datetime import timedelta
 
-    from memgraph.cli.common import print_json_line, settings
+    from memgraph.cli.common import print_json_line, settings, store_location
     from memgraph.errors import UsageError
     from memgraph.store import open_store
     from profiles.activity.passes import WindowsRequest, run_windows
@@ -67,7 +67,7 @@ def compute(
         discover_repos=not no_discover,
         vault=cfg.vault,
     )
-    store = open_store(cfg.store_path)
+    store = open_store(store_location(cfg))
     try:
         result = run_windows(store, request)
     finally:
@@ -102,16 +102,17 @@ def show(
     home: Path | None = HomeOpt,
 ) -> None:
     """Print what was said and committed in one window."""
-    from memgraph.cli.common import print_json_line, settings
+    from memgraph.cli.common import print_json_line, settings, store_location
     from memgraph.errors import NotFound
     from memgraph.store import open_store
+    from memgraph.store.postgres import is_store_url
     from profiles.activity.query import format_report, parse_window_id, window_report
 
     parse_window_id(window_id)  # a malformed id is a usage error before any I/O
-    path = settings(home=home).store_path
-    if not path.is_file():
-        raise NotFound(f"no store at {path}; run `memgraph windows` first")
-    store = open_store(path)
+    location = store_location(settings(home=home))
+    if not is_store_url(location) and not Path(location).is_file():
+        raise NotFound(f"no store at {location}; run `memgraph windows` first")
+    store = open_store(location)
     try:
         report = window_report(store, window_id)
     finally:

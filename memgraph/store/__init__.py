@@ -23,15 +23,21 @@ _PROTOCOL = ("GraphReader", "Neighbourhood", "PeriodQuery", "SearchHit", "Store"
 
 
 def open_store(path: str | Path, *, for_reading: bool = False) -> Store:
-    """Open (creating and migrating if needed) the SQLite store at ``path``.
-
-    ``":memory:"`` gives the in-memory backend. ``for_reading=True`` is for
+    """Open (creating and migrating if needed) the store at ``path``: a SQLite file
+    by default, ``":memory:"`` the in-memory backend, a ``postgresql://`` URL the
+    PostgreSQL backend (``memgraph[postgres]``). ``for_reading=True`` is for
     commands that only read (search, stats, export, context...): a store that
     cannot be written (0444 file, read-only directory or mount) is then opened
     read-only instead of failing, and a missing store is not created.
     A 0-byte file, a non-SQLite or foreign SQLite file and a store from a newer
     memgraph are refused either way (``memgraph.store.guard``).
     """
+    from memgraph.store.postgres import is_store_url
+
+    if is_store_url(path):
+        from memgraph.store.postgres import open_postgres
+
+        return open_postgres(str(path))
     if str(path) == ":memory:":
         from memgraph.store.memory import MemoryStore
 

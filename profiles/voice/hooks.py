@@ -101,7 +101,7 @@ class FileDigest:
         return self._value
 
 
-def session_end(raw: bytes | str, store_path: Path, vault: Path) -> str:
+def session_end(raw: bytes | str, store_path: str | Path, vault: Path) -> str:
     """Capture the session named by the hook JSON; the one-line summary."""
     from memgraph.inputs import open_regular
 

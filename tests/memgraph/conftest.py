@@ -136,16 +136,21 @@ def mg_factory() -> Factory:
     return Factory()
 
 
-def open_backend(kind: str, tmp_path: Path) -> Store:
+def open_backend(kind: str, tmp_path: Path, request: pytest.FixtureRequest | None = None) -> Store:
     if kind == "sqlite":
         return SQLiteStore(tmp_path / "mg.db")
+    if kind == "postgres":
+        assert request is not None
+        from memgraph.store.postgres import open_postgres
+
+        return open_postgres(request.getfixturevalue("pg_url"))
     return MemoryStore()
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
 def mg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """Each backend in turn: the contract every Store must keep."""
-    store = open_backend(request.param, tmp_path)
+    store = open_backend(request.param, tmp_path, request)
     yield store
     store.close()
 

@@ -202,3 +202,12 @@ def test_nodes_in_period_bounds(mg_store, mg_factory) -> None:  # type: ignore[n
     assert keys(ends_at_or_after=t0 + 2 * hour) == ["r", "s"]
     assert keys(lifecycle="retired") == []
     assert mg_store.nodes_in_period(PeriodQuery("voice", "message")) == []
+
+
+def test_iter_edges_and_summaries(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    g = build(mg_store, mg_factory)
+    ids = [e.id for e in mg_store.iter_edges()]
+    assert ids == sorted(e.id for e in g["edges"])
+    assert [e.id for e in mg_store.iter_edges(profile="repo_architecture")] == ids
+    assert list(mg_store.iter_edges(profile="incubation")) == []
+    assert [s.id for s in mg_store.iter_summaries()] == [g["summary"].id]

@@ -83,8 +83,12 @@ def test_hook_capture_search_and_registry(mg_store: Store, tmp_path: Path) -> No
     assert mg_store.counts() == before
 
 
-def test_same_hits_same_order_on_every_backend(tmp_path: Path) -> None:
-    disk, mem = open_store(tmp_path / "m.db"), open_store(":memory:")
+@pytest.mark.parametrize("other", ["memory", "postgres"])
+def test_same_hits_same_order_on_every_backend(
+    tmp_path: Path, other: str, request: pytest.FixtureRequest
+) -> None:
+    disk = open_store(tmp_path / "m.db")
+    mem = open_store(":memory:" if other == "memory" else request.getfixturevalue("pg_url"))
     capture(disk, tmp_path / "a")
     capture(mem, tmp_path / "b")
     for q in QUERIES:
@@ -105,6 +109,7 @@ def test_same_hits_same_order_on_every_backend(tmp_path: Path) -> None:
     fa, fb = indexes(disk).terms.frequencies(terms), indexes(mem).terms.frequencies(terms)
     assert dict(fa.df) == dict(fb.df)
     disk.close()
+    mem.close()
 
 
 def test_lean_note_append_view_and_wake(mg_store: Store, tmp_path: Path) -> None:

@@ -25,10 +25,11 @@ from profiles.voice.search import (
 )
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
 def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    """Every search test runs on both backends (the VoiceIndex interface)."""
-    s = open_store(tmp_path / "memgraph.db" if request.param == "sqlite" else ":memory:")
+    """Every search test runs on every backend (the VoiceIndex interface)."""
+    location = {"sqlite": tmp_path / "memgraph.db", "memory": ":memory:"}.get(request.param)
+    s = open_store(location or request.getfixturevalue("pg_url"))
     yield s
     s.close()
 

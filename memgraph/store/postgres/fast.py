@@ -1,0 +1,93 @@
+"""``memgraph voice`` on a PostgreSQL store without the store class (no pydantic).
+
+The SQLite fast path (``memgraph.store.sqlite_ext.fast``) has this module's
+twin: one connection, the same ``PgVoiceIndex`` the store registers, one
+statement per search. Returns None when the database is not a current
+memgraph store (absent or older schema): the caller then takes the full path,
+which opens the store and migrates or reports. A server that cannot be reached
+is one ``StoreError`` line, as on the full path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from memgraph.store.postgres import redact
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
+
+# the newest PostgreSQL schema version this path reads (schema.all_migrations)
+READY_VERSION = 103
+
+
+class LightPostgres:
+    """One autocommit connection with the store's connection settings."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        from memgraph.errors import StoreError
+        from memgraph.store.postgres.connect import _first_line, connect_params
+
+        self.location = redact(url)
+        try:
+            self.conn: Any = psycopg.connect(connect_params(url), autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot connect to PostgreSQL store {self.location}: {_first_line(exc)}"
+            ) from None
+
+    @contextmanager
+    def reader(self) -> Iterator[LightPostgres]:
+        """One read snapshot (``txn.conn`` is this connection)."""
+        self.conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            yield self
+        finally:
+            self.conn.execute("ROLLBACK")
+
+    def fetch_all(self, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:
+        return list(self.conn.execute(sql, args).fetchall())
+
+    def ready(self) -> bool:
+        row = self.conn.execute(
+            "SELECT to_regclass('schema_migrations') IS NOT NULL"
+            " AND to_regclass('voice_messages') IS NOT NULL"
+        ).fetchone()
+        if not row or not row[0]:
+            return False
+        version = self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        return bool(version and version[0] is not None and int(version[0]) >= READY_VERSION)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _run(url: str, what: str, request: VoiceSearch | None = None) -> Any:
+    import psycopg
+
+    from memgraph.errors import StoreError
+    from memgraph.store.postgres.indexes import PgVoiceIndex
+
+    light = LightPostgres(url)
+    try:
+        if not light.ready():
+            return None
+        index = PgVoiceIndex(light)  # type: ignore[arg-type]
+        return index.stats() if request is None else index.search(request)
+    except psycopg.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StoreError(f"store {light.location}: {what} failed: {first}") from None
+    finally:
+        light.close()
+
+
+def voice_search(url: str, request: VoiceSearch) -> list[VoiceRow] | None:
+    found: list[VoiceRow] | None = _run(url, "voice search", request)
+    return found
+
+
+def voice_stats(url: str) -> VoiceIndexStats | None:
+    found: VoiceIndexStats | None = _run(url, "voice stats")
+    return found

@@ -1,0 +1,558 @@
+"""The profile-owned indexes on PostgreSQL (``memgraph.store.interfaces``).
+
+Tables and triggers are ``memgraph.store.postgres.schema.EXTENSION_MIGRATIONS``
+(the SQLite store's version numbers). Reads run in one REPEATABLE READ
+snapshot (``PostgresStore.reader``), writes in the store's write transaction
+(its advisory lock), so every writer of every machine is serialised exactly as
+SQLite's ``BEGIN IMMEDIATE`` serialises the processes of one.
+
+Voice search ranks with FTS5's BM25 (``memgraph.store.postgres.fts``):
+PostgreSQL finds the rows and the corpus figures (``node_stats``, GIN counts),
+Python scores them with the formula SQLite uses, so both stores return the
+same hits in the same order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memgraph.errors import StoreError
+from memgraph.fts import query_terms
+from memgraph.store.interfaces import StoreIndexes
+from memgraph.store.postgres.fts import (
+    Phrase,
+    bm25,
+    count_hits,
+    having_sql,
+    idf,
+    parse_query,
+    phrase_tsquery,
+    rank_rows,
+    token_count,
+    tokens,
+    tsquery_text,
+)
+from memgraph.store.rows import (
+    ActivityRow,
+    ActivitySource,
+    NoteIndexRow,
+    NoteWrite,
+    RegistryRow,
+    SessionRow,
+    TermFrequencies,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceSearch,
+)
+
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryNode
+    from memgraph.store.postgres.store import PostgresStore
+
+
+def _one(cursor: Any) -> tuple[Any, ...]:
+    """The one row of an aggregate query."""
+    row = cursor.fetchone()
+    if row is None:  # an aggregate always has a row; a server that disagrees is broken
+        raise StoreError("PostgreSQL returned no row for an aggregate")
+    return tuple(row)
+
+
+def _nul(text: str) -> str:
+    return text.replace("\x00", " ") if "\x00" in text else text
+
+
+# -- voice message index ----------------------------------------------------------
+
+
+def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
+    where = ["v.lifecycle <> 'retired'"]
+    args: list[object] = []
+    if q.since is not None:
+        where.append("v.ts >= %s")
+        args.append(q.since)
+    if q.until is not None:
+        where.append("v.ts <= %s")
+        args.append(q.until)
+    if q.as_of is not None:
+        where.append("v.ingested_at <= %s")
+        args.append(q.as_of)
+    if q.project:
+        # SQLite's NOCASE folds ASCII letters only
+        where.append("(lower(v.project) = %s OR lower(v.constellation) = %s)")
+        args += [_ascii_lower(q.project)] * 2
+    if q.unclassified:
+        where.append("v.classification IS NULL")
+    elif q.classification:
+        where.append("lower(v.classification) = %s")
+        args.append(_ascii_lower(q.classification))
+    if q.session_prefix:
+        where.append("starts_with(v.session_id, %s)")
+        args.append(q.session_prefix)
+    if q.only is not None:
+        where.append("v.node_id = ANY(%s)")
+        args.append(list(q.only))
+    return where, args
+
+
+def _ascii_lower(text: str) -> str:
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+# What a hit shows, beside what ranking reads: the text is the node's body when
+# that is exactly its claim (the trigger checked), else the claim of its JSON
+_HIT = """v.constellation, v.session_id, v.project, v.confidence, v.voice_page,
+    n.body, CASE WHEN v.body_is_claim THEN NULL ELSE n.doc END"""
+
+
+def _text(body: str, doc: str | None) -> str:
+    if doc is None:
+        return body
+    claim = json.loads(doc).get("claim")
+    return claim if isinstance(claim, str) else ""
+
+
+def _row(score: float, nid: str, ts: str, cls: str | None, hit: Sequence[Any]) -> VoiceRow:
+    const, sid, project, conf, page, body, doc = hit
+    return VoiceRow(
+        score=score,
+        ts=ts,
+        constellation=const,
+        session_id=sid,
+        project=project,
+        text=_text(body, doc),
+        classification=cls,
+        confidence=None if conf is None else float(conf),
+        voice_page=page,
+        node_id=nid,
+    )
+
+
+class PgVoiceIndex:
+    """Every search is ONE statement (one snapshot, one round trip): a server on
+    another machine costs a network round trip per statement."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def search(self, request: VoiceSearch) -> list[VoiceRow]:
+        q = request
+        phrases = parse_query(q.query) if q.query.strip() else []
+        if q.query.strip() and not phrases:
+            return []
+        if q.only is not None and not q.only:
+            return []
+        where, args = _filters(q)
+        head, head_args = "", []
+        if q.recent_sessions > 0:
+            head = (
+                "WITH recent AS (SELECT v.session_id FROM voice_messages v"
+                f" WHERE {' AND '.join(where)} GROUP BY v.session_id"
+                " ORDER BY max(v.ts) DESC, v.session_id LIMIT %s) "
+            )
+            head_args = [*args, q.recent_sessions]
+            where.append("v.session_id IN (SELECT session_id FROM recent)")
+        clause = " AND ".join(where)
+        if not phrases:
+            rows = self.store.fetch_all(
+                f"{head}SELECT v.node_id, v.ts, v.classification, {_HIT}"
+                " FROM voice_messages v JOIN nodes n ON n.id = v.node_id"
+                f" WHERE {clause} ORDER BY v.ts DESC, v.node_id DESC LIMIT %s",
+                [*head_args, *args, q.limit],
+            )
+            rows.reverse()  # listings read oldest to newest, like a transcript
+            return [_row(0.0, r[0], r[1], r[2], r[3:]) for r in rows]
+        return self._ranked(q, phrases, head, head_args, clause, args)
+
+    def _ranked(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> list[VoiceRow]:
+        # corpus figures ride on every row: rows, tokens, the newest message's day
+        # (recency is measured from it) and the rows holding each phrase
+        having = having_sql("fts_body", len(phrases))
+        rows = self.store.fetch_all(
+            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
+            " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
+            " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1) AS ref"
+            f"{having} FROM node_stats) s CROSS JOIN nodes n"
+            # the text index finds the rows, each then meets the filters by primary key
+            " CROSS JOIN LATERAL (SELECT * FROM voice_messages v"
+            f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"  # OFFSET 0: a nested loop
+            # (no profile/kind test on n: the join keeps voice messages only, and
+            # such a test can lure the planner onto the profile index)
+            " WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)",
+            [
+                *head_args,
+                *[phrase_tsquery(p) for p in phrases],
+                *args,
+                tsquery_text(phrases),
+            ],
+        )
+        if not rows:
+            return self._partial_tier(q, clause, args, head, head_args, [])
+        k = 3 + len(phrases)
+        nodes, total, ref = rows[0][0], rows[0][1], float(rows[0][2] or 0.0)
+        avgdl = total / nodes if nodes and total else 1.0
+        weights = [idf(int(nodes), int(h)) for h in rows[0][3:k]]
+        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        for r in rows:
+            nid, ts, day, cls, ntok = r[k : k + 5]
+            hit = r[k + 5 :]
+            freqs = count_hits(phrases, hit[5])
+            if not all(freqs):
+                continue
+            score = bm25(weights, freqs, int(ntok), avgdl)
+            score *= 0.5 + 0.5 / (1.0 + max(0.0, ref - float(day)) / q.recency_days)
+            scored.append((1 if cls == q.demote else 0, score, ts, nid, (cls, hit)))
+        scored.sort(key=lambda x: x[3])
+        scored.sort(key=lambda x: x[2], reverse=True)
+        scored.sort(key=lambda x: (x[0], x[1]))
+        top = scored[: q.limit]
+        hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _partial_tier(
+        self,
+        q: VoiceSearch,
+        clause: str,
+        args: list[object],
+        head: str,
+        head_args: list[object],
+        whole: list[VoiceRow],
+    ) -> list[VoiceRow]:
+        """Substring tier (``VoiceSearch``): messages holding every term as a
+        case-insensitive substring and not whole-word hits, newest inserted first,
+        ``demote`` ones last; pg_trgm's GIN index finds them."""
+        if q.word or len(whole) >= q.limit:
+            return []
+        terms = [t.lower() for t in query_terms(q.query)]
+        if not terms or any(len(t) < 2 for t in terms):
+            return []
+        likes = " AND ".join("lower(n.body) LIKE %s" for _ in terms)
+        patterns = [
+            "%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for t in terms
+        ]
+        rows = self.store.fetch_all(
+            f"{head}SELECT v.node_id, v.ts, v.classification, {_HIT} FROM nodes n"
+            " CROSS JOIN LATERAL (SELECT * FROM voice_messages v"
+            f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"
+            f" WHERE n.profile = 'voice' AND n.kind = 'message' AND {likes}"
+            " AND NOT n.id = ANY(%s) ORDER BY n.seq DESC LIMIT %s",
+            [*head_args, *args, *patterns, [h.node_id for h in whole], q.limit - len(whole)],
+        )
+        found = [_row(0.0, r[0], r[1], r[2], r[3:]) for r in rows]
+        return sorted(found, key=lambda h: h.classification == q.demote)
+
+    def stats(self) -> VoiceIndexStats:
+        live = "FROM voice_messages WHERE lifecycle <> 'retired'"
+        with self.store.reader() as txn:
+            conn = txn.conn
+            messages, classified, first, last, sessions, pages = _one(
+                conn.execute(
+                    "SELECT count(*), count(classification), min(ts), max(ts),"
+                    f" count(DISTINCT session_id), count(DISTINCT voice_page) {live}"
+                )
+            )
+            by_const = conn.execute(
+                f"SELECT constellation, count(*) {live} GROUP BY constellation"
+            ).fetchall()
+            by_cls = conn.execute(
+                f"SELECT classification, count(*) {live} GROUP BY classification"
+            ).fetchall()
+        return VoiceIndexStats(
+            messages=int(messages),
+            sessions=int(sessions),
+            pages=int(pages),
+            classified=int(classified),
+            first=first or None,
+            last=last or None,
+            by_constellation=tuple((str(k), int(c)) for k, c in by_const),
+            by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+        )
+
+    def session_messages(self, session_id: str) -> list[MemoryNode]:
+        from memgraph.documents import MemoryNode
+
+        with self.store.reader() as txn:
+            rows = txn.conn.execute(
+                "SELECT n.doc FROM voice_messages v JOIN nodes n ON n.id = v.node_id"
+                " WHERE v.session_id = %s",
+                (session_id,),
+            ).fetchall()
+        return [MemoryNode.model_validate_json(r[0]) for r in rows]
+
+    def session_span(self, session_id: str) -> tuple[str, str] | None:
+        with self.store.reader() as txn:
+            row = txn.conn.execute(
+                "SELECT min(ts), max(ts) FROM voice_messages WHERE session_id = %s AND ts <> ''",
+                (session_id,),
+            ).fetchone()
+        if row is None or not row[0] or not row[1]:
+            return None
+        return str(row[0]), str(row[1])
+
+    def reindex(self) -> tuple[int, int]:
+        with self.store.transaction() as txn:
+            conn = txn.conn
+            # re-running every node's triggers rebuilds the index tables; the
+            # tsvector columns are generated, so they cannot be stale
+            conn.execute("DELETE FROM voice_messages")
+            conn.execute(
+                "UPDATE nodes SET lifecycle = lifecycle"
+                " WHERE profile = 'voice' AND kind = 'message'"
+            )
+            messages = _one(
+                conn.execute("SELECT count(*) FROM voice_messages WHERE lifecycle <> 'retired'")
+            )[0]
+            nodes = _one(conn.execute("SELECT count(*) FROM nodes"))[0]
+        return int(messages), int(nodes)
+
+
+# -- transcript registry ------------------------------------------------------------
+
+_REGISTRY = (
+    "path, size, mtime_ns, sha256, session_id, status, reason, message_count, page, processed_at"
+)
+
+
+class PgRegistry:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def rows(self, since: str | None = None) -> list[RegistryRow]:
+        sql = f"SELECT {_REGISTRY} FROM voice_registry"
+        args: list[str] = []
+        if since is not None:
+            sql += " WHERE processed_at >= %s"
+            args.append(since)
+        with self.store.reader() as txn:
+            rows = txn.conn.execute(sql + " ORDER BY processed_at, path", args).fetchall()
+        return [RegistryRow(*r) for r in rows]
+
+    def get(self, path: str) -> RegistryRow | None:
+        with self.store.reader() as txn:
+            row = txn.conn.execute(
+                f"SELECT {_REGISTRY} FROM voice_registry WHERE path = %s", (path,)
+            ).fetchone()
+        return RegistryRow(*row) if row else None
+
+    def put(self, row: RegistryRow) -> None:
+        cols = _REGISTRY.split(", ")
+        with self.store.transaction() as txn:
+            txn.conn.execute(
+                f"INSERT INTO voice_registry({_REGISTRY}) VALUES ({', '.join(['%s'] * 10)})"
+                " ON CONFLICT (path) DO UPDATE SET "
+                + ", ".join(f"{c} = excluded.{c}" for c in cols[1:]),
+                (
+                    row.path,
+                    row.size,
+                    row.mtime_ns,
+                    row.sha256,
+                    row.session_id,
+                    row.status,
+                    row.reason,
+                    row.message_count,
+                    row.page,
+                    row.processed_at,
+                ),
+            )
+
+
+# -- session index and the lean note append ------------------------------------------
+
+_SESSION = "session_id, node_id, persona, workspace, started_at, harness, lifecycle"
+
+
+def _session(conn: Any, session_id: str) -> SessionRow | None:
+    row = conn.execute(
+        f"SELECT {_SESSION} FROM session_sessions WHERE session_id = %s", (session_id,)
+    ).fetchone()
+    return None if row is None else SessionRow(*(str(v) for v in row))
+
+
+class PgSessionIndex:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def session(self, session_id: str) -> SessionRow | None:
+        with self.store.reader() as txn:
+            return _session(txn.conn, session_id)
+
+    def view(self, session_id: str) -> tuple[SessionRow | None, list[NoteIndexRow]]:
+        with self.store.reader() as txn:  # one snapshot: header and notes agree
+            conn = txn.conn
+            rows = conn.execute(
+                "SELECT ts, text, harness, node_id FROM session_notes"
+                " WHERE session_id = %s AND lifecycle = 'active' ORDER BY ts, node_id",
+                (session_id,),
+            ).fetchall()
+            return _session(conn, session_id), [
+                NoteIndexRow(ts=r[0], text=r[1], harness=r[2], node_id=r[3]) for r in rows
+            ]
+
+
+class PgNoteAppend:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def append_note(
+        self, session_id: str, build: Callable[[SessionRow], NoteWrite | None]
+    ) -> NoteWrite | None:
+        with self.store.transaction() as txn:
+            conn = txn.conn
+            row = _session(conn, session_id)
+            if row is None:
+                return None
+            w = build(row)
+            if w is None:
+                return None
+            if conn.execute("SELECT 1 FROM nodes WHERE id = %s", (w.node.id,)).fetchone():
+                return None  # a re-applied note: the engine decides (no-op or revision)
+            n = w.node
+            conn.execute(
+                "INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,"
+                " ingested_at, updated_at, title, body, doc, ntok)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                (
+                    n.id,
+                    n.profile,
+                    n.kind,
+                    n.domain_id,
+                    n.lifecycle,
+                    n.valid_from,
+                    n.valid_to,
+                    n.ingested_at,
+                    n.updated_at,
+                    _nul(n.title),
+                    _nul(n.body),
+                    n.doc,
+                    token_count(n.title) + token_count(n.body),
+                ),
+            )
+            e = w.edge
+            conn.execute(
+                "INSERT INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (id) DO UPDATE SET"
+                " source_id = excluded.source_id, target_id = excluded.target_id,"
+                " kind = excluded.kind, profile = excluded.profile,"
+                " lifecycle = excluded.lifecycle, doc = excluded.doc",
+                (e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc),
+            )
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO receipts(id, patch_id, op, target_id, at, doc)"
+                    " VALUES (%s,%s,%s,%s,%s,%s)",
+                    [(r.id, r.patch_id, r.op, r.target_id, r.at, r.doc) for r in w.receipts],
+                )
+            p = w.patch
+            conn.execute(
+                "INSERT INTO patches(id, status, created_at, doc) VALUES (%s,%s,%s,%s)"
+                " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+                " created_at = excluded.created_at, doc = excluded.doc",
+                (p.id, p.status, p.created_at, p.doc),
+            )
+            return w
+
+
+# -- term statistics -------------------------------------------------------------------
+
+
+class PgTermStats:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def frequencies(self, terms: Sequence[str]) -> TermFrequencies:
+        with self.store.reader() as txn:
+            conn = txn.conn
+            nodes = int(_one(conn.execute("SELECT nodes FROM node_stats"))[0])
+            df = []
+            for term in dict.fromkeys(terms):
+                if not tokens(term):
+                    continue
+                count = _one(
+                    conn.execute(
+                        "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
+                        (phrase_tsquery(((term,), False)),),
+                    )
+                )[0]
+                if count:
+                    df.append((term, int(count)))
+        return TermFrequencies(nodes=nodes, df=tuple(df))
+
+    def rank_any(self, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        words = [t for t in dict.fromkeys(terms) if len(tokens(t)) == 1]
+        if not words or limit < 1:
+            return []
+        phrases: list[Phrase] = [((tokens(w)[0],), False) for w in words]
+        rows = self.store.fetch_all(
+            f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+            " n.body FROM node_stats s CROSS JOIN nodes n"
+            " WHERE n.fts @@ to_tsquery('memgraph_text', %s)",
+            [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases, "|")],
+        )
+        ranked = rank_rows(phrases, rows, len(rows), "|")
+        best = sorted(((nid, -score) for nid, score in ranked), key=lambda kv: (-kv[1], kv[0]))
+        return best[:limit]
+
+
+# -- activity lookups ------------------------------------------------------------------
+
+
+class PgActivity:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def rows_in_range(
+        self, sources: Sequence[ActivitySource], lo: str, hi: str
+    ) -> list[ActivityRow]:
+        found: list[ActivityRow] = []
+        with self.store.reader() as txn:
+            for src in sources:
+                rows = txn.conn.execute(
+                    "SELECT kind, id, valid_from, doc FROM nodes"
+                    " WHERE profile = %s AND kind = %s AND valid_from >= %s"
+                    " AND valid_from <= %s AND lifecycle = ANY(%s)",
+                    (src.profile, src.kind, lo, hi, list(src.states)),
+                ).fetchall()
+                for kind, nid, valid, doc in rows:
+                    # parsed here, not as jsonb: jsonb cannot hold a NUL the text may have
+                    d = json.loads(doc)
+                    attrs, text = d.get("attributes"), d.get("claim")
+                    found.append(
+                        ActivityRow(
+                            kind=kind,
+                            node_id=nid,
+                            valid_from=valid,
+                            attributes=attrs if isinstance(attrs, dict) else {},
+                            text=(text or "") if src.kind == "message" else "",
+                        )
+                    )
+        return found
+
+    def message_cwds(self, lo: str, hi: str) -> set[str]:
+        with self.store.reader() as txn:
+            rows = txn.conn.execute(
+                "SELECT DISTINCT cwd FROM voice_messages WHERE ts >= %s AND ts <= %s",
+                (lo, hi),
+            ).fetchall()
+        return {r[0] for r in rows if isinstance(r[0], str) and r[0]}
+
+
+def pg_indexes(store: PostgresStore) -> StoreIndexes:
+    return StoreIndexes(
+        voice=PgVoiceIndex(store),
+        registry=PgRegistry(store),
+        sessions=PgSessionIndex(store),
+        notes=PgNoteAppend(store),
+        terms=PgTermStats(store),
+        activity=PgActivity(store),
+    )

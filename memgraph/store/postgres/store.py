@@ -1,0 +1,482 @@
+"""The PostgreSQL store: one database shared by every machine of a fleet.
+
+Writers: every write transaction first takes one transaction-scoped advisory
+lock, so write transactions run one at a time, exactly as SQLite's
+``BEGIN IMMEDIATE`` makes them: the engine validates a patch against what it
+reads inside its transaction, and no concurrent writer can change that under
+it (no lost update, no serialization failure to replay). The lock wait is
+PostgreSQL's own queue, bounded by ``lock_timeout`` and retried with jitter
+until ``busy_deadline``; only then does ``StoreBusy`` surface.
+
+Never a hang: ``connect_timeout``, TCP keepalives and ``tcp_user_timeout`` bound
+a dead network, ``statement_timeout`` a runaway statement, and
+``idle_in_transaction_session_timeout`` a client that died holding the lock.
+Every failure is one ``StoreError`` line naming the server (never the password).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+    utcnow,
+)
+from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.store.interfaces import StoreIndexes, register_indexes
+from memgraph.store.postgres import redact
+from memgraph.store.postgres.connect import _first_line, connect_params
+from memgraph.store.postgres.fts import search_nodes
+from memgraph.store.postgres.schema import all_migrations
+from memgraph.store.postgres.txn import PostgresTxn
+from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
+from memgraph.store.sqlite_txn import iso
+
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryGraphSnapshot
+
+T = TypeVar("T")
+
+# pg_advisory_xact_lock keys (two int4: namespace, lock)
+_NAMESPACE = 0x6D67  # "mg"
+WRITE_LOCK = 1
+MIGRATE_LOCK = 2
+
+
+class PostgresStore:
+    """Implements ``memgraph.store.protocol.Store`` on a PostgreSQL database."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        busy_deadline: float = 120.0,
+        lock_timeout_ms: int = 5000,
+        statement_timeout_ms: int = 600_000,
+        idle_in_transaction_timeout_ms: int = 600_000,
+        readonly: bool = False,
+    ) -> None:
+        self.url = url
+        self.location = redact(url)
+        self.busy_deadline = busy_deadline
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        self._open: str | None = None  # "read" | "write" while a transaction is open
+        self._conninfo = connect_params(
+            url,
+            lock_timeout_ms=lock_timeout_ms,
+            statement_timeout_ms=statement_timeout_ms,
+            idle_in_transaction_timeout_ms=idle_in_transaction_timeout_ms,
+        )
+        self.conn = self._connect()
+        try:
+            self._check_server()
+            if readonly:
+                if not self._has_schema():
+                    raise StoreError(f"no memgraph store in {self.location}")
+            else:
+                self._migrate()
+        except BaseException:
+            self.conn.close()
+            raise
+
+    # -- plumbing ----------------------------------------------------------
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        try:
+            return psycopg.connect(self._conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot connect to PostgreSQL store {self.location}: {_first_line(exc)}"
+            ) from None
+
+    def _fail(self, exc: psycopg.Error, what: str = "") -> StoreError:
+        """One line for a server error; ``StoreBusy`` for lock contention."""
+        if isinstance(exc, psycopg.OperationalError) and self.conn.broken:
+            return StoreError(
+                f"lost the connection to PostgreSQL store {self.location}: {_first_line(exc)}"
+            )
+        if isinstance(exc, pg_errors.UniqueViolation) and "receipts_id_unique" in str(exc):
+            return StoreError(
+                f"store {self.location}: {what}receipt id already exists (receipts are append-only)"
+            )
+        return StoreError(f"store {self.location}: {what}{_first_line(exc)}")
+
+    def _retry(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; lock timeouts, deadlocks and serialization failures are
+        retried with jittered backoff until ``busy_deadline``."""
+        deadline = time.monotonic() + self.busy_deadline
+        delay = 0.005
+        while True:
+            try:
+                return fn()
+            except (
+                pg_errors.LockNotAvailable,
+                pg_errors.DeadlockDetected,
+                pg_errors.SerializationFailure,
+            ):
+                self._rollback()
+                if time.monotonic() > deadline:
+                    raise StoreBusy(
+                        f"store {self.location} stayed locked for {self.busy_deadline:g}s; "
+                        "another writer holds it, retry later"
+                    ) from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.2)
+            except psycopg.Error as exc:
+                self._rollback()
+                raise self._fail(exc) from None
+
+    def _rollback(self) -> None:
+        if self.conn.broken or self.conn.closed:
+            return
+        with contextlib.suppress(psycopg.Error):
+            if self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                self.conn.execute("ROLLBACK")
+
+    def _check_server(self) -> None:
+        def check() -> None:
+            encoding = self.conn.execute("SHOW server_encoding").fetchone()
+            if encoding is None or str(encoding[0]).upper() not in ("UTF8", "UTF-8"):
+                raise StoreError(
+                    f"PostgreSQL store {self.location} must use UTF8 encoding (has {encoding})"
+                )
+
+        self._retry(check)
+
+    def _has_schema(self) -> bool:
+        row = self.conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+        return bool(row and row[0])
+
+    def _pending(self) -> list[int]:
+        done: set[int] = set()
+        if self._has_schema():
+            done = {int(r[0]) for r in self.conn.execute("SELECT version FROM schema_migrations")}
+        return [m.version for m in all_migrations() if m.version not in done]
+
+    def _migrate(self) -> None:
+        # a plain read first: opening an up-to-date store takes no lock
+        if not self._retry(self._pending):
+            return
+
+        def run() -> None:
+            with self._lock:
+                self.conn.execute("BEGIN")
+                self.conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s)", (_NAMESPACE, MIGRATE_LOCK)
+                )
+                self.conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY,"
+                    " description text NOT NULL, applied_at text NOT NULL)"
+                )
+                pending = set(self._pending())  # re-read under the lock
+                for m in all_migrations():
+                    if m.version not in pending:
+                        continue
+                    self.conn.execute(m.sql.encode())
+                    self.conn.execute(
+                        "INSERT INTO schema_migrations VALUES (%s, %s, %s)",
+                        (m.version, m.description, iso(utcnow())),
+                    )
+                self.conn.execute("COMMIT")
+
+        self._retry(run)
+
+    @contextmanager
+    def transaction(self) -> Iterator[PostgresTxn]:
+        if self.readonly:
+            raise StoreError(f"store {self.location} was opened read-only")
+        with self._lock:
+            if self._open is not None:
+                # inside this store's own transaction (an index write during a
+                # capture): join it; it commits or rolls back as one
+                yield PostgresTxn(self.conn)
+                return
+
+            def begin() -> None:
+                self.conn.execute("BEGIN")
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_NAMESPACE, WRITE_LOCK))
+
+            self._retry(begin)
+            self._open = "write"
+            try:
+                yield PostgresTxn(self.conn)
+            except psycopg.Error as exc:
+                # a constraint or the append-only trigger: all undone, one line
+                self._rollback()
+                raise self._fail(exc, "write refused, nothing written: ") from None
+            except BaseException:
+                self._rollback()
+                raise
+            finally:
+                self._open = None
+            try:
+                self.conn.execute("COMMIT")
+            except psycopg.Error as exc:
+                self._rollback()
+                raise self._fail(exc, "commit failed, nothing written: ") from None
+
+    @contextmanager
+    def reader(self) -> Iterator[PostgresTxn]:
+        """A consistent read snapshot (readers never block writers)."""
+        with self._lock:
+            if self._open is not None:  # inside a transaction: read what it sees
+                yield PostgresTxn(self.conn)
+                return
+            self._retry(
+                lambda: self.conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            )
+            self._open = "read"
+            try:
+                yield PostgresTxn(self.conn)
+            except psycopg.Error as exc:
+                self._rollback()
+                raise self._fail(exc) from None
+            finally:
+                self._open = None
+                self._rollback()
+
+    def fetch_all(self, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:
+        """One statement in autocommit (its own snapshot), or inside the open
+        transaction; lock waits retried, failures one line."""
+        with self._lock:
+            return self._retry(lambda: self.conn.execute(sql, args).fetchall())
+
+    def close(self) -> None:
+        with contextlib.suppress(psycopg.Error):
+            self.conn.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def check(self) -> list[str]:
+        """The index tables and corpus figures agree with the nodes (validate)."""
+        problems = []
+        with self.reader() as txn:
+            conn = txn.conn
+            stats = conn.execute("SELECT nodes, tokens FROM node_stats").fetchone()
+            actual = conn.execute("SELECT count(*), coalesce(sum(ntok), 0) FROM nodes").fetchone()
+            if stats is None or actual is None or tuple(stats) != tuple(actual):
+                problems.append(f"node_stats {stats} disagrees with the nodes {actual}")
+            for table, profile, kind in (
+                ("voice_messages", "voice", "('message')"),
+                ("session_notes", "session", "('note')"),
+                ("session_sessions", "session", "('session')"),
+            ):
+                row = conn.execute(
+                    f"SELECT (SELECT count(*) FROM {table} t LEFT JOIN nodes n ON n.id = t.node_id"
+                    " WHERE n.id IS NULL),"
+                    f" (SELECT count(*) FROM nodes n WHERE n.profile = %s AND n.kind IN {kind}"
+                    f" AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.node_id = n.id))",
+                    (profile,),
+                ).fetchone()
+                if row and row[0]:
+                    problems.append(f"{table}: {row[0]} rows without their node")
+                if row and row[1]:
+                    problems.append(f"{table}: {row[1]} nodes missing from the index")
+        return problems
+
+    # -- reads -------------------------------------------------------------
+    def schema_versions(self) -> list[int]:
+        return [
+            int(r[0]) for r in self.fetch_all("SELECT version FROM schema_migrations ORDER BY 1")
+        ]
+
+    def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
+        """Nodes within ``hops`` edges (either direction) and the edges walked."""
+        result = Neighbourhood(seed=node_id)
+        with self.reader() as txn:
+            if not txn.existing_node_ids([node_id]):
+                return result
+            result.distance[node_id] = 0
+            frontier = [node_id]
+            edge_ids: set[str] = set()
+            for hop in range(1, hops + 1):
+                if not frontier:
+                    break
+                found: list[str] = []
+                rows = self.conn.execute(
+                    "SELECT id, target_id FROM edges WHERE source_id = ANY(%s) "
+                    "UNION ALL SELECT id, source_id FROM edges WHERE target_id = ANY(%s)",
+                    (frontier, frontier),
+                )
+                for eid, other in rows:
+                    edge_ids.add(eid)
+                    if other not in result.distance:
+                        result.distance[other] = hop
+                        found.append(other)
+                frontier = found
+            result.nodes = txn.get_nodes(list(result.distance))
+            result.edges = txn.get_edges(sorted(edge_ids))
+        return result
+
+    def receipts(
+        self, target_id: str | None = None, patch_id: str | None = None
+    ) -> list[MemoryLifecycleReceipt]:
+        sql, args = "SELECT doc FROM receipts WHERE true", list[str]()
+        if target_id is not None:
+            sql, args = sql + " AND target_id = %s", [target_id]
+        if patch_id is not None:
+            sql, args = sql + " AND patch_id = %s", [*args, patch_id]
+        rows = self.fetch_all(sql + " ORDER BY seq", args)
+        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
+
+    def iter_nodes(
+        self, profile: str | None = None, kind: str | None = None
+    ) -> Iterator[MemoryNode]:
+        sql, args = "SELECT doc FROM nodes WHERE true", list[str]()
+        if profile is not None:
+            sql, args = sql + " AND profile = %s", [*args, profile]
+        if kind is not None:
+            sql, args = sql + " AND kind = %s", [*args, kind]
+        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
+            yield MemoryNode.model_validate_json(doc)
+
+    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
+        sql, args = "SELECT doc FROM edges", list[str]()
+        if profile is not None:
+            sql, args = sql + " WHERE profile = %s", [profile]
+        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
+            yield MemoryEdge.model_validate_json(doc)
+
+    def iter_summaries(self) -> Iterator[MemorySummary]:
+        for (doc,) in self.fetch_all("SELECT doc FROM summaries ORDER BY id"):
+            yield MemorySummary.model_validate_json(doc)
+
+    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
+        """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
+        sql = "SELECT doc FROM nodes WHERE profile = %s AND kind = %s"
+        args: list[str | None] = [query.profile, query.kind]
+        for column, op, bound in (
+            ("lifecycle", "=", query.lifecycle),
+            ("valid_from", ">=", iso(query.starts_at_or_after)),
+            ("valid_from", "<", iso(query.starts_before)),
+            ("valid_from", "<=", iso(query.starts_at_or_before)),
+            ("valid_to", ">=", iso(query.ends_at_or_after)),
+        ):
+            if bound is not None:
+                sql += f" AND {column} {op} %s"
+                args.append(bound)
+        return [
+            MemoryNode.model_validate_json(d) for (d,) in self.fetch_all(sql + " ORDER BY id", args)
+        ]
+
+    def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
+        """FTS5's ``bm25`` ranking (``memgraph.store.postgres.fts.search_nodes``)."""
+        with self.reader() as txn:
+            found = search_nodes(txn.conn, query, limit, profile)
+        return [SearchHit(node_id=nid, score=score) for nid, score in found]
+
+    def counts(self) -> dict[str, int]:
+        tables = ("nodes", "edges", "summaries", "receipts", "patches", "embeddings", "domains")
+        sql = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in tables)
+        row = self.fetch_all(sql)[0]
+        return {t: int(v) for t, v in zip(tables, row, strict=True)}
+
+    # -- snapshots ---------------------------------------------------------
+    def export_snapshot(self) -> MemoryGraphSnapshot:
+        from memgraph.documents import MemoryGraphSnapshot
+
+        with self.reader():
+
+            def docs(sql: str) -> list[str]:
+                return [str(r[0]) for r in self.conn.execute(sql)]
+
+            receipts = [
+                MemoryLifecycleReceipt.model_validate_json(d)
+                for d in docs("SELECT doc FROM receipts ORDER BY seq")
+            ]
+            version = self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+            return MemoryGraphSnapshot(
+                exported_at=as_of(receipts),
+                schema_version=int(version[0]) if version else 0,
+                domains=[
+                    MemoryDomain.model_validate_json(d)
+                    for d in docs("SELECT doc FROM domains ORDER BY id")
+                ],
+                nodes=[
+                    MemoryNode.model_validate_json(d)
+                    for d in docs("SELECT doc FROM nodes ORDER BY id")
+                ],
+                edges=[
+                    MemoryEdge.model_validate_json(d)
+                    for d in docs("SELECT doc FROM edges ORDER BY id")
+                ],
+                summaries=[
+                    MemorySummary.model_validate_json(d)
+                    for d in docs("SELECT doc FROM summaries ORDER BY id")
+                ],
+                receipts=receipts,
+                embeddings=[
+                    MemoryEmbeddingManifest.model_validate_json(d)
+                    for d in docs("SELECT doc FROM embeddings ORDER BY node_id")
+                ],
+                patches=[
+                    MemoryPatchCandidate.model_validate_json(d)
+                    for d in docs("SELECT doc FROM patches ORDER BY created_at, id")
+                ],
+                node_history=[
+                    MemoryNode.model_validate_json(d)
+                    for d in docs("SELECT doc FROM node_history ORDER BY seq")
+                ],
+                edge_history=[
+                    MemoryEdge.model_validate_json(d)
+                    for d in docs("SELECT doc FROM edge_history ORDER BY seq")
+                ],
+                summary_history=[
+                    MemorySummary.model_validate_json(d)
+                    for d in docs("SELECT doc FROM summary_history ORDER BY seq")
+                ],
+            )
+
+    def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
+        with self.transaction() as txn:
+            row = self.conn.execute(
+                "SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM receipts)"
+            ).fetchone()
+            if row and row[0]:
+                raise SnapshotError(
+                    f"store {self.location} is not empty; import a snapshot into a new database"
+                )
+            txn.put_domains(snapshot.domains)
+            txn.put_node_history(snapshot.node_history)
+            txn.put_nodes(snapshot.nodes, [])
+            txn.put_edges(snapshot.edges, snapshot.edge_history)
+            txn.put_summaries(snapshot.summaries, snapshot.summary_history)
+            txn.put_manifests(snapshot.embeddings)
+            for patch in snapshot.patches:
+                txn.put_patch(patch)
+            txn.append_receipts(snapshot.receipts)
+            # a bulk load: give the planner statistics and merge the text index's
+            # pending list now, not when autovacuum gets to it
+            self.conn.execute("ANALYZE")
+            self.conn.execute(
+                "SELECT gin_clean_pending_list('nodes_fts'::regclass),"
+                " gin_clean_pending_list('nodes_fts_body'::regclass)"
+            )
+
+
+def _pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.postgres.indexes import pg_indexes
+
+    return pg_indexes(store)
+
+
+register_indexes(PostgresStore, _pg_indexes)

@@ -1,0 +1,104 @@
+"""Render the file views of any session from the store: voice pages and session YAML.
+
+On a fleet every machine captures into one shared store (PostgreSQL), but a
+machine's vault and workspace only get the pages of the sessions it captured
+itself. ``render_views`` writes them for ANY session in the store, so a vault
+on one machine can show the whole fleet: voice pages under ``vault`` (the page
+writer keeps each page's user-owned section and skips unchanged files) and
+session YAML under ``workspace/.memgraph/personas/<persona>/sessions/``.
+Reads only; the graph is not changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memgraph.errors import MemgraphError
+
+if TYPE_CHECKING:
+    from memgraph.store import Store
+
+
+@dataclass(frozen=True)
+class RenderRequest:
+    vault: Path
+    workspace: Path
+    sessions: tuple[str, ...] = ()  # session ids; empty: every session in the store
+    voice: bool = True  # voice pages
+    notes: bool = True  # session YAML
+
+
+@dataclass
+class RenderReport:
+    written: list[Path] = field(default_factory=list)  # files (re)written
+    unchanged: int = 0  # views already current
+    below_minimum: int = 0  # voice sessions with too few qualifying messages for a page
+    failed: list[str] = field(default_factory=list)  # "session: reason", one per failure
+    sessions: int = 0  # sessions considered
+
+
+def _session_ids(store: Store, profile: str, kind: str) -> list[str]:
+    ids = []
+    for node in store.iter_nodes(profile=profile, kind=kind):
+        sid = node.attributes.get("session_id")
+        if isinstance(sid, str) and sid:
+            ids.append(sid)
+    return ids
+
+
+def _wanted(found: Iterable[str], asked: tuple[str, ...]) -> list[str]:
+    found = list(dict.fromkeys(found))
+    if not asked:
+        return found
+    return [s for s in found if s in set(asked)]
+
+
+def render_views(store: Store, request: RenderRequest) -> RenderReport:
+    """Write the voice pages and session YAML of the asked (or every) session."""
+    report = RenderReport()
+    seen: set[str] = set()
+    if request.voice:
+        from profiles.voice.views import write_session_page_ex
+
+        for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
+            seen.add(sid)
+            try:
+                path, changed = write_session_page_ex(store, request.vault, sid)
+            except MemgraphError as exc:
+                report.failed.append(f"{sid}: {' '.join(str(exc).split())}")
+                continue
+            if path is None:
+                report.below_minimum += 1
+            elif changed:
+                report.written.append(path)
+            else:
+                report.unchanged += 1
+    if request.notes:
+        from profiles.session.api import render_session_text
+        from profiles.session.views import session_file, write_view
+
+        for node in store.iter_nodes(profile="session", kind="session"):
+            key, persona = node.attributes.get("session_id"), node.attributes.get("persona")
+            if not isinstance(key, str) or not isinstance(persona, str):
+                continue
+            if request.sessions and key not in request.sessions:
+                continue
+            seen.add(key)
+            try:
+                path = session_file(request.workspace, persona, key)
+                before = path.read_text(encoding="utf-8") if path.is_file() else None
+                write_view(path, lambda k=key: render_session_text(store, k))  # type: ignore[misc]
+            except (MemgraphError, OSError) as exc:
+                report.failed.append(f"{key}: {' '.join(str(exc).split())}")
+                continue
+            if before == path.read_text(encoding="utf-8"):
+                report.unchanged += 1
+            else:
+                report.written.append(path)
+    missing = [s for s in request.sessions if s not in seen]
+    report.failed.extend(f"{s}: no such session in the store" for s in missing)
+    report.sessions = len(seen)
+    return report
