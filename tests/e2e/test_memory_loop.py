@@ -146,7 +146,9 @@ def _counts(env: dict[str, str]) -> dict[str, int]:
         store.close()
 
 
-def _packet(env: dict[str, str], cut: str, query: str, budget: int = 900) -> dict[str, Any]:
+def _packet(env: dict[str, str], cut: str, query: str, budget: int = 3000) -> dict[str, Any]:
+    # --json prints whole node documents and the budget is a ceiling on the printed
+    # line (context_cut.ceiling), so the JSON surface needs a roomier budget
     done = mg(env, "context", query, "--cut", cut, "--project", PROJECT, "--budget", str(budget),
               "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -234,14 +236,14 @@ def test_memory_loop_end_to_end(corpus: Path, tmp_path: Path) -> None:
 
     # proposed role_self is trusted only after review accept
     role_id = agent["role"]["id"]
-    before_role = _packet(env, "role", "renderer correction", budget=4000)
+    before_role = _packet(env, "role", "renderer correction", budget=12000)
     seams = " ".join(before_role["verification_seams"])
     assert role_id in seams and "not reviewed" in seams
     listed = mg(env, "review", "list")
     assert role_id in listed.stdout
     accepted = mg(env, "review", "accept", role_id, "--reason", "matches what I asked")
     assert accepted.returncode == 0 and "proposed -> accepted" in accepted.stdout
-    after = _packet(env, "role", "renderer correction", budget=4000)
+    after = _packet(env, "role", "renderer correction", budget=12000)
     assert role_id not in " ".join(after["verification_seams"])
     assert any(n["id"] == role_id and n["lifecycle"] == "accepted" for n in after["nodes"])
     store = open_store(Path(env["MEMGRAPH_HOME"]) / "memgraph.db")
