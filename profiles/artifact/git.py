@@ -85,7 +85,9 @@ def _check_path(path: Path) -> Path:
     return resolved
 
 
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """``git -C cwd args`` without the caller's GIT_* environment, bounded in time;
+    a missing git or a timeout is one ``ReaderError`` line (commits and repo scans)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     try:
@@ -98,7 +100,7 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
             check=False,
         )
     except FileNotFoundError:
-        raise ReaderError("git is not installed (needed to read commits)") from None
+        raise ReaderError("git is not installed (needed for commits and repositories)") from None
     except subprocess.TimeoutExpired:
         raise ReaderError(f"git timed out after {GIT_TIMEOUT:.0f}s in {cwd}") from None
 
@@ -124,7 +126,7 @@ def find_toplevel(path: str | Path) -> Path | None:
     except OSError:
         return None
     try:
-        proc = _git(["rev-parse", "--show-toplevel"], p)
+        proc = run_git(p, "rev-parse", "--show-toplevel")
     except ReaderError:
         return None
     if proc.returncode != 0:
@@ -206,7 +208,7 @@ def read_commits(
         args.append(f"--since=@{since.timestamp() - 86400:.0f}")
     if until is not None:
         args.append(f"--until=@{until.timestamp() + 86400:.0f}")
-    proc = _git(args, top)
+    proc = run_git(top, *args)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         message = err[-1] if err else f"exit {proc.returncode}"

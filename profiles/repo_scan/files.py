@@ -13,14 +13,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from memgraph.errors import ReaderError
+from profiles.artifact.git import run_git
 
 MAX_BYTES = 1_000_000  # bigger sources are generated or vendored: ledgered, not parsed
-GIT_TIMEOUT = 60.0
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "target", "dist", "build", "venv", "site-packages"}
 )
@@ -83,23 +82,6 @@ class Listing:
     not_source: int = 0  # files listed but of no language we read
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
-    try:
-        return subprocess.run(
-            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            env=env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise ReaderError("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise ReaderError(f"git timed out after {GIT_TIMEOUT:.0f}s in {root}") from None
-
-
 def check_root(path: Path) -> Path:
     text = str(path)
     if "\x00" in text or not text.strip():
@@ -114,7 +96,7 @@ def check_root(path: Path) -> Path:
 
 
 def git_top(root: Path) -> Path | None:
-    proc = _git(root, "rev-parse", "--show-toplevel")
+    proc = run_git(root, "rev-parse", "--show-toplevel")
     if proc.returncode != 0:
         return None
     top = proc.stdout.decode("utf-8", "replace").strip()
@@ -122,7 +104,7 @@ def git_top(root: Path) -> Path | None:
 
 
 def head_sha(root: Path) -> str | None:
-    proc = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+    proc = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
     sha = proc.stdout.decode("ascii", "replace").strip()
     return sha if proc.returncode == 0 and sha else None
 
@@ -148,7 +130,7 @@ def list_files(root: Path) -> Listing:
     top = git_top(root)
     if top is not None:
         # paths come relative to ``root`` even when it is a sub-folder of the repo
-        proc = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        proc = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if proc.returncode != 0:
             raise ReaderError(f"git ls-files failed in {root}")
         names = [n.decode("utf-8", "surrogateescape") for n in proc.stdout.split(b"\0") if n]

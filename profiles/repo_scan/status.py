@@ -106,10 +106,10 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
     (once); ``force`` is not needed for that, only to replace a foreign,
     non-shell hook.
     """
-    from profiles.repo_scan.files import _git
+    from profiles.artifact.git import run_git
 
     root = check_root(path)
-    proc = _git(root, "rev-parse", "--git-path", "hooks")
+    proc = run_git(root, "rev-parse", "--git-path", "hooks")
     if proc.returncode != 0:
         raise UsageError(f"{root} is not inside a git repository: no hook to install")
     hooks = Path(proc.stdout.decode().strip())
