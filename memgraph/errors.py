@@ -95,6 +95,12 @@ class BackendUnavailable(MemgraphError):
     """An optional helper (Qdrant, Ollama) cannot be reached."""
 
 
+def error_line(exc: BaseException) -> str:
+    """``Error: <message>`` on one line, whatever the message holds: what every CLI
+    path (typer and the fast paths) prints for a ``MemgraphError``."""
+    return f"Error: {' '.join(str(exc).split()) or type(exc).__name__}"
+
+
 def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
     """The one-line ``MemgraphError`` for an exception that reached the CLI from
     a damaged store (``sqlite3.DatabaseError``, a stored document that no longer

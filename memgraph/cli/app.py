@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from memgraph.errors import MemgraphError, unexpected_as_error
+from memgraph.errors import MemgraphError, error_line, unexpected_as_error
 
 
 class MemgraphGroup(TyperGroup):
@@ -31,9 +31,7 @@ class MemgraphGroup(TyperGroup):
 
 
 def _fail(exc: MemgraphError) -> NoReturn:
-    # one line, whatever the message holds
-    message = " ".join(str(exc).split()) or type(exc).__name__
-    typer.echo(f"Error: {message}", err=True)
+    typer.echo(error_line(exc), err=True)
     raise typer.Exit(exc.exit_code) from None
 
 

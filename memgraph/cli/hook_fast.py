@@ -91,7 +91,7 @@ def run(argv: list[str]) -> int | None:
     flags = _parse(argv)
     if flags is None:
         return None
-    from memgraph.errors import MemgraphError
+    from memgraph.errors import MemgraphError, error_line
 
     try:
         # light: the heavy modules load inside session_end, after the
@@ -102,7 +102,6 @@ def run(argv: list[str]) -> int | None:
         raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
         print(session_end(raw, store, vault))
     except MemgraphError as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"Error: {message}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return exc.exit_code
     return 0

@@ -70,12 +70,12 @@ def run(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     from memgraph.cli.ranked import RecallArgs, recall_command
-    from memgraph.errors import MemgraphError
+    from memgraph.errors import MemgraphError, error_line
 
     try:
         recall_command(RecallArgs(**parsed))  # type: ignore[arg-type]
     except MemgraphError as exc:
         sys.stdout.flush()
-        sys.stderr.write(f"Error: {' '.join(str(exc).split()) or type(exc).__name__}\n")
+        sys.stderr.write(error_line(exc) + "\n")
         return exc.exit_code
     return 0

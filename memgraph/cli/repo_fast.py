@@ -48,7 +48,7 @@ def run(argv: list[str]) -> int | None:
     flags = _parse(argv)
     if flags is None:
         return None
-    from memgraph.errors import MemgraphError
+    from memgraph.errors import MemgraphError, error_line
 
     try:
         from memgraph.config import paths
@@ -67,8 +67,7 @@ def run(argv: list[str]) -> int | None:
         finally:
             store.close()
     except MemgraphError as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"Error: {message}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return exc.exit_code
     print(result.line())
     for entry in result.ledger:

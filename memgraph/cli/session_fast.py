@@ -82,13 +82,12 @@ def run(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     text, opts, as_json = parsed
-    from memgraph.errors import MemgraphError
+    from memgraph.errors import MemgraphError, error_line
 
     try:
         return _note(text, opts, as_json, dict(os.environ))
     except MemgraphError as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        sys.stderr.write(f"Error: {message}\n")
+        sys.stderr.write(error_line(exc) + "\n")
         return exc.exit_code
 
 

@@ -152,7 +152,7 @@ def run(argv: list[str]) -> int | None:
         return None
     if ns.stats and sys.stdout.isatty() and not ns.json:
         return None  # the rich table is typer's
-    from memgraph.errors import MemgraphError
+    from memgraph.errors import MemgraphError, error_line
 
     try:
         from memgraph.config import store_url
@@ -207,7 +207,7 @@ def run(argv: list[str]) -> int | None:
                 )
                 out_err = none + "\n"
     except MemgraphError as exc:
-        emit(f"Error: {' '.join(str(exc).split()) or type(exc).__name__}\n", err=True)
+        emit(error_line(exc) + "\n", err=True)
         return exc.exit_code
     emit(out)
     if out_err:
