@@ -145,6 +145,17 @@ def _hits(points: Sequence[Any]) -> tuple[list[tuple[str, float]], int]:
     return hits, rejected
 
 
+def _present(doc_ids: Sequence[str], fetch: Callable[[list[Any]], Sequence[Any]]) -> set[str]:
+    """Which of ``doc_ids`` have a point: ``fetch`` retrieves point records by id,
+    1,000 ids a call."""
+    by_point = {str(point_id(d)): d for d in doc_ids}
+    ids = [point_id(d) for d in doc_ids]
+    found: set[str] = set()
+    for i in range(0, len(ids), 1000):
+        found.update(by_point[str(r.id)] for r in fetch(ids[i : i + 1000]) if str(r.id) in by_point)
+    return found
+
+
 _COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
 
 
@@ -236,15 +247,10 @@ class EdgeBackend:
         if self.dimension_of(collection) is None:
             return set()
         shard = self._shard(collection)
-        by_point = {str(point_id(d)): d for d in doc_ids}
-        ids = [point_id(d) for d in doc_ids]
-        found: set[str] = set()
-        for i in range(0, len(ids), 1000):
-            records = _checked(
-                self.location, "retrieve", shard.retrieve, ids[i : i + 1000], False, False
-            )
-            found.update(by_point[str(r.id)] for r in records if str(r.id) in by_point)
-        return found
+        return _present(
+            doc_ids,
+            lambda ids: _checked(self.location, "retrieve", shard.retrieve, ids, False, False),
+        )
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         if not points:
@@ -371,20 +377,17 @@ class ClientBackend:
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         if self.dimension_of(collection) is None:
             return set()
-        found: set[str] = set()
-        by_point = {str(point_id(d)): d for d in doc_ids}
-        ids = [point_id(d) for d in doc_ids]
-        for i in range(0, len(ids), 1000):
-            records = self._call(
+        return _present(
+            doc_ids,
+            lambda ids: self._call(
                 "retrieve",
                 self.client.retrieve,
                 collection,
-                ids=ids[i : i + 1000],
+                ids=ids,
                 with_payload=False,
                 with_vectors=False,
-            )
-            found.update(by_point[str(r.id)] for r in records if str(r.id) in by_point)
-        return found
+            ),
+        )
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         from qdrant_client.models import PointStruct

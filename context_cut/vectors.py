@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,8 +109,6 @@ def partitions_for(profiles: Iterable[str] | None) -> list[str]:
 
 
 def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
-    import re
-
     slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
     return f"mg_{partition}_{slug}_{dimension}"
 

@@ -41,10 +41,6 @@ QdrantUrlOpt = typer.Option(
 if TYPE_CHECKING:
     from memgraph.store import Store
 
-_nerve = nerve_for
-_config = config_for
-_ranked = run_ranked
-
 
 def context(
     text: str = typer.Argument(..., help="What the context is for."),
@@ -101,7 +97,7 @@ def context(
             limit=limit,
             project=project if spec.name.value != "repo" else None,
         )
-        cfg = _config(home, embedder, qdrant_path, qdrant_url)
+        cfg = config_for(home, embedder, qdrant_path, qdrant_url)
 
         def run(s: Store, nerve: Any) -> Any:
             if prompt and query.project is not None:
@@ -113,7 +109,7 @@ def context(
                     sections.extend(gather(reads, spec.name.value, query.project))
             return select_context_cut(s, query, nerve)
 
-        packet = _ranked(cfg, home, store, run)
+        packet = run_ranked(cfg, home, store, run)
     from context_cut.ceiling import fit_output
 
     # the budget is a ceiling on what is printed, in whichever format
@@ -226,7 +222,7 @@ def index(
                 f"unknown profile {', '.join(unknown) or '(none given)'}: "
                 f"use {', '.join(sorted(known))}"
             )
-    cfg = _config(home, embedder, qdrant_path, qdrant_url)
+    cfg = config_for(home, embedder, qdrant_path, qdrant_url)
     if status:
         from context_cut.embedders import make_embedder
 
@@ -246,7 +242,7 @@ def index(
             for line in state.lines():
                 print(line)
         return
-    nerve, _ = _nerve(cfg, required=True)
+    nerve, _ = nerve_for(cfg, required=True)
     assert nerve is not None
     s = store_from(home, store)
     try:
