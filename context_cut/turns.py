@@ -57,6 +57,12 @@ class TurnWeights:
     # ten results are not one exchange ten times over (1.0: no penalty)
     adjacent: float = 1.0
     stems: bool = True  # also match each word's stem as a prefix
+    # share of the name-bearing BM25 kept when the names are dropped as words: a
+    # narrow question ("What did Caroline research?") still fills its ranking
+    fill: float = 0.0
+    # vector hits fetched per pool slot: the nerve searches every conversation and
+    # hits outside the scope are dropped after, so a scoped question over-fetches
+    fetch: int = 3
 
 
 WEIGHTS = TurnWeights()
@@ -197,6 +203,16 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
+def _with_fill(main: dict[str, float], extra: dict[str, float], share: float) -> dict[str, float]:
+    """``main`` plus ``share`` of ``extra`` (a wider, weaker ranking that fills a short one)."""
+    if share <= 0:
+        return main
+    out = {n: share * s for n, s in extra.items()}
+    for n, s in main.items():
+        out[n] = out.get(n, 0.0) + s
+    return out
+
+
 def rank_turns(
     store: Store,
     text: str,
@@ -219,7 +235,7 @@ def rank_turns(
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
-            hits = nerve.search(store, text, pool * 3, ["voice"])
+            hits = nerve.search(store, text, pool * weights.fetch, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
             out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
@@ -248,8 +264,9 @@ def rank_turns(
         }
         content = [t for t in out.terms if t not in speakers]
         if content and len(content) < len(out.terms):
+            named_b = b
             bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-            b = _normalised(bm25)
+            b = _with_fill(_normalised(bm25), named_b, weights.fill)
             own = {
                 n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}
             }
