@@ -57,12 +57,12 @@ class TurnWeights:
     # ten results are not one exchange ten times over (1.0: no penalty)
     adjacent: float = 1.0
     stems: bool = True  # also match each word's stem as a prefix
-    # share of the name-bearing BM25 kept when the names are dropped as words: a
-    # narrow question ("What did Caroline research?") still fills its ranking
-    fill: float = 0.0
     # vector hits fetched per pool slot: the nerve searches every conversation and
     # hits outside the scope are dropped after, so a scoped question over-fetches
     fetch: int = 3
+    # a "when" question is answered by a turn that says when: a turn with a time
+    # expression (yesterday, last week, in May, 2022, two weekends ago) counts x this
+    when: float = 1.4
 
 
 WEIGHTS = TurnWeights()
@@ -203,14 +203,30 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
-def _with_fill(main: dict[str, float], extra: dict[str, float], share: float) -> dict[str, float]:
-    """``main`` plus ``share`` of ``extra`` (a wider, weaker ranking that fills a short one)."""
-    if share <= 0:
-        return main
-    out = {n: share * s for n, s in extra.items()}
-    for n, s in main.items():
-        out[n] = out.get(n, 0.0) + s
-    return out
+_WHEN_Q = re.compile(
+    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_TIME_EXPR = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|recently|ago|last|next|this (?:week|weekend|month|year)"
+    r"|(?:19|20)\d\d|" + _MONTHS + "|" + _WEEKDAYS + r"|weekend|week|month|year|summer|winter"
+    r"|spring|fall|autumn|christmas|holiday)s?\b",
+    re.I,
+)
+
+
+def asks_when_question(text: str) -> bool:
+    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
+    return _WHEN_Q.search(text) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether ``text`` carries a time expression a date can be worked out from."""
+    return _TIME_EXPR.search(text) is not None
 
 
 def rank_turns(
@@ -264,9 +280,8 @@ def rank_turns(
         }
         content = [t for t in out.terms if t not in speakers]
         if content and len(content) < len(out.terms):
-            named_b = b
             bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-            b = _with_fill(_normalised(bm25), named_b, weights.fill)
+            b = _normalised(bm25)
             own = {
                 n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}
             }
@@ -296,6 +311,7 @@ def rank_turns(
     brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
     vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
     scored: list[RankedTurn] = []
+    asks_when = weights.when != 1.0 and asks_when_question(text)
     # the speaker boost can lift a turn by at most ``weights.speaker``: read enough
     # turns that none below the window could overtake one inside it
     window = order[: max(limit * 3, 30)]
@@ -311,6 +327,8 @@ def rank_turns(
         speaker = node.attributes.get("speaker")
         if isinstance(speaker, str) and named & _named(speaker):
             score *= weights.speaker
+        if asks_when and says_when(node.claim or node.title):
+            score *= weights.when
         scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
     out.considered = {*own, *scores}
