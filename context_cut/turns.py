@@ -26,6 +26,14 @@ from datetime import datetime
 
 from context_cut.candidates import VectorSource, bm25_ranking, query_terms
 from context_cut.embedders import fold
+from context_cut.turn_scoring import (
+    diverse,
+    feedback_terms,
+    fuse,
+    normalised,
+    session_boost,
+    sessions_of,
+)
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
@@ -174,17 +182,6 @@ def _in_scope_ids(store: Store, ids: Sequence[str], scope: TurnScope) -> set[str
     return index.in_scope(ids, _scope_row(scope))
 
 
-def _normalised(ranking: Sequence[tuple[str, float]], minmax: bool = False) -> dict[str, float]:
-    if not ranking:
-        return {}
-    top = max(s for _, s in ranking)
-    low = min(s for _, s in ranking)
-    if top <= 0 or (minmax and top <= low):
-        return {n: 0.0 for n, _ in ranking}
-    floor = low if minmax else min(0.0, low)
-    return {n: (s - floor) / (top - floor) for n, s in ranking}
-
-
 _NAME = re.compile(r"\w+", re.UNICODE)
 
 
@@ -237,44 +234,6 @@ def says_when(text: str) -> bool:
     return _TIME_EXPR.search(text) is not None
 
 
-def _fuse(
-    bm25: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]], weights: TurnWeights
-) -> dict[str, float]:
-    """Each turn's own score: the lexical and dense rankings fused."""
-    if weights.rrf > 0:
-        k = weights.rrf
-        own: dict[str, float] = {}
-        for i, (n, _) in enumerate(bm25, start=1):
-            own[n] = own.get(n, 0.0) + weights.lexical * (k + 1) / (k + i)
-        for i, (n, _) in enumerate(vector, start=1):
-            own[n] = own.get(n, 0.0) + weights.dense * (k + 1) / (k + i)
-        return own
-    b, v = _normalised(bm25), _normalised(vector, weights.dense_floor)
-    return {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
-
-
-def _feedback_terms(
-    docs: dict[str, MemoryNode], own: dict[str, float], skip: set[str], weights: TurnWeights
-) -> list[str]:
-    """Words the best turns share that the rest of the pool rarely says: a
-    second lexical round on them finds the same topic said in other words."""
-    import math
-
-    bags = {nid: set(query_terms(node.claim or node.title)) for nid, node in docs.items()}
-    df: dict[str, int] = {}
-    for bag in bags.values():
-        for w in bag:
-            df[w] = df.get(w, 0) + 1
-    top = sorted((n for n in bags if own.get(n, 0.0) > 0), key=lambda n: (-own[n], n))
-    gain: dict[str, float] = {}
-    for nid in top[: weights.prf_docs]:
-        for w in bags[nid]:
-            if w in skip or len(w) < 3 or w.isdigit():
-                continue
-            gain[w] = gain.get(w, 0.0) + own[nid] * math.log((len(bags) + 1) / (df[w] + 0.5))
-    return sorted(gain, key=lambda w: (-gain[w], w))[: weights.prf_terms]
-
-
 def rank_turns(
     store: Store,
     text: str,
@@ -306,7 +265,7 @@ def rank_turns(
         nerve.notices = []
         keep = _in_scope_ids(store, [n for n, _ in hits], scope)
         vector = [(n, s) for n, s in hits if keep is None or n in keep][:pool]
-    own = _fuse(bm25, vector, weights)
+    own = fuse(bm25, vector, weights)
     seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 4, weights.seeds)]
     with store.reader() as reader:
         docs = reader.get_nodes(seeds)
@@ -327,12 +286,12 @@ def rank_turns(
         content = [t for t in out.terms if t not in speakers]
         if content and len(content) < len(out.terms):
             bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-            own = _fuse(bm25, vector, weights)
+            own = fuse(bm25, vector, weights)
             fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and weights.prf > 0:
-        extra = _feedback_terms(docs, own, {*out.terms, *speakers}, weights)
+        extra = feedback_terms(docs, own, {*out.terms, *speakers}, weights)
         second = lexical_ranking(store, extra, scope, pool, weights.stems, weights.title_weight)
-        fb = _normalised(second)
+        fb = normalised(second)
         for n, s in fb.items():
             own[n] = own.get(n, 0.0) + weights.prf * s
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
@@ -357,15 +316,8 @@ def rank_turns(
                 score += weights.next2 * own.get(n2, 0.0)
         if score > 0:
             scores[nid] = score
-    session_of = _sessions(docs, prev_of, next_of, scores)
-    if weights.sess_share > 0:
-        best: dict[str, float] = {}
-        for nid, sid in session_of.items():
-            best[sid] = max(best.get(sid, 0.0), own.get(nid, 0.0))
-        for nid in scores:
-            sid = session_of.get(nid)
-            if sid is not None:
-                scores[nid] += weights.sess_share * best[sid]
+    if weights.sess_share > 0:  # a turn in a session that answers well counts more
+        session_boost(scores, own, sessions_of(docs, prev_of, next_of, scores), weights.sess_share)
     order = sorted(scores, key=lambda n: (-scores[n], n))
     brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
     vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
@@ -391,66 +343,5 @@ def rank_turns(
         scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
     out.considered = {*own, *scores}
-    out.turns = _diverse(scored, limit, weights, prev_of, next_of)
+    out.turns = diverse(scored, limit, weights, prev_of, next_of)
     return out
-
-
-def _sessions(
-    docs: dict[str, MemoryNode],
-    prev_of: dict[str, str],
-    next_of: dict[str, str],
-    scores: dict[str, float],
-) -> dict[str, str]:
-    """The session of each scored turn (an unread neighbour: its neighbour's)."""
-    out: dict[str, str] = {}
-    for nid, node in docs.items():
-        sid = node.attributes.get("session_id")
-        if isinstance(sid, str):
-            out[nid] = sid
-    for nid in scores:
-        if nid not in out:
-            for other in (prev_of.get(nid), next_of.get(nid)):
-                if other is not None and other in out:
-                    out[nid] = out[other]
-                    break
-    return out
-
-
-def _diverse(
-    scored: list[RankedTurn],
-    limit: int,
-    weights: TurnWeights,
-    prev_of: dict[str, str],
-    next_of: dict[str, str],
-) -> list[RankedTurn]:
-    """The best ``limit`` turns, greedily: a turn beside a taken one counts
-    ``adjacent`` of its score, and ``session`` per turn already taken from its
-    session (so ten results are not one exchange ten times over)."""
-    adjacent, session = weights.adjacent, weights.session
-    if adjacent >= 1.0 and session >= 1.0:
-        return scored[:limit]
-    taken: list[RankedTurn] = []
-    chosen: set[str] = set()
-    per_session: dict[str, int] = {}
-    rest = list(scored)
-    while rest and len(taken) < limit:
-        best_i, best = 0, -1.0
-        for i, t in enumerate(rest):
-            if t.score <= best:
-                break  # sorted: nothing later can beat the best discounted score
-            nid = t.node.id
-            value = t.score
-            if prev_of.get(nid) in chosen or next_of.get(nid) in chosen:
-                value *= adjacent
-            sid = t.node.attributes.get("session_id")
-            if isinstance(sid, str) and per_session.get(sid):
-                value *= session ** per_session[sid]
-            if value > best:
-                best_i, best = i, value
-        pick = rest.pop(best_i)
-        taken.append(RankedTurn(pick.node, best, pick.bm25_rank, pick.vector_rank))
-        chosen.add(pick.node.id)
-        sid = pick.node.attributes.get("session_id")
-        if isinstance(sid, str):
-            per_session[sid] = per_session.get(sid, 0) + 1
-    return taken
