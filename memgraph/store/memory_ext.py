@@ -24,7 +24,7 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
 )
-from memgraph.fts import query_terms, to_fts5_query
+from memgraph.fts import plan_words, query_terms, to_fts5_query
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.rows import (
     ActivityRow,
@@ -37,6 +37,7 @@ from memgraph.store.rows import (
     VoiceIndexStats,
     VoiceRow,
     VoiceSearch,
+    common_plan,
 )
 from memgraph.store.sqlite_txn import iso
 
@@ -187,12 +188,29 @@ class MemoryVoiceIndex:
         stats = _Corpus(self._nodes().values())
         idf = [stats.idf(p) for p in phrases]
         ref = max((_day(row.ts) for _, row, _ in everything), default=0.0)
-        scored: list[tuple[int, float, VoiceRow]] = []
-        for node, row, _ in live:
+        matched = []
+        for node, row, _ in live:  # insertion order (the SQLite rowid's)
             body = tokens(_body(node))
             freqs = [_hits(p, body) for p in phrases]
-            if not all(freqs):
-                continue
+            if all(freqs):
+                matched.append((node, row, body, freqs))
+        plan, cap = "full", max(q.candidates, q.limit)
+        if len(matched) > cap and q.candidates >= 1 and plan_words(q.query):
+            rarest = min(stats.df(w) for w in plan_words(q.query))
+            plan = common_plan(stats.n, rarest)
+        if plan != "full":  # common words: the newest `candidates` matches only
+            matched = matched[-cap:]
+        if plan == "recent":
+            newest = [(1 if row.classification == q.demote else 0, row) for _, row, _, _ in matched]
+            newest.sort(key=lambda x: x[1].node_id)
+            newest.sort(key=lambda x: x[1].ts, reverse=True)
+            newest.sort(key=lambda x: x[0])
+            hits = [row for _, row in newest[: q.limit]]
+            if not q.word and len(hits) < q.limit:
+                hits += self._partial_tier(q, live, hits)
+            return hits
+        scored: list[tuple[int, float, VoiceRow]] = []
+        for node, row, body, freqs in matched:
             size = len(tokens(node.title)) + len(body)
             bm25 = -sum(
                 w * f * (K1 + 1.0) / (f + K1 * (1 - B + B * size / stats.avgdl))
@@ -275,13 +293,18 @@ class _Corpus:
     """Row count, average row length and phrase document frequency, as FTS5 counts them."""
 
     def __init__(self, nodes: Iterable[MemoryNode]) -> None:
+        nodes = list(nodes)
         self.bodies = [tokens(_body(n)) for n in nodes]
-        titles = 0
+        self.titles = [tokens(n.title) for n in nodes]
         self.n = len(self.bodies)
-        for n in nodes:
-            titles += len(tokens(n.title))
-        total = titles + sum(len(b) for b in self.bodies)
+        total = sum(len(t) for t in self.titles) + sum(len(b) for b in self.bodies)
         self.avgdl = total / self.n if self.n and total else 1.0
+
+    def df(self, word: str) -> int:
+        """Nodes holding ``word`` in title or body (FTS5 vocabulary's ``doc``)."""
+        return sum(
+            1 for t, b in zip(self.titles, self.bodies, strict=True) if word in t or word in b
+        )
 
     def idf(self, phrase: tuple[list[str], bool]) -> float:
         having = sum(1 for b in self.bodies if _hits(phrase, b))

@@ -97,6 +97,14 @@ SEARCHES = [
     VoiceSearch(recent_sessions=1, limit=3),
     VoiceSearch(classification="COMMAND"),
     VoiceSearch(unclassified=True, limit=4),
+    # common words past `candidates` matches (VoiceSearch, common_plan): "the" and
+    # "login" are in >= half of all nodes (by time), "fix"/"deploy" in 2 of 10 (score)
+    VoiceSearch(query="the", candidates=3),
+    VoiceSearch(query="login", candidates=2, limit=1),
+    VoiceSearch(query="the login", candidates=2),
+    VoiceSearch(query="fix", candidates=1),
+    VoiceSearch(query="deploy", candidates=1),
+    VoiceSearch(query="the", candidates=4, project="atlas"),
 ]
 
 

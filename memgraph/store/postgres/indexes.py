@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import StoreError
-from memgraph.fts import query_terms
+from memgraph.fts import plan_words, query_terms
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
@@ -45,6 +45,7 @@ from memgraph.store.rows import (
     VoiceIndexStats,
     VoiceRow,
     VoiceSearch,
+    common_plan,
 )
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ class PgVoiceIndex:
         # (recency is measured from it) and the rows holding each phrase
         having = having_sql("fts_body", len(phrases))
         rows = self.store.fetch_all(
-            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
+            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, n.seq, {_HIT}"
             " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
             " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1) AS ref"
             f"{having} FROM node_stats) s CROSS JOIN nodes n"
@@ -202,12 +203,19 @@ class PgVoiceIndex:
         nodes, total, ref = rows[0][0], rows[0][1], float(rows[0][2] or 0.0)
         avgdl = total / nodes if nodes and total else 1.0
         weights = [idf(int(nodes), int(h)) for h in rows[0][3:k]]
-        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        matched = []
         for r in rows:
-            nid, ts, day, cls, ntok = r[k : k + 5]
-            hit = r[k + 5 :]
+            hit = r[k + 6 :]
             freqs = count_hits(phrases, hit[5])
-            if not all(freqs):
+            if all(freqs):
+                matched.append((r[k : k + 6], freqs, hit))
+        plan = self._plan(q, int(nodes), len(matched))
+        if plan != "full":  # common words: the newest `candidates` matches only
+            matched = sorted(matched, key=lambda m: int(m[0][5]))[-max(q.candidates, q.limit) :]
+        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        for (nid, ts, day, cls, ntok, _seq), freqs, hit in matched:
+            if plan == "recent":  # the words tell nothing: newest first, score 0.0
+                scored.append((1 if cls == q.demote else 0, 0.0, ts, nid, (cls, hit)))
                 continue
             score = bm25(weights, freqs, int(ntok), avgdl)
             score *= 0.5 + 0.5 / (1.0 + max(0.0, ref - float(day)) / q.recency_days)
@@ -218,6 +226,21 @@ class PgVoiceIndex:
         top = scored[: q.limit]
         hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
+        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
+        words = plan_words(q.query)
+        if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
+            return "full"
+        counts = self.store.fetch_all(
+            "SELECT "
+            + ", ".join(
+                "(SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s))"
+                for _ in words
+            ),
+            [phrase_tsquery(((w,), False)) for w in words],
+        )[0]
+        return common_plan(nodes, min(int(c) for c in counts))
 
     def _partial_tier(
         self,

@@ -20,8 +20,8 @@ import sqlite3
 from collections.abc import Sequence
 
 from memgraph.errors import StoreError
-from memgraph.fts import query_terms, to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch
+from memgraph.fts import plan_words, query_terms, to_fts5_query
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch, common_plan
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
 
@@ -266,10 +266,32 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
         ).fetchall()
         rows.reverse()  # listings read oldest to newest, like a transcript
         return [_row(r) for r in rows]
-    ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+    # Match the message text (body) only: the title is a cut copy of its first
+    # line, and a word cut in half there must not match.
+    body = f"body : ({match})"
+    try:
+        plan, floor = _common_plan(conn, q, body, clause, args)
+        where, values = clause, args
+        if plan != "full":  # the newest candidates only (rowid >= floor)
+            where, values = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
+        if plan == "recent":
+            rows = conn.execute(_recent_sql(where), [body, *values, q.demote, q.limit])
+        else:
+            ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+            params = [q.demote, ref, float(q.recency_days), body, *values, q.limit]
+            rows = conn.execute(_ranked_sql(where), params)
+        hits = [_row(r) for r in rows.fetchall()]
+        if not q.word and len(hits) < q.limit:
+            hits += _partial_tier(conn, q, clause, args, hits)
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"voice search failed: {exc}") from None
+    return hits
+
+
+def _ranked_sql(clause: str) -> str:
     # node_fts drives the join (CROSS JOIN fixes the order): one FTS scan, then
     # rowid lookups, instead of probing FTS once per filtered index row.
-    sql = f"""
+    return f"""
         WITH m AS (
             SELECT v.rowid AS rid, v.ts AS ts, v.node_id AS nid,
                    coalesce(v.classification = ?, 0) AS tier,
@@ -282,16 +304,66 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
         SELECT m.score, {_HIT_COLUMNS}
         FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
         ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
-    # Match the message text (body) only: the title is a cut copy of its first
-    # line, and a word cut in half there must not match.
-    params = [q.demote, ref, float(q.recency_days), f"body : ({match})", *args, q.limit]
+
+
+def _recent_sql(clause: str) -> str:
+    # no bm25(): it would count every match of every phrase first (its idf)
+    return f"""
+        WITH m AS (
+            SELECT v.rowid AS rid FROM node_fts CROSS JOIN voice_index AS v
+            ON v.rowid = node_fts.rowid WHERE node_fts MATCH ? AND {clause}
+        )
+        SELECT 0.0, {_HIT_COLUMNS}
+        FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
+        ORDER BY coalesce(v.classification = ?, 0), v.ts DESC, v.node_id LIMIT ?"""
+
+
+def _varint(data: bytes) -> int:
+    """The first SQLite varint of ``data`` (FTS5 writes its record counts so)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            break
+    return value
+
+
+def _common_plan(
+    conn: sqlite3.Connection, q: VoiceSearch, body: str, clause: str, args: list[object]
+) -> tuple[str, int]:
+    """(plan, lowest candidate rowid) for a keyword query (``VoiceSearch``, ``common_plan``).
+
+    First one walk of the newest matches, stopped after ``candidates`` (most queries
+    end here: at most that many matches rank fully); past that, the words' document
+    frequencies from the vocabulary (fts5vocab reads those words' entries only) and
+    the FTS row count from the index's own record."""
+    words = plan_words(q.query)
+    cap = max(q.candidates, q.limit)  # never fewer candidates than hits asked for
+    if not words or q.candidates < 1:
+        return "full", 0
+    beyond = conn.execute(
+        "SELECT node_fts.rowid FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = "
+        f"node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
+        "ORDER BY node_fts.rowid DESC LIMIT 2 OFFSET ?",
+        [body, *args, cap - 1],
+    ).fetchall()
+    if len(beyond) < 2:  # at most `candidates` matches: rank them all
+        return "full", 0
     try:
-        hits = [_row(r) for r in conn.execute(sql, params).fetchall()]
-        if not q.word and len(hits) < q.limit:
-            hits += _partial_tier(conn, q, clause, args, hits)
-    except sqlite3.OperationalError as exc:
-        raise StoreError(f"voice search failed: {exc}") from None
-    return hits
+        record = conn.execute("SELECT block FROM node_fts_data WHERE id = 1").fetchone()
+        marks = ",".join("?" * len(words))
+        found = dict(
+            conn.execute(
+                f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", words
+            ).fetchall()
+        )
+    except sqlite3.Error:  # a store from before the vocabulary (migration 40), read-only
+        return "full", 0
+    nodes = _varint(record[0]) if record and record[0] else 0
+    plan = common_plan(nodes, min(int(found.get(w, 0)) for w in words))
+    return plan, int(beyond[0][0])
 
 
 def _partial_tier(
