@@ -124,7 +124,10 @@ class TurnIndex(Protocol):
         """(node id, -bm25) best first for live, current (not superseded) voice
         messages in ``scope`` matching
         ANY of ``words`` ((plain folded word, is_prefix)), over title (weighted
-        ``title_weight``) and body."""
+        ``title_weight``) and body. Common words (as ``VoiceSearch``): when more than
+        ``max(limit, rows.CANDIDATES)`` messages in scope match and every plain word
+        is in >= 1/``rows.COMMON_SHARE`` of all nodes (each prefix being a prefix of
+        one of them), only that many matches inserted last are ranked."""
         ...
 
     def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:

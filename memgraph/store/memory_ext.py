@@ -201,14 +201,14 @@ class MemoryVoiceIndex:
         if plan != "full":  # common words: the newest `candidates` matches only
             matched = matched[-cap:]
         if plan == "recent":
-            newest = [(1 if row.classification == q.demote else 0, row) for _, row, _, _ in matched]
-            newest.sort(key=lambda x: x[1].node_id)
-            newest.sort(key=lambda x: x[1].ts, reverse=True)
-            newest.sort(key=lambda x: x[0])
-            hits = [row for _, row in newest[: q.limit]]
-            if not q.word and len(hits) < q.limit:
-                hits += self._partial_tier(q, live, hits)
-            return hits
+            # (more matches than limit: no substring tier)
+            by_time = [
+                (1 if row.classification == q.demote else 0, row) for _, row, _, _ in matched
+            ]
+            by_time.sort(key=lambda x: x[1].node_id)
+            by_time.sort(key=lambda x: x[1].ts, reverse=True)
+            by_time.sort(key=lambda x: x[0])
+            return [row for _, row in by_time[: q.limit]]
         scored: list[tuple[int, float, VoiceRow]] = []
         for node, row, body, freqs in matched:
             size = len(tokens(node.title)) + len(body)

@@ -41,9 +41,9 @@ def _texts() -> list[str]:
 
 @pytest.fixture
 def voice(tmp_path: Path) -> Any:
+    from memgraph.store.sqlite import SQLiteStore
     from profiles.voice.model import OperatorMessage
     from profiles.voice.nodes import NodeContext, message_node
-    from memgraph.store.sqlite import SQLiteStore
 
     store = SQLiteStore(tmp_path / "m.db")
     nodes = []
@@ -134,3 +134,46 @@ def test_filters_apply_before_the_candidates_are_taken(voice: Any) -> None:
     wide = voice.search(VoiceSearch(query="the", since=since, limit=ALL, candidates=3))
     assert wide == voice.search(VoiceSearch(query="the", since=since, limit=ALL, candidates=ALL))
     assert len(wide) > 3 and all(r.score < 0 for r in wide)
+
+
+@pytest.fixture
+def turns(voice: Any) -> Any:
+    from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex
+
+    return SQLiteTurnIndex(voice.conns)
+
+
+def test_turn_ranking_bounds_only_common_words(turns: Any, monkeypatch: Any) -> None:
+    from memgraph.store.rows import VoiceScope
+    from memgraph.store.sqlite_ext import voice_index
+
+    scope = VoiceScope(project="atlas")
+    full = turns.rank_any([("the", False), ("plan", False)], scope, 100)
+    assert len(full) == 40
+    selective = turns.rank_any([("zebra", False), ("the", False)], scope, 100)
+    monkeypatch.setattr(voice_index, "CANDIDATES", 6)
+    # "the" and "plan" are both in 2/3 of the nodes: the newest 6 matches only
+    got = turns.rank_any([("the", False), ("plan", False)], scope, 3)
+    rowid = dict(
+        turns.conns.conn.execute("SELECT v.node_id, v.rowid FROM voice_index AS v").fetchall()
+    )
+    newest = sorted(full, key=lambda kv: -rowid[kv[0]])[:6]
+    want = [kv for kv in full if kv in newest][:3]
+    assert [n for n, _ in got] == [n for n, _ in want]
+    assert [s for _, s in got] == pytest.approx([s for _, s in want])
+    # "zebra" is selective (4 of 60): every match still ranks
+    assert turns.rank_any([("zebra", False), ("the", False)], scope, 100) == selective
+    # a prefix that is no plain word's stem: no bound
+    assert len(turns.rank_any([("the", False), ("pla", True)], scope, 100)) == 40
+
+
+def test_in_scope_joins_by_node_id(turns: Any, voice: Any) -> None:
+    from memgraph.store.rows import VoiceScope
+
+    ids = [r.node_id for r in voice.search(VoiceSearch(limit=100))]
+    assert len(ids) == 60
+    assert turns.in_scope([*ids, "n-missing"], VoiceScope(project="atlas")) == set(ids)
+    assert turns.in_scope(ids, VoiceScope(project="borealis")) == set()
+    late = (T0 + timedelta(hours=50)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+    want = {r.node_id for r in voice.search(VoiceSearch(since=late, limit=100))}
+    assert turns.in_scope(ids, VoiceScope(since=late)) == want and 0 < len(want) < 60

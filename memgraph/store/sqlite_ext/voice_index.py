@@ -21,7 +21,14 @@ from collections.abc import Sequence
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms, to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch, common_plan
+from memgraph.store.rows import (
+    CANDIDATES,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceScope,
+    VoiceSearch,
+    common_plan,
+)
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
 
@@ -271,16 +278,16 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
     body = f"body : ({match})"
     try:
         plan, floor = _common_plan(conn, q, body, clause, args)
-        where, values = clause, args
+        bounded, values = clause, args
         if plan != "full":  # the newest candidates only (rowid >= floor)
-            where, values = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
+            bounded, values = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
         if plan == "recent":
-            rows = conn.execute(_recent_sql(where), [body, *values, q.demote, q.limit])
+            cursor = conn.execute(_recent_sql(bounded), [body, *values, q.demote, q.limit])
         else:
             ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
             params = [q.demote, ref, float(q.recency_days), body, *values, q.limit]
-            rows = conn.execute(_ranked_sql(where), params)
-        hits = [_row(r) for r in rows.fetchall()]
+            cursor = conn.execute(_ranked_sql(bounded), params)
+        hits = [_row(r) for r in cursor.fetchall()]
         if not q.word and len(hits) < q.limit:
             hits += _partial_tier(conn, q, clause, args, hits)
     except sqlite3.OperationalError as exc:
@@ -512,16 +519,20 @@ class SQLiteTurnIndex:
         if not parts or limit <= 0:
             return []
         clause, args = _scope_sql(scope)
-        # node_fts drives (CROSS JOIN fixes the order): one FTS scan, then rowid
-        # lookups into the index for the scope
-        sql = (
-            f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
-            "FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid "
-            f"WHERE node_fts MATCH ? AND {clause} ORDER BY score LIMIT ?"
-        )
+        match = " OR ".join(parts)
         with self.conns.read() as conn:
             try:
-                rows = conn.execute(sql, [" OR ".join(parts), *args, limit]).fetchall()
+                floor = _turn_floor(conn, words, match, clause, args, max(limit, CANDIDATES))
+                if floor:  # every word common and more matches than candidates
+                    clause, args = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
+                # node_fts drives (CROSS JOIN fixes the order): one FTS scan, then
+                # rowid lookups into the index for the scope
+                rows = conn.execute(
+                    f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
+                    "FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid "
+                    f"WHERE node_fts MATCH ? AND {clause} ORDER BY score LIMIT ?",
+                    [match, *args, limit],
+                ).fetchall()
             except sqlite3.OperationalError as exc:
                 raise StoreError(f"turn ranking failed: {exc}") from None
         return [(str(n), -float(score)) for n, score in rows]
@@ -535,10 +546,51 @@ class SQLiteTurnIndex:
             for i in range(0, len(ids), 500):
                 chunk = list(ids[i : i + 500])
                 marks = ",".join("?" * len(chunk))
+                # nodes.id is unique-indexed (voice_index.node_id is not): find each
+                # id's row there, then its index row by rowid
                 rows = conn.execute(
-                    f"SELECT v.node_id FROM voice_index AS v WHERE v.node_id IN ({marks}) "
-                    f"AND {clause}",
+                    f"SELECT n.id FROM nodes AS n CROSS JOIN voice_index AS v "
+                    f"ON v.rowid = n.rowid WHERE n.id IN ({marks}) AND {clause}",
                     [*chunk, *args],
                 ).fetchall()
                 found.update(str(r[0]) for r in rows)
         return found
+
+
+def _turn_floor(
+    conn: sqlite3.Connection,
+    words: Sequence[tuple[str, bool]],
+    match: str,
+    clause: str,
+    args: list[object],
+    cap: int,
+) -> int:
+    """The lowest candidate rowid of an OR ranking (``TurnIndex.rank_any``), or 0 for
+    all matches: bounded only when more than ``cap`` messages in scope match and
+    every plain word is common (``common_plan``: in >= 1/10 of all nodes; a stem
+    prefix of such a word matches at least as many)."""
+    plain = [w for w, prefix in words if not prefix]
+    stems = [w for w, prefix in words if prefix]
+    if not plain or not all(any(p.startswith(s) for p in plain) for s in stems):
+        return 0  # a prefix of no plain word: its frequency is not one vocabulary row
+    beyond = conn.execute(
+        "SELECT node_fts.rowid FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = "
+        f"node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
+        "ORDER BY node_fts.rowid DESC LIMIT 2 OFFSET ?",
+        [match, *args, cap - 1],
+    ).fetchall()
+    if len(beyond) < 2:
+        return 0
+    try:
+        record = conn.execute("SELECT block FROM node_fts_data WHERE id = 1").fetchone()
+        marks = ",".join("?" * len(plain))
+        found = dict(
+            conn.execute(
+                f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", plain
+            ).fetchall()
+        )
+    except sqlite3.Error:
+        return 0
+    nodes = _varint(record[0]) if record and record[0] else 0
+    rarest = min(int(found.get(w, 0)) for w in plain)
+    return int(beyond[0][0]) if common_plan(nodes, rarest) != "full" else 0
