@@ -3,14 +3,20 @@
 Tools are thin: each parses its arguments into the same request objects the
 CLI uses and returns the same objects (``voice_search`` returns exactly what
 ``memgraph voice --json`` prints). A bad argument raises a ``ToolError`` (the
-client sees ``isError``), never a crashed server. The store is opened per call:
-several harnesses share it, and SQLite handles the concurrency.
+client sees ``isError``), never a crashed server. The store stays open across
+calls (one for reading, one for writing; opening it per call cost ~3x the query):
+several harnesses share it, SQLite handles the concurrency, and before every call
+the file's identity (device, inode, size, modification time) is compared with the
+one it was opened on, so a store replaced underneath (a backup copied back, a file
+deleted and created again) is closed and opened afresh, never read stale.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
@@ -54,15 +60,55 @@ class MemgraphTools:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._lock = threading.Lock()  # one call at a time on the shared stores
+        # write flag -> (location, file identity when opened, store)
+        self._open: dict[bool, tuple[str, tuple[int, ...] | None, Store]] = {}
 
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[Store]:
+        location = str(self.settings.store or self.settings.store_path)
+        with self._lock:
+            store = self._current(location, write)
+            try:
+                yield store
+            except MemgraphError:
+                raise  # the tool's own refusal: the store is fine
+            except BaseException:
+                self._drop(write)  # a broken connection is not kept
+                raise
+            finally:
+                cached = self._open.get(write)
+                if cached is None or cached[2] is not store:
+                    with contextlib.suppress(Exception):
+                        store.close()  # not kept (no file to identify, or dropped)
+                elif write:
+                    # our own write moved the file's size/time: that is not a replacement
+                    self._open[write] = (location, store_identity(location), store)
+
+    def _current(self, location: str, write: bool) -> Store:
+        ident = store_identity(location)
+        cached = self._open.get(write)
+        if cached is not None:
+            if cached[0] == location and cached[1] == ident and ident is not None:
+                return cached[2]
+            self._drop(write)  # replaced, deleted or moved: open afresh
         # read tools work on a read-only store (0444 file, read-only mount)
-        store = open_store(self.settings.store or self.settings.store_path, for_reading=not write)
-        try:
-            yield store
-        finally:
-            store.close()
+        store = open_store(location, for_reading=not write)
+        ident = store_identity(location)
+        if ident is not None:  # a store we cannot identify is opened per call
+            self._open[write] = (location, ident, store)
+        return store
+
+    def _drop(self, write: bool) -> None:
+        cached = self._open.pop(write, None)
+        if cached is not None:
+            with contextlib.suppress(Exception):
+                cached[2].close()
+
+    def close(self) -> None:
+        with self._lock:
+            for write in list(self._open):
+                self._drop(write)
 
     def voice_search(
         self,
@@ -224,6 +270,20 @@ MAX_QUERY_TERMS = 200
 # What a lone surrogate escape (\ud800..\udfff) in a request becomes (see
 # ``sanitise_line``): a noncharacter no client sends on purpose.
 SURROGATE_MARK = "\U0010fffe"
+
+
+def store_identity(location: str) -> tuple[int, ...] | None:
+    """(device, inode, size, mtime ns) of a store file; ``(0,)`` for a server URL or
+    ``:memory:`` (nothing on disk to replace); None when there is no file."""
+    from memgraph.store.postgres import is_store_url
+
+    if is_store_url(location) or location == ":memory:":
+        return (0,)
+    try:
+        st = os.stat(location)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def check_query(query: str, name: str = "query") -> None:
