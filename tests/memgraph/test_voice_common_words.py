@@ -138,20 +138,20 @@ def test_filters_apply_before_the_candidates_are_taken(voice: Any) -> None:
 
 @pytest.fixture
 def turns(voice: Any) -> Any:
-    from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex
+    from memgraph.store.sqlite_ext.turn_index import SQLiteTurnIndex
 
     return SQLiteTurnIndex(voice.conns)
 
 
 def test_turn_ranking_bounds_only_common_words(turns: Any, monkeypatch: Any) -> None:
     from memgraph.store.rows import VoiceScope
-    from memgraph.store.sqlite_ext import voice_index
+    from memgraph.store.sqlite_ext import turn_index
 
     scope = VoiceScope(project="atlas")
     full = turns.rank_any([("the", False), ("plan", False)], scope, 100)
     assert len(full) == 40
     selective = turns.rank_any([("zebra", False), ("the", False)], scope, 100)
-    monkeypatch.setattr(voice_index, "CANDIDATES", 6)
+    monkeypatch.setattr(turn_index, "CANDIDATES", 6)
     # "the" and "plan" are both in 2/3 of the nodes: the newest 6 matches only
     got = turns.rank_any([("the", False), ("plan", False)], scope, 3)
     rowid = dict(

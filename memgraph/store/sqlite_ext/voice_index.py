@@ -17,20 +17,14 @@ Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms, to_fts5_query
-from memgraph.store.rows import (
-    CANDIDATES,
-    VoiceIndexStats,
-    VoiceRow,
-    VoiceScope,
-    VoiceSearch,
-    common_plan,
-)
+from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, common_plan
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
+from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
+from memgraph.store.sqlite_ext.turn_index import SQLiteTurnIndex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -325,52 +319,26 @@ def _recent_sql(clause: str) -> str:
         ORDER BY coalesce(v.classification = ?, 0), v.ts DESC, v.node_id LIMIT ?"""
 
 
-def _varint(data: bytes) -> int:
-    """The first SQLite varint of ``data`` (FTS5 writes its record counts so)."""
-    value = 0
-    for i, byte in enumerate(data[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            break
-    return value
-
-
 def _common_plan(
     conn: sqlite3.Connection, q: VoiceSearch, body: str, clause: str, args: list[object]
 ) -> tuple[str, int]:
     """(plan, lowest candidate rowid) for a keyword query (``VoiceSearch``, ``common_plan``).
 
-    First one walk of the newest matches, stopped after ``candidates`` (most queries
-    end here: at most that many matches rank fully); past that, the words' document
-    frequencies from the vocabulary (fts5vocab reads those words' entries only) and
-    the FTS row count from the index's own record."""
+    First one walk of the newest matches, stopped after the cap (most queries end
+    here: at most that many matches rank fully); past that, the words' document
+    frequencies (``common_words.frequencies``)."""
     words = plan_words(q.query)
     cap = max(q.candidates, q.limit)  # never fewer candidates than hits asked for
     if not words or q.candidates < 1:
         return "full", 0
-    beyond = conn.execute(
-        "SELECT node_fts.rowid FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = "
-        f"node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
-        "ORDER BY node_fts.rowid DESC LIMIT 2 OFFSET ?",
-        [body, *args, cap - 1],
-    ).fetchall()
-    if len(beyond) < 2:  # at most `candidates` matches: rank them all
+    floor = newest_floor(conn, body, clause, args, cap)
+    if not floor:  # at most `cap` matches: rank them all
         return "full", 0
-    try:
-        record = conn.execute("SELECT block FROM node_fts_data WHERE id = 1").fetchone()
-        marks = ",".join("?" * len(words))
-        found = dict(
-            conn.execute(
-                f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", words
-            ).fetchall()
-        )
-    except sqlite3.Error:  # a store from before the vocabulary (migration 40), read-only
+    figures = frequencies(conn, words)
+    if figures is None:
         return "full", 0
-    nodes = _varint(record[0]) if record and record[0] else 0
-    plan = common_plan(nodes, min(int(found.get(w, 0)) for w in words))
-    return plan, int(beyond[0][0])
+    nodes, found = figures
+    return common_plan(nodes, min(found.get(w, 0) for w in words)), floor
 
 
 def _partial_tier(
@@ -480,117 +448,4 @@ class SQLiteVoiceIndex:
         return int(messages), int(nodes)
 
 
-def _scope_sql(scope: VoiceScope) -> tuple[str, list[object]]:
-    # only a record's current version (an older one of a changed record is superseded)
-    where: list[str] = ["v.lifecycle != 'superseded'"]
-    args: list[object] = []
-    for column, value in (
-        ("project", scope.project),
-        ("session_id", scope.session_id),
-        ("constellation", scope.constellation),
-    ):
-        if value is not None:
-            where.append(f"v.{column} = ?")
-            args.append(value)
-    if scope.since is not None:
-        where.append("v.ts >= ?")
-        args.append(scope.since)
-    return " AND ".join(where), args
-
-
-def _quoted(word: str, prefix: bool) -> str:
-    return '"' + word.replace('"', '""') + '"' + ("*" if prefix else "")
-
-
-class SQLiteTurnIndex:
-    """Scoped OR-BM25 over ``node_fts`` joined 1:1 with ``voice_index`` (``TurnIndex``)."""
-
-    def __init__(self, conns: Conns) -> None:
-        self.conns = conns
-
-    def rank_any(
-        self,
-        words: Sequence[tuple[str, bool]],
-        scope: VoiceScope,
-        limit: int,
-        title_weight: float = 1.0,
-    ) -> list[tuple[str, float]]:
-        parts = [_quoted(w, p) for w, p in words if w]
-        if not parts or limit <= 0:
-            return []
-        clause, args = _scope_sql(scope)
-        match = " OR ".join(parts)
-        with self.conns.read() as conn:
-            try:
-                floor = _turn_floor(conn, words, match, clause, args, max(limit, CANDIDATES))
-                if floor:  # every word common and more matches than candidates
-                    clause, args = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
-                # node_fts drives (CROSS JOIN fixes the order): one FTS scan, then
-                # rowid lookups into the index for the scope
-                rows = conn.execute(
-                    f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
-                    "FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid "
-                    f"WHERE node_fts MATCH ? AND {clause} ORDER BY score LIMIT ?",
-                    [match, *args, limit],
-                ).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"turn ranking failed: {exc}") from None
-        return [(str(n), -float(score)) for n, score in rows]
-
-    def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
-        if not ids:
-            return set()
-        clause, args = _scope_sql(scope)
-        found: set[str] = set()
-        with self.conns.read() as conn:
-            for i in range(0, len(ids), 500):
-                chunk = list(ids[i : i + 500])
-                marks = ",".join("?" * len(chunk))
-                # nodes.id is unique-indexed (voice_index.node_id is not): find each
-                # id's row there, then its index row by rowid
-                rows = conn.execute(
-                    f"SELECT n.id FROM nodes AS n CROSS JOIN voice_index AS v "
-                    f"ON v.rowid = n.rowid WHERE n.id IN ({marks}) AND {clause}",
-                    [*chunk, *args],
-                ).fetchall()
-                found.update(str(r[0]) for r in rows)
-        return found
-
-
-def _turn_floor(
-    conn: sqlite3.Connection,
-    words: Sequence[tuple[str, bool]],
-    match: str,
-    clause: str,
-    args: list[object],
-    cap: int,
-) -> int:
-    """The lowest candidate rowid of an OR ranking (``TurnIndex.rank_any``), or 0 for
-    all matches: bounded only when more than ``cap`` messages in scope match and
-    every plain word is common (``common_plan``: in >= 1/10 of all nodes; a stem
-    prefix of such a word matches at least as many)."""
-    plain = [w for w, prefix in words if not prefix]
-    stems = [w for w, prefix in words if prefix]
-    if not plain or not all(any(p.startswith(s) for p in plain) for s in stems):
-        return 0  # a prefix of no plain word: its frequency is not one vocabulary row
-    beyond = conn.execute(
-        "SELECT node_fts.rowid FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = "
-        f"node_fts.rowid WHERE node_fts MATCH ? AND {clause} "
-        "ORDER BY node_fts.rowid DESC LIMIT 2 OFFSET ?",
-        [match, *args, cap - 1],
-    ).fetchall()
-    if len(beyond) < 2:
-        return 0
-    try:
-        record = conn.execute("SELECT block FROM node_fts_data WHERE id = 1").fetchone()
-        marks = ",".join("?" * len(plain))
-        found = dict(
-            conn.execute(
-                f"SELECT term, doc FROM node_fts_vocab WHERE term IN ({marks})", plain
-            ).fetchall()
-        )
-    except sqlite3.Error:
-        return 0
-    nodes = _varint(record[0]) if record and record[0] else 0
-    rarest = min(int(found.get(w, 0)) for w in plain)
-    return int(beyond[0][0]) if common_plan(nodes, rarest) != "full" else 0
+__all__ = ["MIGRATIONS", "NEW_NODE_ROWS", "SQLiteTurnIndex", "SQLiteVoiceIndex", "search_conn"]
