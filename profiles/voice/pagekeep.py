@@ -33,9 +33,13 @@ from pathlib import Path
 from memgraph.fileio import atomic_write_text, read_text_nofollow
 from profiles.voice.pages import (
     CLASSIFICATIONS_HEADING,
+    DAY_HEADING,
     MESSAGES_HEADING,
+    MG_V1,
+    MG_V2,
     PageError,
     VoicePage,
+    marker_version,
     parse_page,
     render_page,
     split_frontmatter,
@@ -43,7 +47,6 @@ from profiles.voice.pages import (
 
 CONFLICT_SUFFIX = ".conflict.md"
 HISTORY = 8  # owned-text digests of memgraph's recent renders kept in the sidecar
-_MG = "<!-- mg "
 _MG_END = " -->"
 
 
@@ -75,6 +78,10 @@ MG_KEYS = frozenset(
         "ingested_at",
         "sources",
         "activity_window",
+        "tags",
+        "harness",
+        "branch",
+        "cwd",
     }
 )
 
@@ -102,8 +109,9 @@ def _frontmatter_block(lines: list[str]) -> Block:
 
 
 def _marker_key(line: str, n: int) -> str:
+    prefix = MG_V2 if marker_version(line) == 2 else MG_V1
     try:
-        data = json.loads(line[len(_MG) : -len(_MG_END)])
+        data = json.loads(line[len(prefix) : -len(_MG_END)])
     except (ValueError, RecursionError):
         return f"msg?{n}"
     if not isinstance(data, dict):
@@ -128,7 +136,7 @@ def split_blocks(text: str) -> list[Block]:
     key: str | None
     while i < len(lines):
         line = lines[i]
-        if line.startswith(_MG) and line.endswith(_MG_END):
+        if marker_version(line):
             j = i + 1
             while j < len(lines) and (lines[j] == ">" or lines[j].startswith("> ")):
                 j += 1
@@ -142,6 +150,13 @@ def split_blocks(text: str) -> list[Block]:
             key = "title"
         elif line == MESSAGES_HEADING and "messages" not in seen:
             key = "messages"
+        elif (
+            DAY_HEADING.match(line)
+            and "messages" in seen
+            and "classifications" not in seen
+            and f"day:{line}" not in seen
+        ):
+            key = f"day:{line}"
         elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
             key = "classifications"
         elif line.startswith("|") and "classifications" in seen and "table" not in seen:
@@ -275,8 +290,12 @@ def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool
         parsed = parse_page(existing)
     except PageError:
         return False
-    if owned_digest(split_blocks(render_page(parsed))) != owned_digest(blocks):
-        return False
+    digest = owned_digest(blocks)
+    if owned_digest(split_blocks(render_page(parsed))) != digest:
+        from profiles.voice import pages_v1  # a page in the format before issue 20
+
+        if owned_digest(split_blocks(pages_v1.render_page(parsed))) != digest:
+            return False
     texts = {(e.record_uuid, e.version): e.text for e in page.messages}
     return all(texts.get((e.record_uuid, e.version), e.text) == e.text for e in parsed.messages)
 
