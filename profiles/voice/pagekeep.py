@@ -102,9 +102,11 @@ def _frontmatter_block(lines: list[str]) -> Block:
         data, _, _ = split_frontmatter("\n".join(lines))
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
-    mine = {str(k): v for k, v in data.items() if k in MG_KEYS}
+    # ``tags`` are shared: memgraph's (project, classifications) and the user's
+    # own; the user's are kept, memgraph's re-added, and no tag edit is a conflict
+    mine = {str(k): v for k, v in data.items() if k in MG_KEYS and k != "tags"}
     owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
-    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS)
+    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS or k == "tags")
     return Block("frontmatter", tuple(lines), owned, extra)
 
 
@@ -239,6 +241,12 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
     """The new frontmatter with the keys a person added, after memgraph's."""
     import yaml
 
+    tags = dict(extra).get("tags")
+    extra = tuple((k, v) for k, v in extra if k != "tags")
+    if isinstance(tags, list):
+        block = _with_tags(block, tags)
+    if not extra:
+        return block
     try:
         text = yaml.safe_dump(
             dict(extra), sort_keys=False, allow_unicode=True, default_flow_style=False
@@ -250,6 +258,26 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
         return block  # would end the frontmatter early: keep memgraph's alone
     lines = list(block.lines)
     return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
+
+
+def _with_tags(block: Block, old: list[object]) -> Block:
+    """The new frontmatter whose ``tags`` also hold the page's earlier tags
+    (a person's own, after memgraph's)."""
+    from profiles.voice.pages import _dump_yaml
+
+    try:
+        data, _, _ = split_frontmatter("\n".join(block.lines))
+        new = data.get("tags")
+        if not isinstance(new, list):
+            return block
+        added = [t for t in old if isinstance(t, str) and t not in new]
+        if not added:
+            return block
+        data["tags"] = [*new, *added]
+        body = _dump_yaml(data).rstrip("\n").split("\n")
+    except PageError:
+        return block
+    return Block(block.key, ("---", *body, "---"), block.owned, block.extra)
 
 
 # -- the sidecar: what memgraph last wrote -------------------------------------
