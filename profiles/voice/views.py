@@ -10,6 +10,9 @@ rewrites nothing: ``updated`` is the newest node ``updated_at`` and
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -203,6 +206,33 @@ def append_log(vault: Path, line: str) -> None:
 
 STALE_TEMP_SECONDS = fileio.STALE_TEMP_SECONDS
 
+# page -> (its text before this run, newest log line) while ``one_log_line_per_page``
+_PENDING: ContextVar[dict[Path, tuple[str | None, Path, str]] | None] = ContextVar(
+    "voice_log_pending", default=None
+)
+
+
+@contextmanager
+def one_log_line_per_page() -> Iterator[None]:
+    """Within this block a page re-rendered several times (classify, then windows,
+    in one ``sleep``) gets ONE ``log.md`` line, at the end, and only when its file
+    then differs from what it was before the block."""
+    if _PENDING.get() is not None:  # nested: the outer block logs
+        yield
+        return
+    pending: dict[Path, tuple[str | None, Path, str]] = {}
+    token = _PENDING.set(pending)
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+        for path, (before, vault, line) in pending.items():
+            try:
+                if read_text_nofollow(path) != before:
+                    append_log(vault, line)
+            except (MemgraphError, OSError) as exc:
+                raise VaultError(f"page written, but not logged: {exc}") from None
+
 
 def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> bool:
     """Write the page if its bytes differ; log it. True when written.
@@ -237,6 +267,11 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
     line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
+    pending = _PENDING.get()
+    if pending is not None:
+        first = pending.get(path)
+        pending[path] = (existing if first is None else first[0], vault, line)
+        return True
     try:
         append_log(vault, line)
     except MemgraphError as exc:
