@@ -48,8 +48,7 @@ def validate(
             if as_json:
                 where = {} if problem.line is None else {"line": problem.line}
                 print_json_line(
-                    {"path": str(page), "level": problem.level, "message": problem.message}
-                    | where
+                    {"path": str(page), "level": problem.level, "message": problem.message} | where
                 )
             elif fmt == "github":
                 print(github_annotation(problem.level, str(page), problem.message, problem.line))
