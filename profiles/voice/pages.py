@@ -42,11 +42,10 @@ from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError
 
 from memgraph.documents.base import Confidence, Document, UtcDatetime
-from memgraph.errors import ReaderError
+from profiles.voice.frontmatter import PageError, _dump_yaml, split_frontmatter
 from profiles.voice.pagetext import (
     display_escape,
     escape_line,
@@ -55,7 +54,8 @@ from profiles.voice.pagetext import (
     unescape_line,
 )
 
-__all__ = ["escape_line", "unescape_line"]  # re-exported: the per-line escaping
+# re-exported: the per-line escaping and the frontmatter reader
+__all__ = ["PageError", "_dump_yaml", "escape_line", "split_frontmatter", "unescape_line"]
 
 PAGE_TYPE = "voice"
 MESSAGES_HEADING = "## Messages"
@@ -68,16 +68,11 @@ DAY_HEADING = re.compile(r"^### (\d{4}-\d\d-\d\d)$")
 # v1 continuation lines that would read as a message header or an HTML comment
 # got one extra leading backslash; parsing removes one.
 _UNSTUFF = re.compile(r"^\\+(?:\*\*\d\d:\d\d\*\* —|<!--)")
-_MAX_FRONTMATTER = 1 << 20
 # status words the wiki validator knows (profiles.voice.wiki.STATUSES): a session
 # still being captured is ``active``, one whose messages are all classified ``stable``
 ACTIVE, STABLE = "active", "stable"
 _OLD_STATUS = {"captured": ACTIVE, "classified": STABLE}
 _SHARED = ("harness", "branch", "cwd")  # frontmatter defaults a marker may override
-
-
-class PageError(ReaderError):
-    """A voice page cannot be parsed (malformed, truncated or tampered)."""
 
 
 class VoiceMessageEntry(Document):
@@ -163,22 +158,6 @@ def _quote_lines(text: str) -> list[str]:
 
 def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _dump_yaml(data: dict[str, Any]) -> str:
-    text = yaml.dump(
-        data,
-        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
-        sort_keys=False,
-        allow_unicode=True,
-        width=1 << 30,
-        default_flow_style=False,
-    )
-    # Top-level values are indented by the emitter, so a fence line cannot occur;
-    # check anyway, since a fake fence would cut the frontmatter short.
-    if any(line in ("---", "...") for line in text.split("\n")):
-        raise PageError("frontmatter would contain a document marker line")
-    return text
 
 
 def shared_values(page: VoicePage) -> dict[str, str]:
@@ -290,45 +269,6 @@ def render_page(page: VoicePage) -> str:
 
 
 # -- parse ------------------------------------------------------------------
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader without anchors/aliases: a page's frontmatter never needs them,
-    and alias bombs would blow up validation downstream."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise PageError("frontmatter uses YAML aliases, which voice pages never contain")
-        return super().compose_node(parent, index)
-
-
-def split_frontmatter(text: str, source: str = "page") -> tuple[dict[str, Any], list[str], int]:
-    """(frontmatter mapping, body lines, line number of the first body line)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if not lines or lines[0] != "---":
-        raise PageError(f"{source}: no YAML frontmatter (a page starts with a '---' line)")
-    try:
-        end = lines.index("---", 1)
-    except ValueError:
-        raise PageError(f"{source}: frontmatter is not closed by a '---' line") from None
-    raw = "\n".join(lines[1:end])
-    if len(raw) > _MAX_FRONTMATTER:
-        raise PageError(f"{source}: frontmatter larger than {_MAX_FRONTMATTER} bytes")
-    try:
-        data = yaml.load(raw, Loader=_NoAliasLoader)
-    except PageError as exc:
-        raise PageError(f"{source}: {exc}") from None
-    except yaml.YAMLError as exc:
-        first = " ".join(str(exc).split())[:200]
-        raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
-    except RecursionError:
-        raise PageError(f"{source}: frontmatter is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise PageError(f"{source}: frontmatter is not a YAML mapping")
-    return data, lines[end + 1 :], end + 2
 
 
 def marker_version(line: str) -> int:

@@ -54,6 +54,10 @@ STOPWORDS = frozenset((_STOPWORD_TEXT + _FRAGMENTS + _PLACEHOLDERS).split())
 _URL = re.compile(r"\b\w+://\S+")
 _TOKEN = re.compile(r"[^\W_]+")
 MAX_KEYWORDS = 3
+# words looked up in the store per page: the session's best by local score (a
+# document count reads the word's whole posting list; a long session has
+# thousands of distinct words, and one seen once cannot win anyway)
+MAX_LOOKUPS = 40
 
 
 def tokens(text: str) -> list[str]:
@@ -76,6 +80,7 @@ class TermWeights:
 
     nodes: int
     df: dict[str, int]
+    looked_up: frozenset[str] = frozenset()  # only these words may be ranked
 
     def idf(self, word: str, local: int) -> float:
         # the session's own messages are in the store too: a word seen nowhere else
@@ -110,7 +115,8 @@ def page_title(texts: Iterable[str], fallback: str, weights: TermWeights | None 
         tf = docs[word] + math.log1p(counts[word])
         return tf * (weights.idf(word, docs[word]) if weights is not None else 1.0)
 
-    scores = {w: score(w) for w in counts}
+    words = [w for w in counts if weights is None or w in weights.looked_up]
+    scores = {w: score(w) for w in words}
     top = sorted(scores, key=lambda w: (-scores[w], first[w]))[:MAX_KEYWORDS]
     return ", ".join(top) if top else fallback
 
@@ -125,13 +131,15 @@ def term_weights(store: Store, texts: Iterable[str]) -> TermWeights | None:
     (None when the store has no term statistics)."""
     from memgraph.store.interfaces import indexes
 
-    counts, _, _ = _counts(texts)
+    counts, docs, first = _counts(texts)
     if not counts:
         return None
+    local = sorted(counts, key=lambda w: (-(docs[w] + math.log1p(counts[w])), first[w]))
+    wanted = sorted(local[:MAX_LOOKUPS])
     try:
-        freq = indexes(store).terms.frequencies(sorted(counts))
+        freq = indexes(store).terms.frequencies(wanted)
     except (AttributeError, KeyError, NotImplementedError):
         return None
     if freq.nodes <= 0:
         return None
-    return TermWeights(nodes=freq.nodes, df=dict(freq.df))
+    return TermWeights(nodes=freq.nodes, df=dict(freq.df), looked_up=frozenset(wanted))

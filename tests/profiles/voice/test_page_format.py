@@ -65,8 +65,12 @@ def test_title_weighs_words_against_the_corpus() -> None:
     texts = ["fix the hook jitter", "the hook jitter again", "hook hook"]
     assert page_title(texts, "x") == "hook, jitter, fix"
     # "hook" is in half of the store's nodes, "jitter" in two (these messages)
-    weights = TermWeights(nodes=1000, df={"hook": 500, "jitter": 2, "fix": 300, "again": 400})
+    df = {"hook": 500, "jitter": 2, "fix": 300, "again": 400}
+    weights = TermWeights(nodes=1000, df=df, looked_up=frozenset(df))
     assert page_title(texts, "x", weights).split(", ")[0] == "jitter"
+    # words the store was not asked about are not ranked (no unknown-df boost)
+    only = TermWeights(nodes=1000, df={"hook": 500}, looked_up=frozenset({"hook"}))
+    assert page_title(texts, "x", only) == "hook"
 
 
 def test_title_drops_fragments_placeholders_and_short_tokens() -> None:

@@ -178,7 +178,7 @@ def test_hostile_markdown_renders_as_text() -> None:
         assert body == _norm(text)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from("#$<>&|-*_`~=%[]!^\\ \t1.)+:pa\n"), max_size=40))
 def test_markdown_heavy_text_round_trips_and_never_restyles(text: str) -> None:
     page = gallery_page([text, "after"])
@@ -189,7 +189,7 @@ def test_markdown_heavy_text_round_trips_and_never_restyles(text: str) -> None:
     assert not kinds & {"bullet_list_open", "ordered_list_open", "code_inline", "hr"}
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(st.text())
 def test_md_escape_is_reversible_and_one_line(text: str) -> None:
     line = text.replace("\n", " ")

@@ -98,21 +98,21 @@ def test_all_hostile_on_one_page() -> None:
 text_no_surrogates = st.text(alphabet=st.characters(blacklist_categories=("Cs",)))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(text_no_surrogates, min_size=1, max_size=5))
 def test_round_trip_any_text(texts: list[str]) -> None:
     p = page(*texts)
     assert parse_page(render_page(p)) == p
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(), min_size=1, max_size=3))
 def test_round_trip_with_surrogates(texts: list[str]) -> None:
     p = page(*texts)
     assert parse_page(render_page(p)) == p
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(
     title=text_no_surrogates,
     source=text_no_surrogates,
@@ -240,14 +240,14 @@ def test_deep_nesting_is_a_page_error() -> None:
         parse_page("---\na: " + "[" * 100000 + "\n---\n")
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
     with contextlib.suppress(PageError):
         parse_page(text)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.binary())
 def test_arbitrary_bytes_after_a_valid_header(noise: bytes) -> None:
     text = render_page(page("one", "two", "three"))
