@@ -160,6 +160,12 @@ def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _short_iso(dt: datetime) -> str:
+    """``_iso`` without a zero fraction (the marker's time: whole seconds are common)."""
+    when = dt.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ" if not when.microsecond else "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def shared_values(page: VoicePage) -> dict[str, str]:
     """The page-level ``harness``/``branch``/``cwd``: each one's most common value
     over the messages (first seen wins a tie), when it is not None."""
@@ -174,7 +180,7 @@ def shared_values(page: VoicePage) -> dict[str, str]:
 
 
 def _mg_json(entry: VoiceMessageEntry, page: VoicePage, shared: dict[str, str]) -> str:
-    data: dict[str, Any] = {"uuid": entry.record_uuid, "ts": _iso(entry.timestamp)}
+    data: dict[str, Any] = {"uuid": entry.record_uuid, "ts": _short_iso(entry.timestamp)}
     if entry.line is not None:
         data["line"] = entry.line
     if entry.origin != "prompt":
