@@ -381,8 +381,11 @@ def run_sleep(store: Store, req: SleepRequest, proposer: Any = None) -> SleepRep
     if not req.ignore_window and not in_window(now.astimezone(req.tz).time(), window):
         report.status = "outside_window"
         return report
-    _classify(store, req, now, report)
-    _windows(store, req, since, now, report)
+    from profiles.voice.views import one_log_line_per_page
+
+    with one_log_line_per_page():  # classify and windows both re-render pages
+        _classify(store, req, now, report)
+        _windows(store, req, since, now, report)
     messages = _messages(store, since, now)
     notes = _notes(store, since, now)
     _summaries(store, req, since, now, report, messages, notes)
