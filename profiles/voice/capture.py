@@ -253,6 +253,8 @@ def _versioned(
     for new in fresh:
         uuid = str(new.attributes.get("record_uuid"))
         known = versions.get(uuid, [])
+        if any(v.lifecycle == "forgotten" for v in known):
+            continue  # `memgraph forget` removed this record: never captured again
         current = _current(known)
         if current is None or current.claim == new.claim:
             node = new if current is None else _as_version(new, current)

@@ -34,7 +34,8 @@ NEEDLES = (
     "abia",
     "acca",
     "secret",
-    "gh",  # ghp_ gho_ ghs_ ghu_ ghr_ github_pat_
+    "gh",  # ghp_ gho_ ghs_ ghu_ ghr_
+    "github_pat_",
     "sk-",
     "_live_",
     "_test_",
