@@ -221,9 +221,7 @@ def forget(
 
         raise StoreError(f"store {store.location} cannot remove text (no TextScrub)")
     report = scrub.scrub(
-        ScrubRequest(
-            node_ids=tuple(n.id for n in old), texts=texts, compact=request.compact
-        )
+        ScrubRequest(node_ids=tuple(n.id for n in old), texts=texts, compact=request.compact)
     )
     result.scrubbed, result.manifests = report.rows, report.manifests
     if request.vault is not None:
@@ -277,6 +275,36 @@ def _rerender(
             conflict.unlink()
         if written:
             result.pages_rewritten.append(relpath)
+    _scrub_log(vault, set(pages), texts)
+
+
+def _scrub_log(vault: Path, pages: set[str], texts: tuple[str, ...]) -> None:
+    """log.md lines quote page titles (keywords of the messages): on a line about
+    an affected page, a last field holding a word of the forgotten text goes, and
+    a forgotten text quoted anywhere is replaced."""
+    import re
+
+    from memgraph.fileio import atomic_write_text, read_text_nofollow
+    from profiles.voice.views import LOG_NAME
+
+    path = vault / LOG_NAME
+    current = read_text_nofollow(path)
+    if not current:
+        return
+    words = {w.casefold() for t in texts for w in re.findall(r"\w{4,}", t)}
+    long = sorted((t for t in texts if len(t) >= MIN_PAGE_CHECK), key=len, reverse=True)
+    out = []
+    for line in current.splitlines(keepends=True):
+        for text in long:
+            line = line.replace(text, FORGOTTEN)
+        if any(p in line for p in pages) and " | " in line:
+            head, _, last = line.rstrip("\n").rpartition(" | ")
+            if any(w.casefold() in words for w in re.findall(r"\w{4,}", last)):
+                line = f"{head} | {FORGOTTEN}\n"
+        out.append(line)
+    changed = "".join(out)
+    if changed != current:
+        atomic_write_text(path, changed, root=vault)
 
 
 def _write_view(store: Store, vault: Path, sid: str) -> bool:

@@ -29,9 +29,7 @@ KEYS: dict[str, st.SearchStrategy[str]] = {
     "aws-access-key": st.builds(
         lambda p, b: p + b, st.sampled_from(["AKIA", "ASIA"]), body(UPPER_DIGITS, 16)
     ),
-    "aws-secret-key": st.builds(
-        lambda b: f"aws_secret_access_key = {b}", high_entropy(B64, 40)
-    ),
+    "aws-secret-key": st.builds(lambda b: f"aws_secret_access_key = {b}", high_entropy(B64, 40)),
     "github-token": st.one_of(
         st.builds(
             lambda p, b: f"{p}_{b}",
