@@ -7,8 +7,8 @@ wrote to ``~/.local/share/memgraph`` while ``memgraph voice`` read ``/x``.
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 import sys
 from pathlib import Path
 
