@@ -81,8 +81,6 @@ def screen_messages(
     transcript: str | None = None,
 ) -> Screened:
     """Messages as they may be stored (see the module docstring)."""
-    from profiles.voice.nodes import resolve_project
-
     left_out: Counter[str] = Counter()
     redacted: Counter[str] = Counter()
     session_cwd: dict[str, str | None] = {}
@@ -95,7 +93,11 @@ def screen_messages(
         sid = m.session_id
         if sid not in verdict:
             where = session_cwd.get(sid) or cwd
-            project = resolve_project(where) if policy.exclude_projects else None
+            project = None
+            if policy.exclude_projects:  # pydantic comes with nodes: only when needed
+                from profiles.voice.nodes import resolve_project
+
+                project = resolve_project(where)
             verdict[sid] = excluded(policy, project, where, transcript or m.transcript)
         reason = verdict[sid]
         if reason is not None:

@@ -27,31 +27,6 @@ from collections import Counter
 MARK = "[REDACTED:{}]"
 PRIVATE_KIND = "private-span"
 
-# lower-case substrings one of which every pattern needs (the cheap pre-check)
-NEEDLES = (
-    "akia",
-    "asia",
-    "abia",
-    "acca",
-    "secret",
-    "gh",  # ghp_ gho_ ghs_ ghu_ ghr_
-    "github_pat_",
-    "sk-",
-    "_live_",
-    "_test_",
-    "xox",
-    "aiza",
-    "eyj",
-    "-----begin",
-    "pass",
-    "pwd",
-    "key",
-    "token",
-    "bearer",
-    "://",
-    "auth",
-)
-
 _ASSIGN_NAMES = (
     r"(?:passwd|password|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token"
@@ -60,6 +35,8 @@ _ASSIGN_NAMES = (
 # a value never starts a marker: redacting twice changes nothing
 _NOT_MARK = r"(?!\[REDACTED:)"
 
+# (kind, pattern); the fixed formats first, then the generic rules (whose values
+# never start a marker, so a key a fixed rule already replaced is left alone)
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "private_key",
@@ -100,11 +77,41 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         + r"(?<sa_value>[^\s\"'`,;()<>\[\]{}]{8,})",
     ),
 )
-# named groups use Python's (?P<...>) spelling
-_REGEX = re.compile(
-    "|".join(f"(?P<{name}>{body.replace('(?<', '(?P<')})" for name, body in _PATTERNS)
+# lower-case substrings one of which a text must hold for the kind's regex to run
+# (the cheap pre-check: most messages hold none, and then no regex runs at all)
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private_key": ("-----begin",),
+    "aws_access_key": ("akia", "asia", "abia", "acca"),
+    "github_token": ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
+    "anthropic_key": ("sk-ant-",),
+    "openai_key": ("sk-",),
+    "stripe_key": ("_live_", "_test_"),
+    "slack_token": ("xox",),
+    "google_api_key": ("aiza",),
+    "jwt": ("eyj",),
+    "connection_password": ("://",),
+    "bearer_token": ("bearer",),
+    "aws_secret_key": ("secret",),
+    "secret_assignment": ("pass", "pwd", "secret", "key", "token"),
+}
+NEEDLES = tuple(sorted({n for needles in _NEEDLES.values() for n in needles}))
+# and one of these characters (a ``name=value`` needs its separator)
+_REQUIRES: dict[str, tuple[str, ...]] = {
+    "connection_password": ("@",),
+    "aws_secret_key": ("=", ":"),
+    "secret_assignment": ("=", ":"),
+}
+
+
+def _py(body: str) -> str:
+    return body.replace("(?<", "(?P<")  # named groups in Python's spelling
+
+
+# one compiled regex per kind, in _PATTERNS order
+_RULES: tuple[tuple[tuple[str, ...], tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (_NEEDLES[name], _REQUIRES.get(name, ("",)), re.compile(f"(?P<{name}>{_py(body)})"))
+    for name, body in _PATTERNS
 )
-# the fixed-format kinds, to name a value found by a generic rule
 # generic rules: (group holding the kept prefix, group holding the secret)
 _PARTS = {
     "connection_password": ("cp_head", "cp_value"),
@@ -112,6 +119,7 @@ _PARTS = {
     "aws_secret_key": ("as_head", "as_value"),
     "secret_assignment": ("sa_head", "sa_value"),
 }
+# the fixed-format kinds, to name a value found by a generic rule
 _SPECIFIC = re.compile(
     "|".join(f"(?P<{name}>{body})" for name, body in _PATTERNS if name not in _PARTS)
 )
@@ -158,7 +166,7 @@ def _replace(match: re.Match[str], counts: Counter[str]) -> str:
 
 def strip_private(text: str) -> tuple[str, int]:
     """``text`` without its ``<private>`` spans, and how many there were."""
-    if "<private" not in text.lower():
+    if "<" not in text or "<private" not in text.lower():
         return text, 0
     return _PRIVATE.subn("", text)
 
@@ -167,21 +175,24 @@ def redact_secrets(text: str) -> tuple[str, Counter[str]]:
     """``text`` with every secret replaced by its marker; counts by kind."""
     counts: Counter[str] = Counter()
     low = text.lower()
-    if not any(needle in low for needle in NEEDLES):
+    found = {needle for needle in NEEDLES if needle in low}
+    if not found:
         return text, counts
-    return _REGEX.sub(lambda m: _replace(m, counts), text), counts
+    for needles, requires, rule in _RULES:
+        if not found.isdisjoint(needles) and any(ch in text for ch in requires):
+            text = rule.sub(lambda m: _replace(m, counts), text)
+    return text, counts
 
 
 def redact(text: str, *, secrets: bool = True) -> tuple[str, Counter[str]]:
     """Private spans removed (always), then secrets redacted (unless ``secrets``
     is False); counts by kind, ``private-span`` included."""
     text, spans = strip_private(text)
-    counts: Counter[str] = Counter()
+    if not secrets:
+        return text, Counter({PRIVATE_KIND: spans} if spans else {})
+    text, counts = redact_secrets(text)
     if spans:
         counts[PRIVATE_KIND] = spans
-    if secrets:
-        text, found = redact_secrets(text)
-        counts.update(found)
     return text, counts
 
 
