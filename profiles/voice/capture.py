@@ -187,6 +187,8 @@ def _session_ops(
 ) -> tuple[list[GraphOp], SessionCapture]:
     project, constellation = _session_context(msgs, request)
     session, stored_msgs = session_nodes(store, sid)
+    if session is not None and session.lifecycle == "forgotten":  # `memgraph forget`
+        return [], SessionCapture(sid, project, constellation, len(msgs), 0, skipped="forgotten")
     stored = {n.id: n for n in stored_msgs}
     if session is not None:  # a session keeps the place it was first given
         constellation = str(session.attributes.get("constellation") or constellation)

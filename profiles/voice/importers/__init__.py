@@ -301,6 +301,9 @@ def _session_ops(
     from profiles.voice.views import session_nodes
 
     session, stored_msgs = session_nodes(store, storable(sid))
+    if session is not None and session.lifecycle == "forgotten":  # `memgraph forget`
+        result.skipped["forgotten"] = result.skipped.get("forgotten", 0) + len(turns)
+        return []
     stored = {n.id: n for n in stored_msgs}
     if session is not None:  # a conversation keeps the project it was first given
         project = str(session.attributes.get("project") or ctx.project)
@@ -313,6 +316,10 @@ def _session_ops(
         fresh[node.id] = node  # a repeated record id: the last one wins
     for node_id, node in list(fresh.items()):
         before = stored.get(node_id)
+        if before is not None and before.lifecycle == "forgotten":
+            del fresh[node_id]  # `memgraph forget` removed it: never imported again
+            result.skipped["forgotten"] = result.skipped.get("forgotten", 0) + 1
+            continue
         if before is not None and before.claim != node.claim:
             # a message's text is verbatim and never revised in place: the stored
             # text stays, the difference is reported

@@ -230,3 +230,23 @@ def test_forget_bad_input(isolated_env: Path) -> None:
     assert none.exit_code == 2 and "name what to forget" in none.stderr
     missing = runner.invoke(app, ["forget", "n-doesnotexist", "--yes"])
     assert missing.exit_code == 1 and "not found: n-doesnotexist" in missing.stderr
+
+
+def test_forgotten_import_is_not_imported_again(isolated_env: Path) -> None:
+    path = isolated_env / "chat.jsonl"
+    rows = [
+        {"session": "s1", "speaker": "me", "ts": "2024-01-01T10:00:00Z", "text": "quokka plan"},
+        {"session": "s1", "speaker": "me", "ts": "2024-01-01T10:01:00Z", "text": "other words"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert runner.invoke(app, ["import", "conversations", str(path)]).exit_code == 0
+    gone = runner.invoke(app, ["forget", "--query", "quokka", "--yes"])
+    assert gone.exit_code == 0, gone.output
+    again = runner.invoke(app, ["import", "conversations", str(path), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["skipped"]["forgotten"] == 1
+    assert b"quokka" not in _store_bytes(isolated_env)
+    whole = runner.invoke(app, ["forget", "--session", "s1", "--yes"])
+    assert whole.exit_code == 0, whole.output
+    last = runner.invoke(app, ["import", "conversations", str(path), "--json"])
+    assert last.exit_code == 0 and json.loads(last.stdout)["skipped"]["forgotten"] == 2

@@ -102,6 +102,9 @@ def test_forget_a_session_removes_its_page(backend: Store, tmp_path: Path) -> No
     assert "a different session" in dump
     left = sorted(p for p in vault.rglob("*.md") if p.name != "log.md")
     assert len(left) == len(pages) - 1
+    _capture(backend, vault, [SECRET, OTHER, "third message here"])  # captured again: no
+    assert "quokka" not in _snapshot_json(backend)
+    assert sorted(p for p in vault.rglob("*.md") if p.name != "log.md") == left
     assert all("quokka" not in p.read_text() for p in vault.rglob("*") if p.is_file())
 
 
