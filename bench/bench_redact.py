@@ -68,12 +68,14 @@ def main() -> None:
     worst = best(lambda: [screen(r, policy) for r in salted], args.repeat)
     print(f"screen, a key in every message: {worst * 1000:.2f} ms ({worst / read_s:.1%} of read)")
 
-    needles = redact_mod.NEEDLES
-    redact_mod.NEEDLES = ("",)  # every message "matches": the regex always runs
+    needles, rules = redact_mod.NEEDLES, redact_mod._RULES
+    # every message "matches" every kind: each regex runs on each message
+    redact_mod.NEEDLES = ("",)
+    redact_mod._RULES = tuple((("",), ("",), rule) for _, _, rule in rules)
     try:
         nocheck = best(lambda: [screen(r, policy) for r in reads], args.repeat)
     finally:
-        redact_mod.NEEDLES = needles
+        redact_mod.NEEDLES, redact_mod._RULES = needles, rules
     print(f"screen without the pre-check: {nocheck * 1000:.2f} ms ({nocheck / read_s:.1%} of read)")
 
 
