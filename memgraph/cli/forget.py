@@ -52,7 +52,7 @@ def forget_cmd(
     """Remove messages' text everywhere, leaving a tombstone with a receipt."""
     import getpass
 
-    from memgraph.cli.common import store_location
+    from memgraph.cli.common import print_json_line, store_location
     from memgraph.config import load_settings
     from memgraph.errors import UsageError
     from memgraph.store import open_store
@@ -79,9 +79,17 @@ def forget_cmd(
     try:
         plan = find_targets(s, request)
         n = len(plan.messages)
-        if dry_run or (n == 0 and not plan.session_nodes):
+        if dry_run:
             _report(plan, as_json, dry_run=True)
-            if plan.missing and not dry_run:
+            return
+        if n == 0 and not plan.session_nodes:
+            if as_json:
+                print_json_line({**plan.as_dict(), "dry_run": False})
+            else:
+                for mid in plan.missing:
+                    print(f"not found: {mid}", file=sys.stderr)
+                print("nothing matched; nothing forgotten")
+            if plan.missing:
                 raise typer.Exit(1)
             return
         if not yes:

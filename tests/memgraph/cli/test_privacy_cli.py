@@ -230,6 +230,9 @@ def test_forget_bad_input(isolated_env: Path) -> None:
     assert none.exit_code == 2 and "name what to forget" in none.stderr
     missing = runner.invoke(app, ["forget", "n-doesnotexist", "--yes"])
     assert missing.exit_code == 1 and "not found: n-doesnotexist" in missing.stderr
+    assert missing.stdout == "nothing matched; nothing forgotten\n"
+    nothing = runner.invoke(app, ["forget", "--query", "zzzznotthere", "--yes"])
+    assert nothing.exit_code == 0 and nothing.stdout == "nothing matched; nothing forgotten\n"
 
 
 def test_forgotten_import_is_not_imported_again(isolated_env: Path) -> None:
