@@ -98,10 +98,7 @@ def forget_cmd(
                     f"forget removes the text of {n} message(s) for good; "
                     "rerun with --yes (no terminal to confirm on)"
                 )
-            if not typer.confirm(
-                f"Forget {n} message(s) in {len(plan.sessions)} session(s) for good?",
-                err=True,
-            ):
+            if not _confirm(f"Forget {n} message(s) in {len(plan.sessions)} session(s) for good?"):
                 print("nothing forgotten", file=sys.stderr)
                 raise typer.Exit(1)
         backends, warnings = _vectors(cfg)
@@ -117,6 +114,14 @@ def forget_cmd(
     _report(done, as_json, dry_run=False)
     if warnings or done.missing:
         raise typer.Exit(1)
+
+
+def _confirm(question: str) -> bool:
+    """Ask on stderr, read the answer from the terminal (stdout stays the report's)."""
+    sys.stderr.write(f"{question} [y/N]: ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _real(request: Any) -> Any:

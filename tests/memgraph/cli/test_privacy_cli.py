@@ -253,3 +253,29 @@ def test_forgotten_import_is_not_imported_again(isolated_env: Path) -> None:
     assert whole.exit_code == 0, whole.output
     last = runner.invoke(app, ["import", "conversations", str(path), "--json"])
     assert last.exit_code == 0 and json.loads(last.stdout)["skipped"]["forgotten"] == 2
+
+
+@pytest.mark.parametrize(("answer", "code", "gone"), [("y", 0, True), ("n", 1, False)])
+def test_forget_asks_on_a_terminal(isolated_env: Path, answer: str, code: int, gone: bool) -> None:
+    """Through a pseudo-terminal on stdin: the prompt, then the answer decides."""
+    import pty
+
+    _captured(isolated_env)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memgraph.cli", "forget", "--query", "quokka"],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        os.write(master, f"{answer}\n".encode())
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert proc.returncode == code, err
+    assert b"Forget 1 message(s) in 1 session(s) for good? [y/N]" in err
+    assert (b"quokka" not in _store_bytes(isolated_env)) is gone
+    assert out.startswith(b"forgot 1 message(s)") is gone
