@@ -55,6 +55,9 @@ FIELDS = (
     "crontab",
     "systemctl",
     "hook_budget",
+    "redact",
+    "exclude_projects",
+    "exclude_paths",
 )
 ENV_PREFIX = "MEMGRAPH_"
 STORE_FILE = "memgraph.db"
@@ -177,6 +180,44 @@ def store_url(store: str | None = None, env: Mapping[str, str] | None = None) ->
     ``store`` setting: env, then the TOML file), or None for a SQLite file."""
     raw = resolve({"store": store}, env, ("store",)).get("store")
     return raw if isinstance(raw, str) and is_url(raw) else None
+
+
+def _as_list(field: str, value: object, sep: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(p.strip() for p in value.split(sep) if p.strip())
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise ConfigError(f"invalid configuration: {field} must be a list of strings")
+
+
+def as_bool(field: str, value: object) -> bool:
+    """A boolean setting from TOML (true/false) or env text (1/0, true/false, yes/no, on/off)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"invalid configuration: {field} must be true or false, not {value!r}")
+
+
+def privacy(
+    redact: bool | None = None, env: Mapping[str, str] | None = None
+) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """(redact secrets at capture, excluded projects, excluded path globs).
+
+    ``redact`` (a CLI ``--no-redact`` gives False) wins; else ``MEMGRAPH_REDACT``,
+    the file's ``redact``, default true. ``exclude_projects`` is a list (env: comma
+    separated) of project names; ``exclude_paths`` a list (env: ``os.pathsep``
+    separated) of globs matched against a session's cwd and transcript path
+    (``~`` expanded; a directory excludes everything under it).
+    """
+    raw = resolve({"redact": redact}, env, ("redact", "exclude_projects", "exclude_paths"))
+    on = as_bool("redact", raw["redact"]) if "redact" in raw else True
+    projects = _as_list("exclude_projects", raw.get("exclude_projects", ()), ",")
+    globs = _as_list("exclude_paths", raw.get("exclude_paths", ()), os.pathsep)
+    return on, projects, tuple(os.path.expanduser(g) for g in globs)
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -30,6 +30,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
         "MEMGRAPH_STORE",
         "OLLAMA_HOST",
         "MEMGRAPH_QDRANT_URL",
+        "MEMGRAPH_REDACT",
+        "MEMGRAPH_EXCLUDE_PROJECTS",
+        "MEMGRAPH_EXCLUDE_PATHS",
     ):
         monkeypatch.delenv(var, raising=False)
     yield tmp_path

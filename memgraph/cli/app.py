@@ -65,6 +65,7 @@ COMMAND_MODULES = (
     "render",
     "repo",
     "importer",
+    "forget",
 )
 
 

@@ -27,6 +27,9 @@ def session_end_cmd(
     store: str | None = typer.Option(
         None, "--store", help="Store file or postgresql:// URL (overrides --home)."
     ),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
 ) -> None:
     """Capture the session in the SessionEnd hook JSON read from stdin."""
     from memgraph.cli.common import store_location
@@ -35,7 +38,8 @@ def session_end_cmd(
 
     settings = load_settings(home=home, vault=vault)
     raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
-    print(session_end(raw, store_location(settings, store), settings.vault))
+    location = store_location(settings, store)
+    print(session_end(raw, location, settings.vault, redact=False if no_redact else None))
 
 
 @hook_app.command("session-start")

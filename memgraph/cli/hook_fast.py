@@ -1,7 +1,7 @@
 """Lean path for ``memgraph hook session-end`` (no typer, no pydantic-settings).
 
 Claude Code runs the hook at every session end, so its start-up is paid each
-time. ``run(argv)`` handles ``session-end [--home H] [--vault V] [--store S]``
+time. ``run(argv)`` handles ``session-end [--home H] [--vault V] [--store S] [--no-redact]``
 and returns the exit code; anything else (``install``, ``--help``, unknown
 flags) returns None and the typer app takes over. Output and errors match the
 typer command exactly.
@@ -23,6 +23,10 @@ def _parse(argv: list[str]) -> dict[str, str] | None:
     i = 0
     while i < len(rest):
         arg = rest[i]
+        if arg == "--no-redact":
+            found["no-redact"] = "1"
+            i += 1
+            continue
         name, eq, value = arg.partition("=")
         if name not in _FLAGS:
             return None  # --help, typos: typer explains better
@@ -100,7 +104,8 @@ def run(argv: list[str]) -> int | None:
 
         store, vault = resolve_paths(flags)
         raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
-        print(session_end(raw, store, vault))
+        redact = False if flags.get("no-redact") else None
+        print(session_end(raw, store, vault, redact=redact))
     except MemgraphError as exc:
         print(error_line(exc), file=sys.stderr)
         return exc.exit_code

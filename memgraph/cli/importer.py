@@ -40,6 +40,9 @@ def conversations(
         False, "--strict", help="Write nothing and exit 1 when any record is bad."
     ),
     as_json: bool = typer.Option(False, "--json", help="The counts as one JSON line."),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
 ) -> None:
@@ -47,6 +50,7 @@ def conversations(
     from memgraph.cli.common import print_json_line, store_from
     from memgraph.errors import ReaderError
     from profiles.voice.importers import ImportRequest, import_conversations, read_export
+    from profiles.voice.privacy import PrivacyPolicy
 
     request = ImportRequest(
         path=path,
@@ -55,6 +59,7 @@ def conversations(
         operator=operator,
         project=project,
         dry_run=dry_run,
+        privacy=PrivacyPolicy.from_config(False if no_redact else None),
     )
     if strict:
         parsed = read_export(path, fmt)

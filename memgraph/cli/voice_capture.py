@@ -67,12 +67,16 @@ def backfill(
     ),
     min_messages: int = typer.Option(3, "--min-messages", min=1, help="Messages for a page."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per transcript."),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
 ) -> None:
     """Capture every transcript not processed yet (safe to kill and rerun)."""
     from memgraph.cli.common import store_location
     from memgraph.config import load_settings
     from memgraph.store import open_store
     from profiles.voice.backfill import BackfillRequest, run_backfill
+    from profiles.voice.privacy import PrivacyPolicy
     from profiles.voice.readers.registry import repo_transcripts
 
     day = parse_day(since, "--since")
@@ -83,6 +87,7 @@ def backfill(
         since=day,
         project=project,
         min_messages=min_messages,
+        privacy=PrivacyPolicy.from_config(False if no_redact else None),
     )
     s = open_store(store_location(settings, store))
     try:
@@ -112,7 +117,7 @@ def backfill(
     if as_json:
         print_json_line({"summary": summary, "ledger": ledger})
     else:
-        if report.ledger.has_drops:  # nothing dropped without a word
+        if report.ledger.has_drops or report.ledger.has_privacy:  # nothing left out unsaid
             print(report.ledger.summary_line())
         print(
             f"backfill: {summary['transcripts']} transcripts, {summary['paged']} paged, "

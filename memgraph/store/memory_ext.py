@@ -43,6 +43,7 @@ from memgraph.store.sqlite_txn import iso
 
 if TYPE_CHECKING:
     from memgraph.store.memory import MemoryStore, MemoryTxn
+    from memgraph.store.scrub import ScrubReport, ScrubRequest
 
 _TOKEN = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')
@@ -474,4 +475,48 @@ def memory_indexes(store: MemoryStore) -> StoreIndexes:
         notes=MemoryNoteAppend(store),
         terms=MemoryTermStats(store),
         activity=MemoryActivity(store),
+        scrub=MemoryScrub(store),
     )
+
+
+class MemoryScrub:
+    """``TextScrub`` over the in-memory state (nothing to compact)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def scrub(self, request: ScrubRequest) -> ScrubReport:
+        from memgraph.documents import MemorySummary
+        from memgraph.store.scrub import ScrubReport, scrub_doc
+
+        report = ScrubReport()
+
+        def redo(items: list[Any], model: Any, table: str) -> list[Any]:
+            out, n = [], 0
+            for item in items:
+                new = scrub_doc(item.model_dump_json(), request)
+                if new is not None:
+                    item, n = model.model_validate_json(new), n + 1
+                out.append(item)
+            report.rows[table] = n
+            return out
+
+        with self.store.transaction():
+            s = self.store.current_state()
+            s.history[:] = redo(s.history, MemoryNode, "node_history")
+            edges = redo(list(s.edges.values()), MemoryEdge, "edges")
+            s.edges.clear()
+            s.edges.update((e.id, e) for e in edges)
+            s.edge_history[:] = redo(s.edge_history, MemoryEdge, "edge_history")
+            summaries = redo(list(s.summaries.values()), MemorySummary, "summaries")
+            s.summaries.clear()
+            s.summaries.update((x.id, x) for x in summaries)
+            s.summary_history[:] = redo(s.summary_history, MemorySummary, "summary_history")
+            s.receipts[:] = redo(s.receipts, MemoryLifecycleReceipt, "receipts")
+            patches = redo(list(s.patches.values()), MemoryPatchCandidate, "patches")
+            s.patches.clear()
+            s.patches.update((p.id, p) for p in patches)
+            for node_id in request.node_ids:
+                if s.manifests.pop(node_id, None) is not None:
+                    report.manifests += 1
+        return report

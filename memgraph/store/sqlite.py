@@ -507,6 +507,7 @@ def read_store_file(path: Path) -> MemoryGraphSnapshot:
 def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
+    from memgraph.store.sqlite_ext.scrub import SQLiteScrub
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
     from memgraph.store.sqlite_ext.standing import SQLiteStanding
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
@@ -521,6 +522,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         activity=SQLiteActivity(store),
         standing=SQLiteStanding(store),
         turns=SQLiteTurnIndex(store),
+        scrub=SQLiteScrub(store),
     )
 
 

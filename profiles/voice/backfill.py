@@ -25,10 +25,14 @@ from memgraph.errors import MemgraphError, ReaderError
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import RegistryRow, as_dict, iso
-from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
+from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages, screened
 from profiles.voice.ledger import Ledger, LedgerEntry, entry_from_stats, file_entry, ledger_put
 from profiles.voice.nodes import resolve_project
 from profiles.voice.views import MIN_MESSAGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.privacy import PrivacyPolicy
 
 PAGED, SKIPPED, ERROR = "paged", "skipped", "error"
 # progress(bytes done, bytes total, current path)
@@ -43,6 +47,8 @@ class BackfillRequest:
     project: str | None = None  # only sessions whose project is this name
     min_messages: int = MIN_MESSAGES
     now: datetime | None = None
+    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
+    privacy: PrivacyPolicy | None = None
 
 
 @dataclass
@@ -284,19 +290,31 @@ def _capture(store: Store, request: BackfillRequest, path: Path) -> CaptureResul
         if resolve_project(cwd) != request.project:
             return None
     capture = CaptureRequest(
-        transcript=path, vault=request.vault, min_messages=request.min_messages, now=request.now
+        transcript=path,
+        vault=request.vault,
+        min_messages=request.min_messages,
+        now=request.now,
+        privacy=request.privacy,
     )
+    read = screened(read, capture)
     result = capture_messages(store, read.messages, capture, transcript=read.path)
     result.harness, result.stats = read.harness, read.stats
     result.session_id = result.session_id or read.session_id
     return result
 
 
+def excluded_reason(result: CaptureResult) -> str | None:
+    """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
+    if result.messages:
+        return None
+    return next((k for k in sorted(result.stats.dropped) if k.startswith("excluded_")), None)
+
+
 def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
     pages = result.pages
     page = pages[0].relative_to(vault).as_posix() if pages else None
     status = PAGED if pages else SKIPPED
-    reason = None if pages else (result.skipped or "no_messages")
+    reason = None if pages else (excluded_reason(result) or result.skipped or "no_messages")
     return Outcome(
         key, status, reason, result.session_id, result.messages, page, size, result.revised
     )

@@ -21,7 +21,7 @@ from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import edge_id, is_safe_name
 from memgraph.store import Store
 from memgraph.store.rows import iso
-from profiles.voice.model import OperatorMessage, ReadStats
+from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
 from profiles.voice.nodes import (
     MESSAGE_KEYS,
     SESSION_KEYS,
@@ -44,6 +44,10 @@ from profiles.voice.views import (
     write_session_page_ex,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.privacy import PrivacyPolicy
+
 PROPOSER = "voice.capture"
 
 
@@ -57,6 +61,8 @@ class CaptureRequest:
     now: datetime | None = None
     constellation: str | None = None  # override the cwd-derived name
     write_pages: bool = True
+    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
+    privacy: PrivacyPolicy | None = None
 
 
 @dataclass
@@ -109,12 +115,20 @@ def capture_transcript(store: Store, request: CaptureRequest) -> CaptureResult:
     read = read_transcript(
         request.transcript, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
     )
+    read = screened(read, request)
     result = capture_messages(store, read.messages, request, transcript=read.path)
     result.harness = read.harness
     result.stats = read.stats
     if result.session_id is None:
         result.session_id = read.session_id or request.session_id
     return result
+
+
+def screened(read: TranscriptRead, request: CaptureRequest) -> TranscriptRead:
+    """The privacy stage between the reader and the nodes (profiles.voice.privacy)."""
+    from profiles.voice.privacy import PrivacyPolicy, screen
+
+    return screen(read, request.privacy or PrivacyPolicy(), cwd=request.cwd)
 
 
 def _session_context(msgs: list[OperatorMessage], request: CaptureRequest) -> tuple[str, str]:
@@ -173,6 +187,8 @@ def _session_ops(
 ) -> tuple[list[GraphOp], SessionCapture]:
     project, constellation = _session_context(msgs, request)
     session, stored_msgs = session_nodes(store, sid)
+    if session is not None and session.lifecycle == "forgotten":  # `memgraph forget`
+        return [], SessionCapture(sid, project, constellation, len(msgs), 0, skipped="forgotten")
     stored = {n.id: n for n in stored_msgs}
     if session is not None:  # a session keeps the place it was first given
         constellation = str(session.attributes.get("constellation") or constellation)
@@ -239,6 +255,8 @@ def _versioned(
     for new in fresh:
         uuid = str(new.attributes.get("record_uuid"))
         known = versions.get(uuid, [])
+        if any(v.lifecycle == "forgotten" for v in known):
+            continue  # `memgraph forget` removed this record: never captured again
         current = _current(known)
         if current is None or current.claim == new.claim:
             node = new if current is None else _as_version(new, current)

@@ -53,7 +53,7 @@ class VaultError(MemgraphError):
 def is_qualifying(node: MemoryNode) -> bool:
     """A stored message that counts for (and appears on) the page: not retired,
     and not a bare acknowledgement (the prefilter's trivial rule)."""
-    if node.kind != "message" or node.lifecycle in ("retired", "superseded"):
+    if node.kind != "message" or node.lifecycle in ("retired", "superseded", "forgotten"):
         return False
     origin = node.attributes.get("origin")
     return not (origin in ("prompt", "queued") and is_trivial(node.claim))

@@ -571,6 +571,8 @@ class PgActivity:
 
 
 def pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.postgres.scrub import PgScrub
+
     return StoreIndexes(
         voice=PgVoiceIndex(store),
         registry=PgRegistry(store),
@@ -578,4 +580,5 @@ def pg_indexes(store: PostgresStore) -> StoreIndexes:
         notes=PgNoteAppend(store),
         terms=PgTermStats(store),
         activity=PgActivity(store),
+        scrub=PgScrub(store),
     )
