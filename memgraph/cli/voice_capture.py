@@ -130,8 +130,10 @@ def extract(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per message."),
     keep_trivial: bool = typer.Option(False, "--all", help="Also print trivial acknowledgements."),
+    utc: bool = typer.Option(False, "--utc", help="Times in UTC, not local time."),
 ) -> None:
     """Print the operator messages of one transcript; writes nothing."""
+    from memgraph.dates import show
     from profiles.voice.prefilter import PrefilterOptions
     from profiles.voice.readers import ReadOptions, read_transcript
 
@@ -153,7 +155,7 @@ def extract(
         else:
             flat = " ".join(m.text.split())
             cut = flat if len(flat) <= 120 else flat[:119] + "…"
-            print(f"[{m.timestamp:%Y-%m-%d %H:%M} {m.session_id[:8]}] {cut}")
+            print(f"[{show(m.timestamp, utc)} {m.session_id[:8]}] {cut}")
     if read.stats.warnings:
         print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
     if read.stats.unknown_kinds:

@@ -77,6 +77,12 @@ def iso(dt: datetime) -> str:
 # -- voice message index ---------------------------------------------------------
 
 
+# A bare slash command: the message body is "/" + a letter + no whitespace (ASCII
+# whitespace; every backend tests exactly this: memory with this regex, SQLite
+# with GLOB, PostgreSQL with a POSIX regex).
+BARE_COMMAND = r"/[A-Za-z][^ \t\n\r\f\v]*"
+
+
 @record(frozen=True)
 class VoiceSearch:
     """One voice index query. Empty ``query`` lists instead of ranking.
@@ -105,6 +111,8 @@ class VoiceSearch:
     1 character match whole words only (no substring tier); a 2-character term is
     a substring too (CJK words).
     A listing returns the newest ``limit`` rows, oldest first, score 0.0.
+    ``bare_commands`` False leaves out messages whose whole text is one bare slash
+    command (``BARE_COMMAND``: ``/model``, ``/exit``, ``/clear`` and nothing else).
     """
 
     query: str = ""
@@ -121,6 +129,7 @@ class VoiceSearch:
     recency_days: float = 180.0
     demote: str = "command"
     word: bool = False  # whole words only: no substring tier
+    bare_commands: bool = True  # False: no message that is only "/command"
 
 
 @record(frozen=True)

@@ -203,6 +203,15 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.only is not None:
         where.append(f"v.node_id IN ({','.join('?' * len(q.only))})")
         args += list(q.only)
+    if not q.bare_commands:
+        # rows.BARE_COMMAND; the title (first line, short) is tested first so the
+        # body is read only for the few messages that start with "/"
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes AS x WHERE x.rowid = v.rowid"
+            " AND x.title GLOB '/[A-Za-z]*' AND x.body GLOB '/[A-Za-z]*'"
+            " AND x.body NOT GLOB ?)"
+        )
+        args.append("*[ \t\n\r\f\v]*")
     return where, args
 
 

@@ -81,7 +81,7 @@ def test_extract_prints_qualifying_messages_and_writes_nothing(isolated_env: Pat
     assert not (isolated_env / "mg-home").exists() and not (isolated_env / "vault").exists()
     plain = runner.invoke(app, ["voice", "extract", str(path)])
     assert plain.stdout.splitlines()[0] == (
-        "[2026-04-14 14:32 80166115] please wire the session-end hook into the settings file"
+        "[2026-04-14 14:32 UTC 80166115] please wire the session-end hook into the settings file"
     )
     everything = runner.invoke(app, ["voice", "extract", str(path), "--json", "--all"])
     assert len(everything.stdout.splitlines()) == 4
