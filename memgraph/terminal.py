@@ -57,6 +57,36 @@ def interactive_stdin() -> bool:
         return False
 
 
+def interrupted() -> int:
+    """Say what Ctrl-C did (one line on stderr, no traceback); the exit code."""
+    try:
+        sys.stderr.write("\n" + INTERRUPTED + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return INTERRUPTED_EXIT
+
+
+def stdin_notice(text: str) -> None:
+    """``text`` on stderr when stdin is a terminal: a command that reads a pipe
+    (a hook's JSON, MCP messages) was started by hand and would wait silently."""
+    if interactive_stdin():
+        sys.stderr.write(text.rstrip("\n") + "\n")
+        sys.stderr.flush()
+
+
+HOOK_NOTICE = (
+    "memgraph hook {event} reads a Claude Code {hook} hook JSON on stdin (Claude Code "
+    "runs it; `memgraph hook install` sets it up). Paste the JSON and press Ctrl-D, "
+    "or Ctrl-C to quit."
+)
+MCP_NOTICE = (
+    "memgraph mcp speaks the Model Context Protocol (JSON-RPC) on stdin/stdout: an MCP "
+    "client starts it, e.g. `claude mcp add memgraph -- memgraph mcp`. Waiting for a "
+    "client; Ctrl-C to quit."
+)
+
+
 class Bar:
     """A progress bar on stderr (rich, imported only when a bar is shown)."""
 

@@ -33,7 +33,10 @@ def session_end_cmd(
     from memgraph.config import load_settings
     from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
+    from memgraph.terminal import HOOK_NOTICE, stdin_notice
+
     settings = load_settings(home=home, vault=vault)
+    stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))
     raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
     print(session_end(raw, store_location(settings, store), settings.vault))
 
@@ -56,6 +59,9 @@ def session_start_cmd(
         for k, v in (("home", home), ("store", store), ("hook_budget", budget))
         if v is not None
     }
+    from memgraph.terminal import HOOK_NOTICE, stdin_notice
+
+    stdin_notice(HOOK_NOTICE.format(event="session-start", hook="SessionStart"))
     out, problems = session_start(sys.stdin.buffer.read(MAX_INPUT + 1), os.environ, flags)
     print(out)
     for line in problems[:1]:
