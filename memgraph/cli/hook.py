@@ -31,9 +31,8 @@ def session_end_cmd(
     """Capture the session in the SessionEnd hook JSON read from stdin."""
     from memgraph.cli.common import store_location
     from memgraph.config import load_settings
-    from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
-
     from memgraph.terminal import HOOK_NOTICE, stdin_notice
+    from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
     settings = load_settings(home=home, vault=vault)
     stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))

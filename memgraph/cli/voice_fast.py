@@ -85,6 +85,7 @@ class Flags:
 
 def build_query(core: ModuleType, ns: Flags) -> Any:
     """The VoiceQuery for parsed flags (shared with the typer command)."""
+
     def when(text: str, flag: str, end_of_day: bool = False) -> Any:
         return core.parse_when(text, end_of_day=end_of_day, flag=flag, utc=ns.utc)
 

@@ -53,10 +53,10 @@ def search(
 ) -> None:
     """Search what you said: one line per message, best first."""
     from memgraph.cli.common import is_tty, settings, store_location
-    from memgraph.terminal import color
     from memgraph.errors import NotFound
     from memgraph.store import open_store
     from memgraph.store.postgres import is_store_url
+    from memgraph.terminal import color
     from profiles.voice import search as core
 
     location = store_location(settings(home=home))

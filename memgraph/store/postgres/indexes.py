@@ -97,8 +97,10 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         args.append(list(q.only))
     if not q.bare_commands:
         # rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
-        where.append("NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
-            " AND left(x.title, 1) = '/' AND x.body ~ %s)")
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
+            " AND left(x.title, 1) = '/' AND x.body ~ %s)"
+        )
         args.append("^" + BARE_COMMAND + "$")
     return where, args
 
