@@ -32,7 +32,7 @@ def import_vault(
     home: Path | None = HomeOpt,
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the counts."),
 ) -> None:
-    """Rebuild voice message nodes from <vault>/<constellation>/voice/*.md pages."""
+    """Rebuild voice message nodes from <vault>/<project>/voice/*.md pages."""
     from memgraph.cli.common import is_tty, print_json_line, settings, store_from
     from profiles.voice.search_schema import ImportVaultRequest
     from profiles.voice.search_schema import import_vault as run_import
