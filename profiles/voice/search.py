@@ -290,8 +290,7 @@ def check_filter_values(
     if q.project and not run(VoiceSearch(project=q.project, limit=1)):
         names = sorted({str(k) for k, _ in stats().by_constellation if k})
         raise UsageError(
-            f"--project: no project {q.project[:60]!r} in the voice index; "
-            f"known: {_listed(names)}"
+            f"--project: no project {q.project[:60]!r} in the voice index; known: {_listed(names)}"
         )
 
 
