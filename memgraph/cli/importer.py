@@ -40,6 +40,9 @@ def conversations(
         False, "--strict", help="Write nothing and exit 1 when any record is bad."
     ),
     as_json: bool = typer.Option(False, "--json", help="The counts as one JSON line."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No summary line; bad records still print (stderr)."
+    ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
 ) -> None:
@@ -75,7 +78,7 @@ def conversations(
             typer.echo(f"bad record: ... and {hidden} more", err=True)
     if as_json:
         print_json_line(result.as_dict())
-    else:
+    elif not quiet:
         typer.echo(("dry run: " if dry_run else "") + result.line())
 
 

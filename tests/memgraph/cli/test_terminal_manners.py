@@ -303,6 +303,38 @@ def test_mcp_parameters_are_the_cli_option_names() -> None:
         assert params <= options, (tool, params - options)
 
 
+def test_mcp_voice_search_takes_the_cli_filters(populated: Path) -> None:
+    pytest.importorskip("mcp")
+    from memgraph.config import load_settings
+    from memgraph.mcp_server import MemgraphTools
+
+    tools = MemgraphTools(load_settings())
+    texts = [h["text"] for h in tools.voice_search("model", since="10000d")]
+    assert "/model" not in texts and "/model opus" in texts
+    assert "/model" in [h["text"] for h in tools.voice_search("model", all=True)]
+    assert tools.voice_search("model", until="2026-04-14", session="80166115") != []
+    with pytest.raises(UsageError):
+        tools.voice_search("model", since="someday")
+
+
+def test_quiet_on_reindex_import_and_repo_scan(populated: Path, tmp_path: Path) -> None:
+    assert runner.invoke(app, ["reindex"]).stdout == "reindexed 5 voice messages (5 nodes)\n"
+    quiet = runner.invoke(app, ["reindex", "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stdout == ""
+    vault = tmp_path / "empty-vault"
+    vault.mkdir()
+    imported = runner.invoke(app, ["import-vault", str(vault), "-q"])
+    assert imported.exit_code == 0 and imported.stdout == ""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def f():\n    return 1\n")
+    typer_scan = runner.invoke(app, ["repo", "scan", str(repo), "--quiet", "--no-commits"])
+    assert typer_scan.exit_code == 0 and typer_scan.stdout == ""
+    fast_scan = cli("repo", "scan", str(repo), "--quiet", "--no-commits")
+    assert fast_scan.returncode == 0 and fast_scan.stdout == ""
+    assert cli("repo", "scan", str(repo), "--no-commits").stdout.strip() != ""
+
+
 # -- colour and highlighting only on a terminal (pty) ---------------------------------
 
 
