@@ -61,7 +61,9 @@ def summary_line(report: Any) -> str:
 
 
 def backfill(
-    since: str | None = typer.Option(None, "--since", help="Only transcripts changed since DATE."),
+    since: str | None = typer.Option(
+        None, "--since", help="Only transcripts changed since DATE (YYYY-MM-DD, yesterday, 7d)."
+    ),
     project: str | None = typer.Option(None, "--project", help="Only sessions of this project."),
     transcripts: list[Path] | None = typer.Option(
         None, "--transcripts", help="Transcript root(s) (env MEMGRAPH_TRANSCRIPTS)."
