@@ -41,7 +41,23 @@ def _shared_store(argv: list[str]) -> bool:
 
 def main(exit: Callable[[int], object] = os._exit) -> None:
     """The console script. ``exit`` ends the process after a fast path (tests pass
-    ``sys.exit`` to inspect the process afterwards)."""
+    ``sys.exit`` to inspect the process afterwards).
+
+    Ctrl-C anywhere (a fast path, an import, a typer command: ``MemgraphGroup``
+    turns it into this same exit) prints ``interrupted; rerun to resume`` and
+    exits 130, never a traceback."""
+    try:
+        _main(exit)
+    except KeyboardInterrupt:
+        from memgraph.terminal import interrupted
+
+        code = interrupted()
+        sys.stdout.flush()
+        exit(code)
+        sys.exit(code)
+
+
+def _main(exit: Callable[[int], object]) -> None:
     argv = sys.argv[1:]
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).

@@ -17,6 +17,11 @@ class MemgraphGroup(TyperGroup):
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # click would print "Aborted!" and exit 1; one place says what happened
+            from memgraph.terminal import interrupted
+
+            raise typer.Exit(interrupted()) from None
         except MemgraphError as exc:
             if ctx.params.get("debug"):
                 raise

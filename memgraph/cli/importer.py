@@ -43,6 +43,9 @@ def conversations(
     no_redact: bool = typer.Option(
         False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No summary line; bad records still print (stderr)."
+    ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
 ) -> None:
@@ -80,7 +83,7 @@ def conversations(
             typer.echo(f"bad record: ... and {hidden} more", err=True)
     if as_json:
         print_json_line(result.as_dict())
-    else:
+    elif not quiet:
         typer.echo(("dry run: " if dry_run else "") + result.line())
 
 

@@ -27,10 +27,18 @@ def mcp(
         raise UsageError(f"--host must be a loopback address ({', '.join(LOOPBACK)}), not {host}")
     settings = load_settings(home=home, workspace=workspace)
     server = build_server(settings)
-    if http:
-        server.run("streamable-http", host=host, port=port)
-    else:
-        run_stdio(server)
+    try:
+        if http:
+            server.run("streamable-http", host=host, port=port)
+        else:
+            from memgraph.terminal import MCP_NOTICE, stdin_notice
+
+            stdin_notice(MCP_NOTICE)
+            run_stdio(server)
+    except BaseExceptionGroup as group:  # anyio wraps Ctrl-C in a task group's error
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        raise
 
 
 def register(app: typer.Typer) -> None:

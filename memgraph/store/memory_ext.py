@@ -27,6 +27,7 @@ from memgraph.documents import (
 from memgraph.fts import plan_words, query_terms, to_fts5_query
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.rows import (
+    BARE_COMMAND,
     ActivityRow,
     ActivitySource,
     NoteIndexRow,
@@ -55,6 +56,9 @@ def tokens(text: str) -> list[str]:
     folded = unicodedata.normalize("NFD", text.lower())
     plain = "".join(c for c in folded if not unicodedata.combining(c))
     return _TOKEN.findall(plain)
+
+
+_BARE = re.compile(BARE_COMMAND)
 
 
 def _body(n: MemoryNode) -> str:
@@ -163,6 +167,9 @@ class MemoryVoiceIndex:
                 return False
             return only is None or row.node_id in only
 
+        def bare(n: MemoryNode) -> bool:
+            return not q.bare_commands and _BARE.fullmatch(_body(n)) is not None
+
         def current_then(n: MemoryNode) -> bool:
             # a changed transcript record: a superseded version is current only
             # as of a time before it was superseded
@@ -171,7 +178,7 @@ class MemoryVoiceIndex:
             at = n.attributes.get("superseded_at")
             return q.as_of is not None and isinstance(at, str) and at > q.as_of
 
-        live = [x for x in live if keep(x[1], x[2]) and current_then(x[0])]
+        live = [x for x in live if keep(x[1], x[2]) and current_then(x[0]) and not bare(x[0])]
         if q.recent_sessions > 0:
             recent: list[str] = []
             for _, row, _ in sorted(live, key=lambda x: x[1].ts, reverse=True):

@@ -80,6 +80,12 @@ CANDIDATES = 2000  # common-word queries rank at most this many newest matches
 COMMON_SHARE = 10  # a word in >= 1/10 of all nodes is common (idf <= log 9)
 
 
+# A bare slash command: the message body is "/" + a letter + no whitespace (ASCII
+# whitespace; every backend tests exactly this: memory with this regex, SQLite
+# with GLOB, PostgreSQL with a POSIX regex).
+BARE_COMMAND = r"/[A-Za-z][^ \t\n\r\f\v]*"
+
+
 @record(frozen=True)
 class VoiceSearch:
     """One voice index query. Empty ``query`` lists instead of ranking.
@@ -120,6 +126,8 @@ class VoiceSearch:
     newest first, then node id), score 0.0. At most ``candidates`` matches: the
     full ranking, always (so a bounded plan never runs the substring tier).
     A listing returns the newest ``limit`` rows, oldest first, score 0.0.
+    ``bare_commands`` False leaves out messages whose whole text is one bare slash
+    command (``BARE_COMMAND``: ``/model``, ``/exit``, ``/clear`` and nothing else).
     """
 
     query: str = ""
@@ -137,6 +145,7 @@ class VoiceSearch:
     demote: str = "command"
     word: bool = False  # whole words only: no substring tier
     candidates: int = CANDIDATES  # common words: rank only this many newest matches
+    bare_commands: bool = True  # False: no message that is only "/command"
 
 
 def common_plan(nodes: int, rarest: int | None) -> str:

@@ -35,6 +35,7 @@ from memgraph.store.postgres.fts import (
     tsquery_text,
 )
 from memgraph.store.rows import (
+    BARE_COMMAND,
     ActivityRow,
     ActivitySource,
     NoteIndexRow,
@@ -95,6 +96,13 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.only is not None:
         where.append("v.node_id = ANY(%s)")
         args.append(list(q.only))
+    if not q.bare_commands:
+        # rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
+            " AND left(x.title, 1) = '/' AND x.body ~ %s)"
+        )
+        args.append("^" + BARE_COMMAND + "$")
     return where, args
 
 

@@ -16,11 +16,19 @@ Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms, to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, common_plan
+from memgraph.store.rows import (
+    BARE_COMMAND,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceSearch,
+    as_dict,
+    common_plan,
+)
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
 from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
@@ -204,6 +212,15 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.only is not None:
         where.append(f"v.node_id IN ({','.join('?' * len(q.only))})")
         args += list(q.only)
+    if not q.bare_commands:
+        # rows.BARE_COMMAND; the title (first line, short) is tested first so the
+        # body is read only for the few messages that start with "/"
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes AS x WHERE x.rowid = v.rowid"
+            " AND x.title GLOB '/[A-Za-z]*' AND x.body GLOB '/[A-Za-z]*'"
+            " AND x.body NOT GLOB ?)"
+        )
+        args.append("*[ \t\n\r\f\v]*")
     return where, args
 
 
@@ -244,8 +261,28 @@ def _row(r: tuple[object, ...]) -> VoiceRow:
     )
 
 
+_BARE = re.compile(BARE_COMMAND)
+
+
 def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
-    """``VoiceIndex.search`` on an open connection (inside a read snapshot)."""
+    """``VoiceIndex.search`` on an open connection (inside a read snapshot).
+
+    ``bare_commands=False``: bare slash commands are rare, and testing every
+    candidate row against its node costs ~50% more on a common word. So the search
+    runs without that filter first and, only when a bare command is among the rows
+    it returns, again with it. Same answer: leaving out rows that are not in the
+    top ``limit`` cannot change the top ``limit`` (whole-word or substring tier).
+    ``recent_sessions`` picks sessions by their newest message, which a bare command
+    can be: that case always filters in SQL, as do listings (newest first, they stop
+    at ``limit`` rows anyway)."""
+    if not q.bare_commands and q.recent_sessions == 0 and q.query.strip():
+        rows = _search_conn(conn, VoiceSearch(**{**as_dict(q), "bare_commands": True}))
+        if not any(_BARE.fullmatch(r.text) for r in rows):
+            return rows
+    return _search_conn(conn, q)
+
+
+def _search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
     match = to_fts5_query(q.query) if q.query.strip() else ""
     if q.query.strip() and not match:
         return []

@@ -92,7 +92,7 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
     }
     code, out, _ = _fast(capsys, "plain", "--session=s1", "--at", "2021-01-01T00:00:00+00:00")
     assert code == 0 and out.startswith("noted n-") and "2021-01-01T00:00:00.000000Z" in out
-    texts = [line.split(" ", 2)[2] for line in invoke("session", "show", "s1").stdout.splitlines()]
+    texts = [line.split(" ", 4)[4] for line in invoke("session", "show", "s1").stdout.splitlines()]
     assert texts[0] == "plain" and texts[-2:] == ["fast one", "typer one"]
     for argv in (["x", "--session", "../etc"], ["x", "--session", "s1", "--at", "nope"], [" "]):
         argv_s1 = argv if "--session" in argv else [*argv, "--session", "s1"]
