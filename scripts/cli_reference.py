@@ -79,7 +79,9 @@ def main() -> int:
         for path, text in outputs.items():
             current = path.read_text(encoding="utf-8") if path.exists() else ""
             if current != text:
-                print(f"{path} is out of date: run `python scripts/cli_reference.py`", file=sys.stderr)
+                print(
+                    f"{path} is out of date: run `python scripts/cli_reference.py`", file=sys.stderr
+                )
                 stale = 1
         return stale
     for path, text in outputs.items():

@@ -10,7 +10,6 @@ from typer.core import TyperGroup
 
 from memgraph.errors import MemgraphError, error_line, unexpected_as_error
 
-
 # `memgraph --help` lists these first, in this order; then the rest as registered.
 EVERYDAY = ("voice", "note", "wake", "recall", "context", "hook", "doctor", "demo")
 
@@ -65,6 +64,7 @@ COMMAND_MODULES = (
     "context",
     "mcp",
     "probe",
+    "doctor",
     "voice_index",
     "wiki",
     "demo",

@@ -46,13 +46,13 @@ class VoiceGroup(TyperGroup):
     # `memgraph voice --help` shows the real usage first: the search and its
     # options (read from the search command itself), then backfill, then the
     # subcommands.
-    def format_usage(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
         formatter.write_usage(ctx.command_path, '"keyword" [OPTIONS]')
         if "backfill" in self.commands:
             formatter.write_usage(ctx.command_path, "--backfill [OPTIONS]", prefix="   or: ")
         formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         search = self.commands.get("search")
         if search is not None:
             rows = [r for p in search.get_params(ctx) if (r := p.get_help_record(ctx))]
@@ -62,7 +62,7 @@ class VoiceGroup(TyperGroup):
             super().format_options(ctx, formatter)
         self.format_commands(ctx, formatter)
 
-    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = []
         if "backfill" in self.commands:
             rows.append(

@@ -24,7 +24,9 @@ ENV = {"COLUMNS": "100", "TERM": "dumb", "NO_COLOR": "1"}
 
 
 def _reference() -> object:
-    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "scripts" / "cli_reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", ROOT / "scripts" / "cli_reference.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
