@@ -194,19 +194,36 @@ def note(
 
 
 def wake(
-    persona: str | None = PersonaOpt,
+    persona: str | None = typer.Option(
+        None,
+        "--persona",
+        help="Persona (env MEMGRAPH_PERSONA; unset: the most recently active of any persona).",
+    ),
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
+    from memgraph.config import resolve
+    from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
     from profiles.session.records import fixed_iso
 
-    s, store = _open(home, None, for_reading=True)
+    # --persona, else MEMGRAPH_PERSONA / the config file, else across personas
+    chosen = persona or resolve(None, None, ("persona",)).get("persona")
+    _, store = _open(home, None, for_reading=True)
     try:
-        result = wake_api(store, persona or s.persona)
+        result = wake_api(store, str(chosen) if chosen else None)
+        known = personas(store) if result.axiom and chosen else []
     finally:
         store.close()
+    if result.axiom and chosen:
+        others = f" (personas with sessions: {', '.join(known)})" if known else ""
+        sys.stderr.write(f"wake: persona {chosen} has no sessions yet{others}\n")
+    elif not result.axiom and not chosen:
+        sys.stderr.write(
+            f"wake: persona {result.persona} (most recently active; "
+            f"session {str(result.session_id)[:8]})\n"
+        )
     if as_json:
         print_json_line(
             {
