@@ -90,7 +90,10 @@ def _capture_and_search(store: Any, vault: Path) -> Any:
             first = first or hit
             print(format_line(hit))
     stats = voice_stats(store)
-    print(f"index: {stats.messages} messages in {stats.sessions} sessions, {stats.classified} classified")
+    print(
+        f"index: {stats.messages} messages in {stats.sessions} sessions, "
+        f"{stats.classified} classified"
+    )
     return first
 
 
@@ -134,9 +137,7 @@ def _window(store: Any, vault: Path, repo: Path, hit: Any) -> None:
         vault=vault,
     )
     result = run_windows(store, request)
-    joined = [
-        w for w in result.windows if {i.type for i in w.items} >= {"commit", "message"}
-    ]
+    joined = [w for w in result.windows if {i.type for i in w.items} >= {"commit", "message"}]
     for window in joined[:1]:
         print(f"$ memgraph windows show {window.id}")
         for line in format_report(window_report(store, window.id)):
