@@ -160,8 +160,10 @@ def _make_repo(repo: Path, when: datetime, message: str) -> str:
     stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp, LC_ALL="C")
-    config = ("-c", "user.name=memgraph demo", "-c", "user.email=demo@example.invalid")
-    config += ("-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main")
+    config = [
+        *("-c", "user.name=memgraph demo", "-c", "user.email=demo@example.invalid"),
+        *("-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"),
+    ]
     for args in (("init", "-q"), ("add", "retry.py"), ("commit", "-q", "-m", message)):
         try:
             done = subprocess.run(
