@@ -21,6 +21,7 @@ FAST_PATHS = {
     "hook": "memgraph.cli.hook_fast",
     "repo": "memgraph.cli.repo_fast",
     "recall": "memgraph.cli.recall_fast",
+    "wake": "memgraph.cli.wake_fast",
 }
 
 

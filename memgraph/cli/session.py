@@ -206,7 +206,7 @@ def wake(
     from memgraph.config import resolve
     from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
-    from profiles.session.records import fixed_iso
+    from profiles.session.records import fixed_iso, wake_json, wake_line
 
     # --persona, else MEMGRAPH_PERSONA / the config file, else across personas
     chosen = persona or resolve(None, None, ("persona",)).get("persona")
@@ -216,25 +216,15 @@ def wake(
         known = personas(store) if result.axiom and chosen else []
     finally:
         store.close()
-    if result.axiom and chosen:
-        others = f" (personas with sessions: {', '.join(known)})" if known else ""
-        sys.stderr.write(f"wake: persona {chosen} has no sessions yet{others}\n")
-    elif not result.axiom and not chosen:
-        sys.stderr.write(
-            f"wake: persona {result.persona} (most recently active; "
-            f"session {str(result.session_id)[:8]})\n"
-        )
+    line = wake_line(result.persona, result.session_id, bool(chosen), known)
+    if line:
+        sys.stderr.write(line + "\n")
     if as_json:
+        ts = fixed_iso(result.timestamp) if result.timestamp else None
         print_json_line(
-            {
-                "persona": result.persona,
-                "session_id": result.session_id,
-                "timestamp": fixed_iso(result.timestamp) if result.timestamp else None,
-                "harness": result.harness,
-                "id": result.note_id,
-                "axiom": result.axiom,
-                "text": result.text,
-            }
+            wake_json(
+                result.persona, result.session_id, ts, result.harness, result.note_id, result.text
+            )
         )
     else:
         print(result.text)

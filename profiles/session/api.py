@@ -33,14 +33,9 @@ from profiles.session.records import (
     session_node,
     session_node_id,
 )
+from profiles.session.records import DEFAULT_AXIOM as DEFAULT_AXIOM
 from profiles.session.records import check_at as records_check_at
 from profiles.session.views import ViewWrite, session_file, write_view
-
-# What `wake` answers when a persona has no notes yet.
-DEFAULT_AXIOM = (
-    "No notes yet: read the repository as it is now, trust it over memory, "
-    'and leave a note (memgraph note "...") when you learn something the next session needs.'
-)
 
 
 def check_at(at: datetime | None, now: datetime) -> datetime:
