@@ -53,7 +53,9 @@ def _wake_home(base: Path, env: dict[str, str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
-    ap.add_argument("--context-db", type=Path, default=Path("/tmp/memgraph-bench-context-100000.db"))
+    ap.add_argument(
+        "--context-db", type=Path, default=Path("/tmp/memgraph-bench-context-100000.db")
+    )
     args = ap.parse_args()
     for pkg in ("memgraph", "profiles", "context_cut"):
         compileall.compile_dir(ROOT / pkg, quiet=1)
@@ -85,7 +87,7 @@ def main() -> None:
         print(f"(no {args.context_db}: run bench/bench_context.py to add the context row)")
     load0 = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for name, argv in commands.items():  # one warm-up each
+    for argv in commands.values():  # one warm-up each
         _run(argv, env)
     for _ in range(args.runs):
         for name, argv in commands.items():
