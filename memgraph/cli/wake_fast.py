@@ -61,13 +61,16 @@ def run(argv: list[str]) -> int | None:
         return exc.exit_code
     if not db.is_file():
         return None
+    from memgraph.store.guard import check_file, check_schema
     from memgraph.store.sqlite_ext.base import LightSQLite
     from memgraph.store.sqlite_ext.standing import wake_reads
 
     try:
+        check_file(db)
         light = LightSQLite(db, readonly=True)
         try:
             with light.read() as conn:
+                check_schema(conn, db)  # a foreign or newer store: typer refuses it
                 found = wake_reads(conn, str(chosen) if chosen else None)
         finally:
             light.close()
