@@ -43,7 +43,6 @@ def run(argv: list[str]) -> int | None:
         return None
     opts, as_json = parsed
     import json
-    import sqlite3
     from pathlib import Path
 
     from memgraph.cli.session_fast import _load
@@ -61,21 +60,9 @@ def run(argv: list[str]) -> int | None:
         return exc.exit_code
     if not db.is_file():
         return None
-    from memgraph.store.guard import check_file, check_schema
-    from memgraph.store.sqlite_ext.base import LightSQLite
-    from memgraph.store.sqlite_ext.standing import wake_reads
+    from memgraph.store.sqlite_ext.standing import light_wake_reads
 
-    try:
-        check_file(db)
-        light = LightSQLite(db, readonly=True)
-        try:
-            with light.read() as conn:
-                check_schema(conn, db)  # a foreign or newer store: typer refuses it
-                found = wake_reads(conn, str(chosen) if chosen else None)
-        finally:
-            light.close()
-    except (sqlite3.Error, MemgraphError):
-        return None  # not a store, or busy: the full path reports
+    found = light_wake_reads(db, str(chosen) if chosen else None)
     if found is None:
         return None
     note, sessions, known = found

@@ -166,6 +166,29 @@ def wake_reads(
     return note, [(str(a), str(b), str(c)) for a, b, c in sessions], personas
 
 
+def light_wake_reads(
+    path: Any, persona: str | None
+) -> tuple[tuple[str, ...] | None, list[tuple[str, str, str]], list[str]] | None:
+    """``wake_reads`` on a store file opened read-only without the store class; None
+    when this path cannot answer for sure (not a store, a foreign or newer one, older
+    tables, busy): the caller takes the full path, which refuses or migrates."""
+    from memgraph.errors import MemgraphError
+    from memgraph.store.guard import check_file, check_schema
+    from memgraph.store.sqlite_ext.base import LightSQLite
+
+    try:
+        check_file(path)
+        light = LightSQLite(path, readonly=True)
+        try:
+            with light.read() as conn:
+                check_schema(conn, path)
+                return wake_reads(conn, persona)
+        finally:
+            light.close()
+    except (sqlite3.Error, MemgraphError):
+        return None
+
+
 class LightStanding(SQLiteStanding):
     """``SQLiteStanding`` over a store file opened read-only without the store class
     (the SessionStart hook). Raises ``StoreError`` when the file is not a store."""
