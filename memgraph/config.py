@@ -107,16 +107,46 @@ def env_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    """The TOML file's table ({} when there is none); a bad file is a ``ConfigError``."""
+    """The TOML file's table ({} when there is none); a bad file is a ``ConfigError``
+    naming it. Keys that are not settings are warned about once per process."""
     if not path.is_file():
         return {}
     import tomllib
 
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            table = tomllib.load(fh)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"invalid configuration: {path}: {exc}") from None
+    unknown = unknown_keys(table)
+    if unknown and str(path) not in _WARNED:
+        import sys
+
+        _WARNED.add(str(path))
+        sys.stderr.write(f"memgraph: warning: {unknown_line(path, unknown)}\n")
+    return table
+
+
+# config files already warned about (a process reads its file once or twice)
+_WARNED: set[str] = set()
+
+
+def unknown_keys(table: Mapping[str, Any]) -> list[str]:
+    """Keys of a config table that name no setting (ignored, probably typos)."""
+    return sorted(k for k in table if k not in FIELDS)
+
+
+def unknown_line(path: Path, unknown: Iterable[str]) -> str:
+    """``<file>: unknown key 'valt' ignored (did you mean 'vault'?)``, one clause per key."""
+    from difflib import get_close_matches
+
+    parts = []
+    for key in unknown:
+        near = get_close_matches(key, FIELDS, n=1)
+        parts.append(
+            f"unknown key {key!r} ignored" + (f" (did you mean {near[0]!r}?)" if near else "")
+        )
+    return f"{path}: " + "; ".join(parts)
 
 
 def resolve(
@@ -158,7 +188,8 @@ def paths(
     raw = resolve({"home": home, "vault": vault, "store": store}, env, ("home", "vault", "store"))
     for field in ("home", "vault", "store"):
         if field in raw and not isinstance(raw[field], str | Path):
-            raise ConfigError(f"invalid configuration: {field} must be a path")
+            where = f" in {config_file(env)}" if env_value(field, env) is None else ""
+            raise ConfigError(f"invalid configuration{where}: {field} must be a path")
     home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
     vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
     chosen = raw.get("store")
@@ -229,10 +260,24 @@ def load_settings(**overrides: Any) -> Settings:
         settings = Settings(**raw)
     except Exception as exc:  # pydantic ValidationError
         first = str(exc).strip().splitlines()
-        raise ConfigError(f"invalid configuration: {' '.join(first[:3])}") from None
+        where = _blame_file(exc, overrides)
+        raise ConfigError(f"invalid configuration{where}: {' '.join(first[:3])}") from None
     if "OLLAMA_HOST" in os.environ and settings.ollama_host is None:
         settings.ollama_host = os.environ["OLLAMA_HOST"]
     return settings
+
+
+def _blame_file(exc: Exception, overrides: Mapping[str, Any]) -> str:
+    """`` in <file>`` when a field that failed validation came from the config file."""
+    errors = getattr(exc, "errors", None)
+    try:
+        bad = {str(e["loc"][0]) for e in errors()} if callable(errors) else set()
+    except Exception:
+        return ""
+    path = config_file()
+    table = read_config_file(path)
+    from_file = [f for f in bad if f in table and overrides.get(f) is None and env_value(f) is None]
+    return f" in {path}" if from_file else ""
 
 
 def __getattr__(name: str) -> Any:

@@ -82,15 +82,25 @@ def install_cmd(
     command: str | None = typer.Option(
         None, "--command", help="The SessionEnd hook command (default: this memgraph)."
     ),
+    create: bool = typer.Option(
+        False, "--create", help="Create the settings file's directory if it is missing."
+    ),
 ) -> None:
     """Add SessionStart and SessionEnd hooks (idempotent; `hook uninstall` undoes it)."""
-    from profiles.wakeup.install import install
+    from profiles.wakeup.install import default_base, hook_command, install
 
     path = settings_file or Path.home() / ".claude" / "settings.json"
-    base = command.rsplit(" hook session-end", 1)[0] if command else None
-    added = install(path, base)
+    base = command.rsplit(" hook session-end", 1)[0] if command else default_base()
+    existed = path.parent.is_dir(), path.exists()
+    added = install(path, base, create=create)
+    if added and not existed[0]:
+        print(f"created directory {path.parent}")
+    if added and not existed[1]:
+        print(f"created {path}")
     for event in added:
-        print(f"installed {event} hook in {path}")
+        print(f"installed {event} hook in {path}: {hook_command(base, event)}")
+    if added:
+        print(f"(`memgraph hook uninstall` removes exactly these; record: {path}.memgraph.json)")
     if not added:
         print(f"SessionStart and SessionEnd hooks already installed in {path}")
 

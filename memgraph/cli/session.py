@@ -197,30 +197,37 @@ def note(
 
 
 def wake(
-    persona: str | None = PersonaOpt,
+    persona: str | None = typer.Option(
+        None,
+        "--persona",
+        help="Persona (env MEMGRAPH_PERSONA; unset: the most recently active of any persona).",
+    ),
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
+    from memgraph.config import resolve
+    from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
-    from profiles.session.records import fixed_iso
+    from profiles.session.records import fixed_iso, wake_json, wake_line
 
-    s, store = _open(home, None, for_reading=True)
+    # --persona, else MEMGRAPH_PERSONA / the config file, else across personas
+    chosen = persona or resolve(None, None, ("persona",)).get("persona")
+    _, store = _open(home, None, for_reading=True)
     try:
-        result = wake_api(store, persona or s.persona)
+        result = wake_api(store, str(chosen) if chosen else None)
+        known = personas(store) if result.axiom and chosen else []
     finally:
         store.close()
+    line = wake_line(result.persona, result.session_id, bool(chosen), known)
+    if line:
+        sys.stderr.write(line + "\n")
     if as_json:
+        ts = fixed_iso(result.timestamp) if result.timestamp else None
         print_json_line(
-            {
-                "persona": result.persona,
-                "session_id": result.session_id,
-                "timestamp": fixed_iso(result.timestamp) if result.timestamp else None,
-                "harness": result.harness,
-                "id": result.note_id,
-                "axiom": result.axiom,
-                "text": result.text,
-            }
+            wake_json(
+                result.persona, result.session_id, ts, result.harness, result.note_id, result.text
+            )
         )
     else:
         print(result.text)

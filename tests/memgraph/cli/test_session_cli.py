@@ -102,3 +102,33 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
     assert _fast(capsys, "--help")[0] is None
     assert _fast(capsys, "a", "b", "--session", "s1")[0] is None
     assert _fast(capsys, "a", "--bogus", "--session", "s1")[0] is None
+
+
+def test_wake_without_persona_takes_the_most_recent_session_of_any_persona(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMGRAPH_PERSONA", raising=False)
+    invoke("session", "start", "a1", "--persona", "alice")
+    invoke("session", "start", "b1", "--persona", "bob")
+    invoke("note", "alice earlier", "--session", "a1")
+    invoke("note", "bob later", "--session", "b1")
+    r = invoke("wake")
+    assert r.exit_code == 0 and r.stdout == "bob later\n"
+    assert r.stderr == "wake: persona bob (most recently active; session b1)\n"
+    assert json.loads(invoke("wake", "--json").stdout)["persona"] == "bob"
+    invoke("note", "alice latest", "--session", "a1")
+    assert invoke("wake").stdout == "alice latest\n"
+    # an explicit persona (flag or env) is that persona's, and says nothing extra
+    r = invoke("wake", "--persona", "bob")
+    assert (r.stdout, r.stderr) == ("bob later\n", "")
+    monkeypatch.setenv("MEMGRAPH_PERSONA", "bob")
+    assert invoke("wake").stdout == "bob later\n"
+
+
+def test_wake_for_a_persona_without_sessions_says_so(isolated_env: Path) -> None:
+    from profiles.session.api import DEFAULT_AXIOM
+
+    invoke("session", "start", "a1", "--persona", "alice")
+    r = invoke("wake", "--persona", "carol")
+    assert r.exit_code == 0 and r.stdout == DEFAULT_AXIOM + "\n"
+    assert r.stderr == "wake: persona carol has no sessions yet (personas with sessions: alice)\n"
