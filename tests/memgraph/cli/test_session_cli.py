@@ -132,3 +132,23 @@ def test_wake_for_a_persona_without_sessions_says_so(isolated_env: Path) -> None
     r = invoke("wake", "--persona", "carol")
     assert r.exit_code == 0 and r.stdout == DEFAULT_AXIOM + "\n"
     assert r.stderr == "wake: persona carol has no sessions yet (personas with sessions: alice)\n"
+
+
+def test_mcp_wake_without_persona_follows_the_cli_rule(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MCP `wake` with no persona argument or configured persona uses the most recently
+    active session of any persona, as `memgraph wake` does."""
+    from memgraph.config import load_settings
+    from memgraph.mcp_server import MemgraphTools
+
+    monkeypatch.delenv("MEMGRAPH_PERSONA", raising=False)
+    invoke("session", "start", "a1", "--persona", "alice")
+    invoke("session", "start", "b1", "--persona", "bob")
+    invoke("note", "alice earlier", "--session", "a1")
+    invoke("note", "bob later", "--session", "b1")
+    tools = MemgraphTools(load_settings())
+    assert tools.wake()["persona"] == "bob"
+    assert tools.wake("alice")["persona"] == "alice"
+    monkeypatch.setenv("MEMGRAPH_PERSONA", "alice")
+    assert tools.wake()["persona"] == "alice"
