@@ -123,7 +123,9 @@ _PARTS = {
 _SPECIFIC = re.compile(
     "|".join(f"(?P<{name}>{body})" for name, body in _PATTERNS if name not in _PARTS)
 )
-_PLACEHOLDER = re.compile(r"^(?:\$\{?\w+\}?|%\(?\w+\)?s?|\{\{.*\}\}|<.*>|(.)\1+|\*+|x+|\.\.\.+)$")
+_PLACEHOLDER = re.compile(  # ${VAR}, %(name)s, %VAR%, %s, {{x}}, <x>, xxxx, ***, ...
+    r"^(?:\$\{?\w+\}?|%\(\w+\)[sd]|%\w+%|%[sd]|\{\{.*\}\}|<.*>|(.)\1+|\*+|x+|\.\.\.+)$"
+)
 _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 MIN_ENTROPY = 3.0  # bits per character for a generic ``name=value`` secret
 

@@ -20,7 +20,7 @@ def test_demo_shows_the_whole_loop(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     out = result.output
     assert "captured 12 operator messages from 3 transcripts" in out
-    assert "$ memgraph voice backoff\n[2026-04-14 14:30 atlas 80166115]" in out
+    assert "$ memgraph voice backoff\n[2026-04-14 14:30 UTC atlas 80166115]" in out
     # a note, then wake returns it
     assert "$ memgraph wake\nretry backoff is in;" in out
     # the generated repository's commit joins the message's window

@@ -97,7 +97,7 @@ def test_tools_keep_the_store_open_and_reopen_a_replaced_one(
         assert tools.voice_search("backoff") == []
 
         # a write tool beside the read store; afterwards reads still see the file
-        tools.note("written through mcp", session_id="s-after")
+        tools.note("written through mcp", session="s-after")
         assert tools.voice_stats()["messages"] == 0
     finally:
         tools.close()
