@@ -286,3 +286,10 @@ def __getattr__(name: str) -> Any:
 
         return Settings
     raise AttributeError(f"module 'memgraph.config' has no attribute {name!r}")
+
+
+def chosen_persona(flag: str | None) -> str | None:
+    """The persona `wake` reads (CLI, fast path and MCP alike): the flag, else a
+    configured one (env, then file), else None: the most recently active of any."""
+    found = flag or resolve(None, None, ("persona",)).get("persona")
+    return str(found) if found else None

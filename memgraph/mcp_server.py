@@ -225,13 +225,11 @@ class MemgraphTools:
         return result
 
     def wake(self, persona: str | None = None) -> dict[str, Any]:
-        from memgraph.config import resolve
+        from memgraph.config import chosen_persona
         from profiles.session.api import wake
 
-        # as the CLI: the argument, else a configured persona, else across personas
-        chosen = persona or resolve(None, None, ("persona",)).get("persona")
         with self._store() as store:
-            result: dict[str, Any] = _jsonable(wake(store, chosen))
+            result: dict[str, Any] = _jsonable(wake(store, chosen_persona(persona)))
         return result
 
     def context(

@@ -206,13 +206,12 @@ def wake(
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
-    from memgraph.config import resolve
+    from memgraph.config import chosen_persona
     from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
     from profiles.session.records import fixed_iso, wake_json, wake_line
 
-    # --persona, else MEMGRAPH_PERSONA / the config file, else across personas
-    chosen = persona or resolve(None, None, ("persona",)).get("persona")
+    chosen = chosen_persona(persona)
     _, store = _open(home, None, for_reading=True)
     try:
         result = wake_api(store, str(chosen) if chosen else None)

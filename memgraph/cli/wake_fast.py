@@ -46,13 +46,13 @@ def run(argv: list[str]) -> int | None:
     from pathlib import Path
 
     from memgraph.cli.session_fast import _load
-    from memgraph.config import paths, resolve
+    from memgraph.config import chosen_persona, paths
     from memgraph.errors import MemgraphError, error_line
 
     try:
         records, _, views = (_load(name) for name in ("records", "emit", "views"))
         db = paths(home=opts.get("--home"))[0]
-        chosen = opts.get("--persona") or resolve(None, None, ("persona",)).get("persona")
+        chosen = chosen_persona(opts.get("--persona"))
         if chosen:
             records.check_name(str(chosen), "persona")
     except MemgraphError as exc:
