@@ -55,11 +55,26 @@ def _corpus_records(corpus: Path) -> list[list[dict[str, object]]]:
     return out
 
 
+def _is_prompt(rec: dict[str, object]) -> bool:
+    msg = rec.get("message")
+    return (
+        rec.get("type") == "user" and isinstance(msg, dict) and isinstance(msg.get("content"), str)
+    )
+
+
 def build_real_tree(
-    corpus: Path, root: Path, total_mb: float, slice_bytes: int | None = None, seed: int = 7
+    corpus: Path,
+    root: Path,
+    total_mb: float,
+    slice_bytes: int | None = None,
+    seed: int = 7,
+    max_files: int | None = None,
 ) -> int:
-    """Write session files under ``root`` until ``total_mb``; returns the file count.
-    ``slice_bytes`` None: whole corpus files; else consecutive slices of about that size."""
+    """Write session files under ``root`` until ``total_mb`` (or ``max_files``);
+    returns the file count. ``slice_bytes`` None: whole corpus files; else
+    consecutive slices of up to that size (ending at half of it once they hold 4
+    typed prompts), without tool records over an eighth of it: small sessions,
+    most of which still get a page."""
     rng = random.Random(seed)
     sources = _corpus_records(corpus)
     pieces: list[list[dict[str, object]]] = []
@@ -68,13 +83,17 @@ def build_real_tree(
             pieces.append(recs)
             continue
         cur: list[dict[str, object]] = []
-        size = 0
+        size = prompts = 0
         for rec in recs:
+            length = len(json.dumps(rec))
+            if length > slice_bytes // 8 and not _is_prompt(rec):
+                continue  # a small session: no huge tool output
             cur.append(rec)
-            size += len(json.dumps(rec))
-            if size >= slice_bytes:
+            size += length
+            prompts += _is_prompt(rec)
+            if (size >= slice_bytes // 2 and prompts >= 4) or size >= slice_bytes:
                 pieces.append(cur)
-                cur, size = [], 0
+                cur, size, prompts = [], 0, 0
         if cur:
             pieces.append(cur)
     written = files = 0
@@ -102,8 +121,10 @@ def build_real_tree(
             path.write_bytes(data)
             written += len(data)
             files += 1
-            if written >= total_mb * 1e6:
+            if written >= total_mb * 1e6 or files == max_files:
                 break
+        if files == max_files:
+            break
     return files
 
 
@@ -249,10 +270,7 @@ def main() -> None:
             elif args.mode == "tree":
                 build_real_tree(args.corpus, tree, args.mb or 113.0)
             else:  # small sessions (also the rerun's tree)
-                build_real_tree(args.corpus, tree, args.sessions * 0.025, slice_bytes=25_000)
-                paths = sorted(tree.rglob("*.jsonl"))
-                for extra in paths[args.sessions :]:
-                    extra.unlink()
+                build_real_tree(args.corpus, tree, 1e9, slice_bytes=30_000, max_files=args.sessions)
             n = len(list(tree.rglob("*.jsonl")))
             print(f"generated {n} transcripts in {time.perf_counter() - started:.1f} s")
         if args.mode == "rerun":
