@@ -91,6 +91,8 @@ def sync_paths(paths: list[Path]) -> None:
             list(pool.map(sync, files))
     for directory in dict.fromkeys(p.parent for p in files):
         sync(directory)
+
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
