@@ -175,8 +175,12 @@ class PgVoiceIndex:
         clause: str,
         args: list[object],
     ) -> list[VoiceRow]:
-        # corpus figures ride on every row: rows, tokens, the newest message's day
-        # (recency is measured from it) and the rows holding each phrase
+        if all(len(words) == 1 for words, _ in phrases):
+            return self._ranked_terms(q, phrases, head, head_args, clause, args)
+        # phrases of several words: the instances are counted on each candidate's
+        # text (adjacency is not in voice_terms). Corpus figures ride on every
+        # row: rows, tokens, the newest message's day (recency is measured from
+        # it) and the rows holding each phrase
         having = having_sql("fts_body", len(phrases))
         rows = self.store.fetch_all(
             f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
@@ -217,6 +221,92 @@ class PgVoiceIndex:
         scored.sort(key=lambda x: (x[0], x[1]))
         top = scored[: q.limit]
         hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _ranked_terms(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> list[VoiceRow]:
+        """One-word and prefix phrases: BM25 in ONE statement over ``voice_terms``
+        (migration 8: tf, length, day and class per lexeme and live message), so
+        the server ranks and only the best ``limit`` rows travel. The arithmetic
+        is ``fts.bm25``/``fts.idf`` term by term in the same order, so scores (and
+        ties) are those of the Python path and of SQLite (tests compare them)."""
+        if q.limit < 1:
+            return []
+        cte = head.rstrip() + "," if head else "WITH"
+        having = having_sql("fts_body", len(phrases))
+        parts, part_args = [], []
+        for i, ((word,), prefix) in enumerate(phrases):
+            if prefix:
+                parts.append(
+                    f"SELECT {i} AS i, node_id, sum(tf) AS tf, min(ntok) AS ntok, min(day) AS day,"
+                    " min(classification) AS cls FROM voice_terms"
+                    " WHERE term >= %s AND term < %s GROUP BY node_id"
+                )
+                part_args += [word, word[:-1] + chr(ord(word[-1]) + 1)]
+            else:
+                parts.append(
+                    f"SELECT {i} AS i, node_id, tf, ntok, day, classification AS cls"
+                    " FROM voice_terms WHERE term = %s"
+                )
+                part_args.append(word)
+        k = len(phrases)
+        if k == 1:
+            grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
+        else:
+            tfs = ", ".join(f"sum(tf) FILTER (WHERE i = {i}) AS t{i}" for i in range(k))
+            grouped = (
+                f"SELECT node_id, min(ntok) AS ntok, min(day) AS day, min(cls) AS cls, {tfs}"
+                f" FROM ({' UNION ALL '.join(parts)}) p GROUP BY node_id HAVING count(*) = {k}"
+            )
+        # FTS5's bm25 term by term, in fts.bm25's order of operations
+        f8 = "::float8"
+        norm = f"(1.2{f8} * (0.25{f8} + 0.75{f8} * g.ntok / f.avgdl))"
+        terms = []
+        for i in range(k):
+            w = f"ln(((f.nodes - f.n{i}){f8} + 0.5{f8}) / (f.n{i}{f8} + 0.5{f8}))"
+            w = f"(CASE WHEN {w} > 0 THEN {w} ELSE 1e-6{f8} END)"
+            terms.append(f"({w} * g.t{i} * (1.2{f8} + 1.0{f8}) / (g.t{i} + {norm}))")
+        recency = f"(0.5{f8} + 0.5{f8} / (1.0{f8} + greatest(0.0{f8}, f.ref - g.day) / %s{f8}))"
+        counts = ", ".join(f"n{i}" for i in range(k))
+        # filters other than liveness (voice_terms holds live messages only)
+        filtered = (
+            f" JOIN voice_messages v ON v.node_id = g.node_id AND {clause}"
+            if clause != "v.lifecycle <> 'retired'"
+            else ""
+        )
+        rows = self.store.fetch_all(
+            f"{cte} f(one, {counts}, nodes, avgdl, ref) AS MATERIALIZED (SELECT s.*, x.nodes,"
+            " CASE WHEN x.nodes > 0 AND x.tokens > 0 THEN x.tokens::float8 / x.nodes"
+            " ELSE 1.0::float8 END, coalesce((SELECT day FROM voice_messages"
+            " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1), 0.0)"
+            f" FROM node_stats x, (SELECT true AS one{having}) s),"
+            f" g AS ({grouped}),"
+            f" sc AS (SELECT g.node_id, g.cls IS NOT DISTINCT FROM %s AS dm,"
+            f" -({' + '.join(terms)}) * {recency} AS score FROM g{filtered} CROSS JOIN f),"
+            " cut AS (SELECT dm, score FROM sc ORDER BY dm, score LIMIT 1 OFFSET %s)"
+            f" SELECT sc.score, v.node_id, v.ts, v.classification, {_HIT} FROM sc"
+            " JOIN voice_messages v ON v.node_id = sc.node_id JOIN nodes n ON n.id = sc.node_id"
+            " WHERE NOT EXISTS (SELECT 1 FROM cut) OR (sc.dm, sc.score) <= (SELECT * FROM cut)"
+            " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
+            [
+                *head_args,
+                *[phrase_tsquery(p) for p in phrases],
+                *part_args,
+                q.demote,
+                q.recency_days,
+                *(args if filtered else []),
+                q.limit - 1,
+                q.limit,
+            ],
+        )
+        hits = [_row(float(r[0]), r[1], r[2], r[3], r[4:]) for r in rows]
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
     def _partial_tier(

@@ -352,6 +352,56 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         """,
     ),
     Migration(
+        8,
+        "voice_terms: per-message term frequencies for voice search's BM25 (PostgreSQL only)",
+        f"""
+        -- One row per (lexeme, live voice message): the phrase's instances in the
+        -- body (tf), the row's FTS5 length and the recency/demote inputs, so BM25
+        -- of a one-word (or prefix) query is an index range scan and arithmetic,
+        -- not a re-read of every matching message (notes/fleet.md). Kept by row
+        -- triggers named after nodes_voice_* so they fire after voice_messages'.
+        CREATE TABLE voice_terms (
+            term text {C} NOT NULL,
+            node_id text {C} NOT NULL,
+            tf integer NOT NULL,
+            ntok integer NOT NULL,
+            day double precision NOT NULL,
+            classification text {C},
+            PRIMARY KEY (term, node_id)
+        );
+        CREATE FUNCTION memgraph_voice_terms() RETURNS trigger LANGUAGE plpgsql AS $f$
+            BEGIN
+                IF TG_OP <> 'INSERT' AND OLD.profile = 'voice' AND OLD.kind = 'message' THEN
+                    DELETE FROM voice_terms
+                        WHERE term = ANY(tsvector_to_array(OLD.fts_body)) AND node_id = OLD.id;
+                END IF;
+                IF TG_OP <> 'DELETE' AND NEW.profile = 'voice' AND NEW.kind = 'message'
+                        AND NEW.lifecycle <> 'retired' THEN
+                    INSERT INTO voice_terms
+                        SELECT u.lexeme, NEW.id, cardinality(u.positions), NEW.ntok, v.day,
+                               v.classification
+                        FROM voice_messages v, unnest(NEW.fts_body) u
+                        WHERE v.node_id = NEW.id;
+                END IF;
+                RETURN NULL;
+            END $f$;
+        CREATE TRIGGER nodes_voiceterms_ins AFTER INSERT ON nodes FOR EACH ROW
+            WHEN (NEW.profile = 'voice' AND NEW.kind = 'message')
+            EXECUTE FUNCTION memgraph_voice_terms();
+        CREATE TRIGGER nodes_voiceterms_upd AFTER UPDATE ON nodes FOR EACH ROW
+            WHEN ((OLD.profile = 'voice' AND OLD.kind = 'message')
+                  OR (NEW.profile = 'voice' AND NEW.kind = 'message'))
+            EXECUTE FUNCTION memgraph_voice_terms();
+        CREATE TRIGGER nodes_voiceterms_del AFTER DELETE ON nodes FOR EACH ROW
+            WHEN (OLD.profile = 'voice' AND OLD.kind = 'message')
+            EXECUTE FUNCTION memgraph_voice_terms();
+        INSERT INTO voice_terms
+            SELECT u.lexeme, n.id, cardinality(u.positions), n.ntok, v.day, v.classification
+            FROM voice_messages v JOIN nodes n ON n.id = v.node_id, unnest(n.fts_body) u
+            WHERE v.lifecycle <> 'retired';
+        """,
+    ),
+    Migration(
         10,
         "session: note and session index tables kept by triggers on nodes",
         f"""
