@@ -34,6 +34,7 @@ from memgraph.store.postgres.fts import (
     tokens,
     tsquery_text,
 )
+from memgraph.store.postgres.schema import VOICE
 from memgraph.store.rows import (
     ActivityRow,
     ActivitySource,
@@ -95,6 +96,33 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         where.append("v.node_id = ANY(%s)")
         args.append(list(q.only))
     return where, args
+
+
+VOICE_N = "n.profile = 'voice' AND n.kind = 'message'"
+
+
+def _body_df(phrases: list[Phrase]) -> tuple[str, list[object]]:
+    """Scalar subqueries: the rows (of every profile) whose body holds each phrase,
+    FTS5's ``n`` for the voice search's IDF. A one-word phrase reads ``voice_df``
+    for the voice messages; the rest is counted on the partial text indexes."""
+    sql, args = "", []
+    for phrase in phrases:
+        tsq = phrase_tsquery(phrase)
+        other = (
+            "(SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)"
+            f" AND NOT ({VOICE}))"
+        )
+        (words, prefix) = phrase
+        if len(words) == 1 and not prefix:
+            sql += f", coalesce((SELECT n FROM voice_df WHERE term = %s), 0) + {other}"
+            args += [words[0], tsq]
+        else:
+            sql += (
+                ", (SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)"
+                f" AND {VOICE}) + {other}"
+            )
+            args += [tsq, tsq]
+    return sql, args
 
 
 def _ascii_lower(text: str) -> str:
@@ -175,13 +203,14 @@ class PgVoiceIndex:
         clause: str,
         args: list[object],
     ) -> list[VoiceRow]:
-        if all(len(words) == 1 for words, _ in phrases):
+        one_word = all(len(words) == 1 for words, _ in phrases)
+        if one_word and (len(phrases) == 1 or not any(prefix for _, prefix in phrases)):
             return self._ranked_terms(q, phrases, head, head_args, clause, args)
         # phrases of several words: the instances are counted on each candidate's
         # text (adjacency is not in voice_terms). Corpus figures ride on every
         # row: rows, tokens, the newest message's day (recency is measured from
         # it) and the rows holding each phrase
-        having = having_sql("fts_body", len(phrases))
+        having, having_args = _body_df(phrases)
         rows = self.store.fetch_all(
             f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
             " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
@@ -192,10 +221,10 @@ class PgVoiceIndex:
             f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"  # OFFSET 0: a nested loop
             # (no profile/kind test on n: the join keeps voice messages only, and
             # such a test can lure the planner onto the profile index)
-            " WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)",
+            f" WHERE n.fts_body @@ to_tsquery('memgraph_text', %s) AND {VOICE_N}",
             [
                 *head_args,
-                *[phrase_tsquery(p) for p in phrases],
+                *having_args,
                 *args,
                 tsquery_text(phrases),
             ],
@@ -232,7 +261,7 @@ class PgVoiceIndex:
         clause: str,
         args: list[object],
     ) -> list[VoiceRow]:
-        """One-word and prefix phrases: BM25 in ONE statement over ``voice_terms``
+        """One-word phrases (or one prefix): BM25 in ONE statement over ``voice_terms``
         (migration 8: tf, length, day and class per lexeme and live message), so
         the server ranks and only the best ``limit`` rows travel. The arithmetic
         is ``fts.bm25``/``fts.idf`` term by term in the same order, so scores (and
@@ -240,7 +269,7 @@ class PgVoiceIndex:
         if q.limit < 1:
             return []
         cte = head.rstrip() + "," if head else "WITH"
-        having = having_sql("fts_body", len(phrases))
+        having, having_args = _body_df(phrases)
         parts, part_args = [], []
         for i, ((word,), prefix) in enumerate(phrases):
             if prefix:
@@ -257,14 +286,19 @@ class PgVoiceIndex:
                 )
                 part_args.append(word)
         k = len(phrases)
-        if k == 1:
+        if k == 1:  # the word's (or prefix's) postings: one index range
             grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
-        else:
-            tfs = ", ".join(f"sum(tf) FILTER (WHERE i = {i}) AS t{i}" for i in range(k))
-            grouped = (
-                f"SELECT node_id, min(ntok) AS ntok, min(day) AS day, min(cls) AS cls, {tfs}"
-                f" FROM ({' UNION ALL '.join(parts)}) p GROUP BY node_id HAVING count(*) = {k}"
+        else:  # several words: the text index intersects, each hit probes its tfs
+            tfs = ", ".join(f"p{i}.tf AS t{i}" for i in range(k))
+            joins = " ".join(
+                f"JOIN voice_terms p{i} ON p{i}.term = %s AND p{i}.node_id = n.id" for i in range(k)
             )
+            grouped = (
+                f"SELECT n.id AS node_id, p0.ntok, p0.day, p0.classification AS cls, {tfs}"
+                f" FROM nodes n {joins} WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)"
+                f" AND {VOICE_N}"
+            )
+            part_args = [*[words[0] for words, _ in phrases], tsquery_text(phrases)]
         # FTS5's bm25 term by term, in fts.bm25's order of operations
         f8 = "::float8"
         norm = f"(1.2{f8} * (0.25{f8} + 0.75{f8} * g.ntok / f.avgdl))"
@@ -297,7 +331,7 @@ class PgVoiceIndex:
             " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
             [
                 *head_args,
-                *[phrase_tsquery(p) for p in phrases],
+                *having_args,
                 *part_args,
                 q.demote,
                 q.recency_days,

@@ -469,7 +469,8 @@ class PostgresStore:
             self.conn.execute("ANALYZE")
             self.conn.execute(
                 "SELECT gin_clean_pending_list('nodes_fts'::regclass),"
-                " gin_clean_pending_list('nodes_fts_body'::regclass)"
+                " gin_clean_pending_list('nodes_fts_body_voice'::regclass),"
+                " gin_clean_pending_list('nodes_fts_body_other'::regclass)"
             )
 
 
