@@ -98,13 +98,14 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     return where, args
 
 
-VOICE_N = "n.profile = 'voice' AND n.kind = 'message'"
+VOICE_N = "n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'"
 
 
-def _body_df(phrases: list[Phrase]) -> tuple[str, list[object]]:
+def _body_df(phrases: list[Phrase], live: str = "") -> tuple[str, list[object]]:
     """Scalar subqueries: the rows (of every profile) whose body holds each phrase,
-    FTS5's ``n`` for the voice search's IDF. A one-word phrase reads ``voice_df``
-    for the voice messages; the rest is counted on the partial text indexes."""
+    FTS5's ``n`` for the voice search's IDF. The live voice messages: ``voice_df``
+    for one word, ``live`` (a count the caller has at hand) for one prefix, else
+    the partial text index; the other rows on theirs."""
     sql, args = "", []
     for phrase in phrases:
         tsq = phrase_tsquery(phrase)
@@ -116,6 +117,9 @@ def _body_df(phrases: list[Phrase]) -> tuple[str, list[object]]:
         if len(words) == 1 and not prefix:
             sql += f", coalesce((SELECT n FROM voice_df WHERE term = %s), 0) + {other}"
             args += [words[0], tsq]
+        elif live:
+            sql += f", {live} + {other}"
+            args += [tsq]
         else:
             sql += (
                 ", (SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)"
@@ -269,7 +273,8 @@ class PgVoiceIndex:
         if q.limit < 1:
             return []
         cte = head.rstrip() + "," if head else "WITH"
-        having, having_args = _body_df(phrases)
+        # one prefix: the live messages holding it are the rows of g
+        having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
         parts, part_args = [], []
         for i, ((word,), prefix) in enumerate(phrases):
             if prefix:
@@ -316,12 +321,12 @@ class PgVoiceIndex:
             else ""
         )
         rows = self.store.fetch_all(
-            f"{cte} f(one, {counts}, nodes, avgdl, ref) AS MATERIALIZED (SELECT s.*, x.nodes,"
+            f"{cte} g AS ({grouped}),"
+            f" f(one, {counts}, nodes, avgdl, ref) AS MATERIALIZED (SELECT s.*, x.nodes,"
             " CASE WHEN x.nodes > 0 AND x.tokens > 0 THEN x.tokens::float8 / x.nodes"
             " ELSE 1.0::float8 END, coalesce((SELECT day FROM voice_messages"
             " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1), 0.0)"
             f" FROM node_stats x, (SELECT true AS one{having}) s),"
-            f" g AS ({grouped}),"
             f" sc AS (SELECT g.node_id, g.cls IS NOT DISTINCT FROM %s AS dm,"
             f" -({' + '.join(terms)}) * {recency} AS score FROM g{filtered} CROSS JOIN f),"
             " cut AS (SELECT dm, score FROM sc ORDER BY dm, score LIMIT 1 OFFSET %s)"
@@ -331,8 +336,8 @@ class PgVoiceIndex:
             " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
             [
                 *head_args,
-                *having_args,
                 *part_args,
+                *having_args,
                 q.demote,
                 q.recency_days,
                 *(args if filtered else []),

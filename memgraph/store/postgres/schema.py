@@ -36,8 +36,8 @@ FTS_DOCUMENT = f"{_tsvector('title')} || {_tsvector('body')}"
 FTS_BODY = _tsvector("body")
 
 C = 'COLLATE "C"'
-# voice message rows (the partial body text indexes of migration 8)
-VOICE = "profile = 'voice' AND kind = 'message'"
+# live voice message rows (the partial body text indexes of migration 8)
+VOICE = "profile = 'voice' AND kind = 'message' AND lifecycle <> 'retired'"
 
 MIGRATIONS: list[Migration] = [
     Migration(
@@ -371,24 +371,24 @@ EXTENSION_MIGRATIONS: list[Migration] = [
             classification text {C},
             PRIMARY KEY (term, node_id)
         );
-        -- voice messages (retired ones too) holding each lexeme: with the
-        -- partial text index of the other nodes, a word's document frequency
-        -- is two lookups, not a visit of every row holding it
+        -- live voice messages holding each lexeme (= its voice_terms rows): with
+        -- the partial text index of the other nodes (retired messages included),
+        -- a word's document frequency is two lookups, not a visit of every row
         CREATE TABLE voice_df (term text {C} PRIMARY KEY, n bigint NOT NULL);
         CREATE FUNCTION memgraph_voice_terms() RETURNS trigger LANGUAGE plpgsql AS $f$
             BEGIN
                 IF TG_OP <> 'INSERT' AND OLD.profile = 'voice' AND OLD.kind = 'message' THEN
                     DELETE FROM voice_terms
                         WHERE term = ANY(tsvector_to_array(OLD.fts_body)) AND node_id = OLD.id;
-                    UPDATE voice_df SET n = n - 1
-                        WHERE term = ANY(tsvector_to_array(OLD.fts_body));
-                END IF;
-                IF TG_OP <> 'DELETE' AND NEW.profile = 'voice' AND NEW.kind = 'message' THEN
-                    INSERT INTO voice_df SELECT t, 1 FROM unnest(tsvector_to_array(NEW.fts_body)) t
-                        ON CONFLICT (term) DO UPDATE SET n = voice_df.n + 1;
+                    IF OLD.lifecycle <> 'retired' THEN
+                        UPDATE voice_df SET n = n - 1
+                            WHERE term = ANY(tsvector_to_array(OLD.fts_body));
+                    END IF;
                 END IF;
                 IF TG_OP <> 'DELETE' AND NEW.profile = 'voice' AND NEW.kind = 'message'
                         AND NEW.lifecycle <> 'retired' THEN
+                    INSERT INTO voice_df SELECT t, 1 FROM unnest(tsvector_to_array(NEW.fts_body)) t
+                        ON CONFLICT (term) DO UPDATE SET n = voice_df.n + 1;
                     INSERT INTO voice_terms
                         SELECT u.lexeme, NEW.id, cardinality(u.positions), NEW.ntok, v.day,
                                v.classification
@@ -413,8 +413,9 @@ EXTENSION_MIGRATIONS: list[Migration] = [
             WHERE v.lifecycle <> 'retired';
         INSERT INTO voice_df
             SELECT u, count(*) FROM nodes n, unnest(tsvector_to_array(n.fts_body)) u
-            WHERE n.profile = 'voice' AND n.kind = 'message' GROUP BY u;
-        -- the body text index in two parts: voice messages, everything else
+            WHERE n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'
+            GROUP BY u;
+        -- the body text index in two parts: live voice messages, everything else
         DROP INDEX nodes_fts_body;
         CREATE INDEX nodes_fts_body_voice ON nodes USING gin(fts_body)
             WITH (gin_pending_list_limit = 256) WHERE {VOICE};
