@@ -34,7 +34,7 @@ from memgraph.store.postgres.fts import (
     tokens,
     tsquery_text,
 )
-from memgraph.store.postgres.schema import VOICE
+from memgraph.store.postgres.schema import FTS, N_FTS, VOICE
 from memgraph.store.rows import (
     ActivityRow,
     ActivitySource,
@@ -609,7 +609,8 @@ class PgTermStats:
                     continue
                 count = _one(
                     conn.execute(
-                        "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
+                        f"SELECT count(*) FROM nodes WHERE {FTS}"
+                        " @@ to_tsquery('memgraph_text', %s)",
                         (phrase_tsquery(((term,), False)),),
                     )
                 )[0]
@@ -623,9 +624,9 @@ class PgTermStats:
             return []
         phrases: list[Phrase] = [((tokens(w)[0],), False) for w in words]
         rows = self.store.fetch_all(
-            f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+            f"SELECT s.nodes, s.tokens{having_sql(FTS, len(phrases))}, n.id, n.ntok, n.title,"
             " n.body FROM node_stats s CROSS JOIN nodes n"
-            " WHERE n.fts @@ to_tsquery('memgraph_text', %s)",
+            f" WHERE {N_FTS} @@ to_tsquery('memgraph_text', %s)",
             [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases, "|")],
         )
         ranked = rank_rows(phrases, rows, len(rows), "|")
