@@ -106,7 +106,7 @@ def _body_df(phrases: list[Phrase], live: str = "") -> tuple[str, list[object]]:
     FTS5's ``n`` for the voice search's IDF. The live voice messages: ``voice_df``
     for one word, ``live`` (a count the caller has at hand) for one prefix, else
     the partial text index; the other rows on theirs."""
-    sql, args = "", []
+    sql, args = "", list[object]()
     for phrase in phrases:
         tsq = phrase_tsquery(phrase)
         other = (
