@@ -391,3 +391,24 @@ def test_voice_term_tables_follow_every_write(pg_url: str) -> None:
         assert hits[-1].node_id == ids[1]  # demoted after the reclassification
     finally:
         store.close()
+
+
+def test_snapshot_import_fills_the_voice_term_tables(pg_url: str, pg_server: Any) -> None:
+    """An import loads nodes with the voice_terms row trigger off and fills both
+    tables set-based: the same rows as writing the messages one patch at a time."""
+    from tests.memgraph.test_store_indexes import _fill
+
+    source = open_store(pg_url)
+    target = open_store(pg_server.create_database())
+    try:
+        _fill(source)
+        target.import_snapshot(source.export_snapshot())
+        for sql in (
+            "SELECT * FROM voice_terms ORDER BY 1, 2",
+            "SELECT term, n FROM voice_df WHERE n > 0 ORDER BY term",
+        ):
+            assert target.fetch_all(sql) == source.fetch_all(sql)  # type: ignore[attr-defined]
+        assert target.fetch_all("SELECT count(*) FROM voice_terms")[0][0] > 0  # type: ignore[attr-defined]
+    finally:
+        source.close()
+        target.close()

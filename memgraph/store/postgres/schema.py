@@ -243,6 +243,21 @@ def _attr_text(key: str, src: str = "a") -> str:
     return f"CASE WHEN jsonb_typeof({src}->'{key}') = 'string' THEN {src}->>'{key}' END"
 
 
+# voice_terms and voice_df of every live voice message, set-based: migration 8's
+# backfill, and a snapshot import (which loads nodes with the row triggers off:
+# one upsert of voice_df per lexeme of every message is hours on a big store)
+VOICE_TERMS_FILL = """
+        INSERT INTO voice_terms
+            SELECT u.lexeme, n.id, cardinality(u.positions), n.ntok, v.day, v.classification
+            FROM voice_messages v JOIN nodes n ON n.id = v.node_id, unnest(n.fts_body) u
+            WHERE v.lifecycle <> 'retired';
+        INSERT INTO voice_df
+            SELECT u, count(*) FROM nodes n, unnest(tsvector_to_array(n.fts_body)) u
+            WHERE n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'
+            GROUP BY u;
+"""
+
+
 EXTENSION_MIGRATIONS: list[Migration] = [
     Migration(
         2,
@@ -411,14 +426,7 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         CREATE TRIGGER nodes_voiceterms_del AFTER DELETE ON nodes FOR EACH ROW
             WHEN (OLD.profile = 'voice' AND OLD.kind = 'message')
             EXECUTE FUNCTION memgraph_voice_terms();
-        INSERT INTO voice_terms
-            SELECT u.lexeme, n.id, cardinality(u.positions), n.ntok, v.day, v.classification
-            FROM voice_messages v JOIN nodes n ON n.id = v.node_id, unnest(n.fts_body) u
-            WHERE v.lifecycle <> 'retired';
-        INSERT INTO voice_df
-            SELECT u, count(*) FROM nodes n, unnest(tsvector_to_array(n.fts_body)) u
-            WHERE n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'
-            GROUP BY u;
+        {VOICE_TERMS_FILL}
         -- title + body text: an index over the two columns' concatenation (the
         -- same tsvector as the generated column it replaces), so each body is
         -- parsed once per write, not twice (a bulk write's main server cost)

@@ -36,7 +36,7 @@ from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
 from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
-from memgraph.store.postgres.schema import all_migrations
+from memgraph.store.postgres.schema import VOICE_TERMS_FILL, all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_txn import iso
@@ -352,9 +352,15 @@ class PostgresStore(DocStore):
                 raise SnapshotError(
                     f"store {self.location} is not empty; import a snapshot into a new database"
                 )
+            # a bulk load into an empty store: no statement deadline, and the voice
+            # term tables filled set-based after the nodes, not row by row
+            self.conn.execute("SET LOCAL statement_timeout = 0")
+            self.conn.execute("ALTER TABLE nodes DISABLE TRIGGER nodes_voiceterms_ins")
             txn.put_domains(snapshot.domains)
             txn.put_node_history(snapshot.node_history)
             txn.put_nodes(snapshot.nodes, [])
+            self.conn.execute("ALTER TABLE nodes ENABLE TRIGGER nodes_voiceterms_ins")
+            self.conn.execute(VOICE_TERMS_FILL.encode())
             txn.put_edges(snapshot.edges, snapshot.edge_history)
             txn.put_summaries(snapshot.summaries, snapshot.summary_history)
             txn.put_manifests(snapshot.embeddings)
