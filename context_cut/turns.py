@@ -5,12 +5,14 @@ A conversation turn is short and often only makes sense beside its neighbour:
 scored on its own words AND on its neighbours' (``prev_turn``/``next_turn``,
 set by ``memgraph import conversations``):
 
-    final(t) = s(t) + PREV * s(prev(t)) + NEXT * s(next(t))   (x SPEAKER when named)
+    final(t) = s(t) + PREV * s(prev(t)) + NEXT * s(next(t))
+               + SESSION * max(s(u) for u in t's session)   (x SPEAKER when named)
 
 where ``s`` is the fusion of a BM25 (OR over the query's content words, each
-word also as a prefix of its stem so "pets" finds "pet") and the cosine of the
-vector nerve, each normalised to [0, 1] by its best hit in the pool. A turn
-whose speaker the query names ("What pet does Caroline have?") is boosted.
+word also as a prefix of its stem so "pets" finds "pet"), normalised by its best
+hit in the pool, and the cosine of the vector nerve, min-max normalised over the
+pool. A turn whose speaker the query names ("What pet does Caroline have?") is
+boosted. The scoring pieces live in ``context_cut.turn_scoring``.
 
 Scope filters (project, session, constellation, since) are applied inside the
 lexical query on SQLite (the voice index), so one conversation among many
