@@ -208,15 +208,20 @@ def user_segments(blocks: list[Block]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def merge(new_text: str, old_blocks: list[Block]) -> str:
-    """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over."""
+def merge(new_text: str, old_blocks: list[Block], old_ours: frozenset[str] = frozenset()) -> str:
+    """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over.
+
+    ``old_ours``: the tags memgraph itself put on the old page (``memgraph_tags``);
+    they are not carried, so a classification that changed replaces its tag."""
     segments = user_segments(old_blocks)
     extra = next((b.extra for b in old_blocks if b.key == "frontmatter"), ())
     if not segments and not extra:
         return new_text
     new_blocks = split_blocks(new_text)
     if extra:
-        new_blocks = [_with_extra(b, extra) if b.key == "frontmatter" else b for b in new_blocks]
+        new_blocks = [
+            _with_extra(b, extra, old_ours) if b.key == "frontmatter" else b for b in new_blocks
+        ]
     present = {b.key for b in new_blocks if b.key is not None}
     order = [b.key for b in old_blocks if b.key is not None]
     placed: dict[str, list[list[str]]] = {}
@@ -237,14 +242,16 @@ def merge(new_text: str, old_blocks: list[Block]) -> str:
     return "\n".join(out)
 
 
-def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
+def _with_extra(
+    block: Block, extra: tuple[tuple[str, object], ...], old_ours: frozenset[str] = frozenset()
+) -> Block:
     """The new frontmatter with the keys a person added, after memgraph's."""
     import yaml
 
     tags = dict(extra).get("tags")
     extra = tuple((k, v) for k, v in extra if k != "tags")
     if isinstance(tags, list):
-        block = _with_tags(block, tags)
+        block = _with_tags(block, tags, old_ours)
     if not extra:
         return block
     try:
@@ -260,9 +267,9 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
     return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
 
 
-def _with_tags(block: Block, old: list[object]) -> Block:
-    """The new frontmatter whose ``tags`` also hold the page's earlier tags
-    (a person's own, after memgraph's)."""
+def _with_tags(block: Block, old: list[object], old_ours: frozenset[str] = frozenset()) -> Block:
+    """The new frontmatter whose ``tags`` also hold the page's earlier tags that
+    memgraph did not put there (a person's own, after memgraph's)."""
     from profiles.voice.pages import _dump_yaml
 
     try:
@@ -270,7 +277,7 @@ def _with_tags(block: Block, old: list[object]) -> Block:
         new = data.get("tags")
         if not isinstance(new, list):
             return block
-        added = [t for t in old if isinstance(t, str) and t not in new]
+        added = [t for t in old if isinstance(t, str) and t not in new and t not in old_ours]
         if not added:
             return block
         data["tags"] = [*new, *added]
@@ -328,6 +335,25 @@ def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool
     return all(texts.get((e.record_uuid, e.version), e.text) == e.text for e in parsed.messages)
 
 
+def memgraph_tags(existing: str) -> frozenset[str]:
+    """The tags memgraph rendered on a page (its project and its messages'
+    classifications); when the page no longer parses, its project's tag and
+    every tag that is a classification label."""
+    from profiles.voice.classify.labels import LABELS
+    from profiles.voice.pages import page_tags
+
+    try:
+        parsed = parse_page(existing)
+    except PageError:
+        try:
+            data, _, _ = split_frontmatter(existing)
+        except PageError:
+            return frozenset(LABELS)
+        project = data.get("project")
+        return frozenset(page_tags(str(project), list(LABELS)) if project else LABELS)
+    return frozenset(page_tags(parsed.project, [e.classification for e in parsed.messages]))
+
+
 @dataclass(frozen=True)
 class KeepResult:
     page_text: str | None  # write this to the page ...
@@ -349,7 +375,7 @@ def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> Ke
         trusted = owned_digest(blocks) in owned
     else:
         trusted = _legacy_trusted(existing, blocks, page)
-    merged = merge(rendered, blocks)
+    merged = merge(rendered, blocks, memgraph_tags(existing))
     return KeepResult(merged) if trusted else KeepResult(None, merged)
 
 
