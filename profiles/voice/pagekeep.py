@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -97,16 +98,17 @@ def _scalar(value: object) -> str:
     return str(value)
 
 
-def _frontmatter_block(lines: list[str]) -> Block:
+def frontmatter_block(lines: list[str], keys: frozenset[str] = MG_KEYS) -> Block:
+    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's."""
     try:
         data, _, _ = split_frontmatter("\n".join(lines))
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
     # ``tags`` are shared: memgraph's (project, classifications) and the user's
     # own; the user's are kept, memgraph's re-added, and no tag edit is a conflict
-    mine = {str(k): v for k, v in data.items() if k in MG_KEYS and k != "tags"}
+    mine = {str(k): v for k, v in data.items() if k in keys and k != "tags"}
     owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
-    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS or k == "tags")
+    extra = tuple((k, v) for k, v in data.items() if k not in keys or k == "tags")
     return Block("frontmatter", tuple(lines), owned, extra)
 
 
@@ -132,7 +134,7 @@ def split_blocks(text: str) -> list[Block]:
         except ValueError:
             end = -1
         if end > 0:
-            blocks.append(_frontmatter_block(lines[: end + 1]))
+            blocks.append(frontmatter_block(lines[: end + 1]))
             i = end + 1
     seen: set[str] = set()
     key: str | None
@@ -208,7 +210,15 @@ def user_segments(blocks: list[Block]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def merge(new_text: str, old_blocks: list[Block], old_ours: frozenset[str] = frozenset()) -> str:
+Splitter = Callable[[str], list[Block]]
+
+
+def merge(
+    new_text: str,
+    old_blocks: list[Block],
+    old_ours: frozenset[str] = frozenset(),
+    split: Splitter | None = None,
+) -> str:
     """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over.
 
     ``old_ours``: the tags memgraph itself put on the old page (``memgraph_tags``);
@@ -217,7 +227,7 @@ def merge(new_text: str, old_blocks: list[Block], old_ours: frozenset[str] = fro
     extra = next((b.extra for b in old_blocks if b.key == "frontmatter"), ())
     if not segments and not extra:
         return new_text
-    new_blocks = split_blocks(new_text)
+    new_blocks = (split or split_blocks)(new_text)
     if extra:
         new_blocks = [
             _with_extra(b, extra, old_ours) if b.key == "frontmatter" else b for b in new_blocks
@@ -312,6 +322,13 @@ def _read_sidecar(path: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
+def recorded_digests(path: Path) -> list[str] | None:
+    """The owned-text digests of memgraph's recent writes of ``path`` (None: no record)."""
+    record = _read_sidecar(path)
+    owned = record.get("owned") if record else None
+    return [d for d in owned if isinstance(d, str)] if isinstance(owned, list) else None
+
+
 def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
     data = {"owned": owned, "conflict": conflict}
     # a lost sidecar only means the next write checks the page itself: no fsync
@@ -379,7 +396,7 @@ def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> Ke
     return KeepResult(merged) if trusted else KeepResult(None, merged)
 
 
-def record_written(path: Path, text: str) -> None:
+def record_written(path: Path, text: str, split: Splitter | None = None) -> None:
     """After the page got ``text``: remember its owned text; drop our stale conflict."""
     record = _read_sidecar(path)
     if record and isinstance(record.get("conflict"), str):
@@ -391,11 +408,13 @@ def record_written(path: Path, text: str) -> None:
     # backfill) may leave the sidecar of the other's render; both are ours
     old = record.get("owned") if record else None
     recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
-    digest = owned_digest(split_blocks(text))
+    digest = owned_digest((split or split_blocks)(text))
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 
-def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
+def write_conflict(
+    path: Path, existing: str, merged: str, split: Splitter | None = None
+) -> Path | None:
     """Put ``merged`` beside ``path`` and report it; the conflict path when it changed."""
     conflict = conflict_path(path)
     record = _read_sidecar(path)
@@ -406,7 +425,7 @@ def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
         atomic_write_text(conflict, merged)
     # the page's edited owned text stays "not ours"; the conflict render's is ours,
     # so a user who copies the conflict file over the page resolves it
-    digest = owned_digest(split_blocks(merged))
+    digest = owned_digest((split or split_blocks)(merged))
     owned = [digest, *[d for d in recent if d != digest]][:HISTORY]
     _write_sidecar(path, owned, _digest(merged))
     sys.stderr.write(
@@ -417,8 +436,9 @@ def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
 
 
 def list_conflicts(vault: Path) -> list[Path]:
-    """Voice pages whose new render waits beside them (``*.conflict.md``)."""
+    """Voice pages and window notes whose new render waits beside them (``*.conflict.md``)."""
     try:
-        return sorted(vault.glob(f"*/voice/*{CONFLICT_SUFFIX}"))
+        pages = list(vault.glob(f"*/voice/*{CONFLICT_SUFFIX}"))
+        return sorted([*pages, *vault.glob(f"windows/*{CONFLICT_SUFFIX}")])
     except OSError:
         return []
