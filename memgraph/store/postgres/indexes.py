@@ -71,7 +71,7 @@ def _nul(text: str) -> str:
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
-    where = ["v.lifecycle <> 'retired'"]
+    where = ["v.lifecycle NOT IN ('retired', 'forgotten')"]
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= %s")
