@@ -3,7 +3,9 @@
 Stdlib only at import, because every entry point uses it, the fast paths
 (``memgraph voice``, ``memgraph note``, ``memgraph hook session-end``) included:
 ``resolve(...)`` gives each field's raw value from the first source that has
-it, and ``paths(...)`` the store file and vault. ``load_settings(**overrides)``
+it, ``paths(...)`` the store file and vault, ``store_location(...)`` the store
+(file or URL) and ``vectors_wanted(...)`` whether an embedder is configured (the
+lean ``recall``/``context`` paths need no more). ``load_settings(**overrides)``
 validates the same raw values into the pydantic ``Settings`` model
 (``memgraph.settings``). Read only at entry points (CLI, MCP server) and passed
 down explicitly; library code never reads the environment itself.
