@@ -71,7 +71,7 @@ def _nul(text: str) -> str:
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
-    where = ["v.lifecycle <> 'retired'"]
+    where = ["v.lifecycle NOT IN ('retired', 'forgotten')"]
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= %s")
@@ -217,7 +217,11 @@ class PgVoiceIndex:
         args: list[object],
     ) -> list[VoiceRow]:
         one_word = all(len(words) == 1 for words, _ in phrases)
-        if one_word and (len(phrases) == 1 or not any(prefix for _, prefix in phrases)):
+        if (
+            one_word
+            and (len(phrases) == 1 or not any(prefix for _, prefix in phrases))
+            and self._plan(q, None, 0) == "full"  # common words take the bounded path below
+        ):
             return self._ranked_terms(q, phrases, head, head_args, clause, args)
         # phrases of several words: the instances are counted on each candidate's
         # text (adjacency is not in voice_terms). Corpus figures ride on every
@@ -272,15 +276,22 @@ class PgVoiceIndex:
         hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
-    def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
-        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
+    def _plan(self, q: VoiceSearch, nodes: int | None, matches: int) -> str:
+        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches.
+        ``nodes`` None: before matching (node count read here, and a query whose
+        rarest word is common may still fall under ``candidates`` once filtered:
+        the bounded path then ranks it in full, as SQLite does)."""
         words = plan_words(q.query)
-        if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
+        if q.candidates < 1 or not words:
+            return "full"
+        if nodes is None:
+            nodes = int(self.store.fetch_all("SELECT nodes FROM node_stats")[0][0])
+        elif matches <= max(q.candidates, q.limit):
             return "full"
         counts = self.store.fetch_all(
             "SELECT "
             + ", ".join(
-                "(SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s))"
+                f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
                 for _ in words
             ),
             [phrase_tsquery(((w,), False)) for w in words],
