@@ -17,6 +17,9 @@ to the parent's non-test source files. Prints recall@5 and @10 for:
   mention boost), from the same index in the same run;
 - the cut's text match alone (no PageRank);
 - BM25 over each file's full text (the baseline).
+First, code-mention extraction on hostile text (backticks, dots, regex
+metacharacters, binary) at 12.5k / 25k / 50k characters: time should double
+with the size (linear), and stop growing past the read cap.
 The default repo is this project (its worktree shares the project's .git).
 A bare mirror works too (``git log`` and ``git archive`` need no work tree).
 """
@@ -107,7 +110,9 @@ def _names(weights: list[float]) -> list[str]:
 def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[float]]:
     picked = commits(repo, limit)
     picked.reverse()  # oldest first: each parent is an incremental rescan
-    scores: dict[str, list[float]] = {f"{name}@{k}": [] for name in _names(weights) for k in (5, 10)}
+    scores: dict[str, list[float]] = {
+        f"{name}@{k}": [] for name in _names(weights) for k in (5, 10)
+    }
     store = MemoryStore()
     tmp = Path(tempfile.mkdtemp(prefix="mg-localise-"))
     scan_s: list[float] = []
@@ -172,6 +177,20 @@ def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[flo
     return scores
 
 
+def hostile_timing() -> None:
+    from context_cut.mentions import MAX_TEXT, MentionTable
+
+    table = MentionTable.build({f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)})
+    units = ["`", "a.", "a_", "`" + "x" * 199, ".*+?[](){}|^$\\", "()", "\x00\ufffd"]
+    units.append(bytes(range(256)).decode("latin-1"))
+    for n in (MAX_TEXT // 4, MAX_TEXT // 2, MAX_TEXT, MAX_TEXT * 20):
+        t = time.perf_counter()
+        for unit in units:
+            table.scores((unit * (n // len(unit) + 1))[:n])
+        ms = (time.perf_counter() - t) * 1000
+        print(f"  mentions over {len(units)} hostile texts of {n:,} chars: {ms:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repo", type=Path, action="append", default=[])
@@ -185,6 +204,7 @@ def main() -> None:
     weights = [float(w) for w in args.weights.split(",") if w.strip()]
     repos = args.repo or [Path(__file__).resolve().parents[1]]
     print(f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}")
+    hostile_timing()
     for repo in repos:
         scores = run_repo(repo.resolve(), args.max_commits, weights)
         for name in _names(weights):

@@ -1,7 +1,9 @@
 """The repo cut over a scanned repository: which modules a task is about.
 
 1. Text match: BM25 over each module's path, title, docstring and public names
-   (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes.
+   (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes,
+   plus a boost for modules the text names as code (`` `core.py` ``,
+   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``).
 2. Centrality: personalised PageRank over the import graph (edges both ways:
    a module's neighbours in either direction share its relevance), seeded on
    the text matches. ``networkx.pagerank`` needs scipy; this is the same power
