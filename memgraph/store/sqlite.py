@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store import guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
+from memgraph.store.docpack import unpack
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
 from memgraph.store.schema import Migration, all_migrations
@@ -152,6 +153,9 @@ class SQLiteStore:
             return
 
         def run() -> None:
+            from memgraph.store.docpack import pack_sql
+
+            self.conn.create_function("mg_pack", 1, pack_sql, deterministic=True)
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 self.conn.execute(
@@ -304,7 +308,7 @@ class SQLiteStore:
             args.append(patch_id)
         with self._lock:
             rows = self.conn.execute(sql + " ORDER BY seq", args).fetchall()
-        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
+        return [MemoryLifecycleReceipt.model_validate_json(unpack(r[0])) for r in rows]
 
     def iter_nodes(
         self, profile: str | None = None, kind: str | None = None
@@ -384,12 +388,12 @@ class SQLiteStore:
         # store for a hook or a note must not pay for it
         from memgraph.documents import MemoryGraphSnapshot
 
-        def docs(sql: str) -> list[str]:
+        def docs(sql: str) -> list[str | bytes]:
             return [r[0] for r in self.conn.execute(sql)]
 
         with self.reader():
             receipts = [
-                MemoryLifecycleReceipt.model_validate_json(d)
+                MemoryLifecycleReceipt.model_validate_json(unpack(d))
                 for d in docs("SELECT doc FROM receipts ORDER BY seq")
             ]
             return MemoryGraphSnapshot(
@@ -417,7 +421,7 @@ class SQLiteStore:
                     for d in docs("SELECT doc FROM embeddings ORDER BY node_id")
                 ],
                 patches=[
-                    MemoryPatchCandidate.model_validate_json(d)
+                    MemoryPatchCandidate.model_validate_json(unpack(d))
                     for d in docs("SELECT doc FROM patches ORDER BY created_at, id")
                 ],
                 node_history=[

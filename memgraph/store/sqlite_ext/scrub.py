@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from memgraph.store.docpack import pack, unpack
 from memgraph.store.scrub import DOC_TABLES, ScrubReport, ScrubRequest, scrub_doc
 from memgraph.store.sqlite_ext.voice_substring import TABLE as VOICE_TRI
 
@@ -34,8 +35,14 @@ def _exists(conn: sqlite3.Connection, kind: str, name: str) -> bool:
 def _rewrite(conn: sqlite3.Connection, table: str, request: ScrubRequest) -> int:
     probes = request.probes()
     where = " OR ".join("instr(doc, ?) > 0" for _ in probes) if probes else "1"
-    rows = conn.execute(f"SELECT rowid, doc FROM {table} WHERE {where}", probes).fetchall()
-    changed = [(new, rowid) for rowid, doc in rows if (new := scrub_doc(doc, request)) is not None]
+    # packed documents (receipts, patches: memgraph.store.docpack) cannot be
+    # pre-filtered by substring: each is inflated, scrubbed and packed again
+    sql = f"SELECT rowid, doc FROM {table} WHERE typeof(doc) = 'blob' OR {where}"
+    changed: list[tuple[str | bytes, int]] = []
+    for rowid, doc in conn.execute(sql, probes).fetchall():
+        new = scrub_doc(unpack(doc), request)
+        if new is not None:
+            changed.append((pack(new) if isinstance(doc, bytes) else new, rowid))
     if not changed:
         return 0
     saved: list[str] = []

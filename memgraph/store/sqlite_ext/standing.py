@@ -16,6 +16,8 @@ import json
 import sqlite3
 from typing import Any
 
+from memgraph.store.docpack import unpack
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
@@ -134,7 +136,7 @@ class SQLiteStanding:
                 "(SELECT coalesce(max(seq), 0) - ? FROM receipts) ORDER BY seq DESC",
                 (scan,),
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(unpack(r[0])) for r in rows]
 
 
 # `memgraph wake`'s lean path (memgraph/cli/wake_fast.py): the newest active note
