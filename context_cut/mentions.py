@@ -85,6 +85,8 @@ _TOKEN = re.compile(
     r"`(?P<span>[^`\n]{1,200})`"
     r"|(?P<at>@?)(?P<tok>[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)*)(?P<call>\(\))?"
 )
+_PACKAGE_FILE = {".py": "__init__", ".pyi": "__init__", ".rs": "mod"}
+_PACKAGE_FILE |= dict.fromkeys((".js", ".ts", ".tsx", ".jsx", ".mjs"), "index")
 _HUMP = re.compile(r"[a-z][A-Z]")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -128,18 +130,14 @@ def extract_mentions(text: str) -> list[Mention]:
     found: dict[Mention, None] = {}
     for m in _TOKEN.finditer(text[:MAX_TEXT]):
         span = m.group("span")
-        if span is not None:
-            for inner in _TOKEN.finditer(span):
-                if inner.group("tok"):
-                    got = _classify(inner["tok"], inner["at"], inner["call"] or "", True)
-                    if got is not None:
-                        found.setdefault(got)
-        else:
-            got = _classify(m["tok"], m["at"], m["call"] or "", False)
-            if got is not None:
-                found.setdefault(got)
-        if len(found) >= MAX_MENTIONS:
-            break
+        tokens = [m] if span is None else list(_TOKEN.finditer(span))
+        for t in tokens:
+            if t.group("tok"):
+                got = _classify(t["tok"], t["at"], t["call"] or "", span is not None)
+                if got is not None:
+                    found.setdefault(got)
+                    if len(found) >= MAX_MENTIONS:
+                        return list(found)
     return list(found)
 
 
@@ -148,7 +146,7 @@ def _dotted_name(path: str) -> list[str]:
     Rust ``mod.rs`` / JS ``index.*``) names its folder."""
     p = PurePosixPath(path)
     parts = [*p.parent.parts, p.stem] if p.parent.as_posix() != "." else [p.stem]
-    if len(parts) > 1 and parts[-1] in ("__init__", "mod", "index"):
+    if len(parts) > 1 and parts[-1] == _PACKAGE_FILE.get(p.suffix):
         parts.pop()
     return [x for x in parts if x]
 

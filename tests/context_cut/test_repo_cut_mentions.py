@@ -218,3 +218,20 @@ def test_any_text_gives_bounded_mentions_that_appear_in_it(text: str) -> None:
 def test_plain_words_with_punctuation_are_never_mentions(words: list[str]) -> None:
     text = " ".join(w + p for w, p in zip(words, [",", ".", "", "!", "?"] * 10, strict=False))
     assert extract_mentions(text) == []
+
+
+def test_the_mention_cap_holds_inside_backticks_too() -> None:
+    names = " ".join(f"name_{i}" for i in range(MAX_MENTIONS - 1))
+    span = "`" + " ".join(f"w{i}" for i in range(40)) + "`"  # < 200 chars
+    assert len(extract_mentions(f"{names} {span}")) == MAX_MENTIONS
+
+
+def test_package_files_name_their_folder_per_language() -> None:
+    t = MentionTable.build(
+        {"a/__init__.py": [], "b/mod.rs": [], "c/index.ts": [], "d/index.py": []}
+    )
+    assert t.resolve(Mention("dotted", "a")) == {"a/__init__.py": 1.0}
+    assert t.resolve(Mention("dotted", "b")) == {"b/mod.rs": 1.0}
+    assert t.resolve(Mention("dotted", "c")) == {"c/index.ts": 1.0}
+    assert t.resolve(Mention("dotted", "d")) == {}  # a Python index.py is a module "d.index"
+    assert t.resolve(Mention("dotted", "d.index")) == {"d/index.py": 1.0}
