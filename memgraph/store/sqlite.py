@@ -13,20 +13,13 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgraph.documents import (
-    MemoryDomain,
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemoryPatchCandidate,
-    MemorySummary,
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
@@ -35,9 +28,9 @@ if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store import guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
-from memgraph.store.docpack import unpack
+from memgraph.store.decode import DocStore, snapshot_from
 from memgraph.store.interfaces import StoreIndexes, register_indexes
-from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
+from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.schema import Migration, all_migrations
 from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
 
@@ -49,7 +42,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-class SQLiteStore:
+class SQLiteStore(DocStore):
     """Implements ``memgraph.store.protocol.Store`` on one SQLite file."""
 
     def __init__(
@@ -297,65 +290,6 @@ class SQLiteStore:
             result.edges = txn.get_edges(sorted(edge_ids))
         return result
 
-    def receipts(
-        self, target_id: str | None = None, patch_id: str | None = None
-    ) -> list[MemoryLifecycleReceipt]:
-        sql, args = "SELECT doc FROM receipts", list[str]()
-        if target_id is not None:
-            sql, args = sql + " WHERE target_id = ?", [target_id]
-        if patch_id is not None:
-            sql += " AND patch_id = ?" if args else " WHERE patch_id = ?"
-            args.append(patch_id)
-        with self._lock:
-            rows = self.conn.execute(sql + " ORDER BY seq", args).fetchall()
-        return [MemoryLifecycleReceipt.model_validate_json(unpack(r[0])) for r in rows]
-
-    def iter_nodes(
-        self, profile: str | None = None, kind: str | None = None
-    ) -> Iterator[MemoryNode]:
-        sql, args = "SELECT doc FROM nodes WHERE 1=1", list[str]()
-        if profile is not None:
-            sql, args = sql + " AND profile = ?", [*args, profile]
-        if kind is not None:
-            sql, args = sql + " AND kind = ?", [*args, kind]
-        with self._lock:
-            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
-        for (doc,) in rows:
-            yield MemoryNode.model_validate_json(doc)
-
-    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
-        sql, args = "SELECT doc FROM edges", list[str]()
-        if profile is not None:
-            sql, args = sql + " WHERE profile = ?", [profile]
-        with self._lock:
-            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
-        for (doc,) in rows:
-            yield MemoryEdge.model_validate_json(doc)
-
-    def iter_summaries(self) -> Iterator[MemorySummary]:
-        with self._lock:
-            rows = self.conn.execute("SELECT doc FROM summaries ORDER BY id").fetchall()
-        for (doc,) in rows:
-            yield MemorySummary.model_validate_json(doc)
-
-    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
-        """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
-        sql = "SELECT doc FROM nodes WHERE profile = ? AND kind = ?"
-        args: list[str | None] = [query.profile, query.kind]
-        for column, op, bound in (
-            ("lifecycle", "=", query.lifecycle),
-            ("valid_from", ">=", iso(query.starts_at_or_after)),
-            ("valid_from", "<", iso(query.starts_before)),
-            ("valid_from", "<=", iso(query.starts_at_or_before)),
-            ("valid_to", ">=", iso(query.ends_at_or_after)),
-        ):
-            if bound is not None:
-                sql += f" AND {column} {op} ?"
-                args.append(bound)
-        with self._lock:
-            rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
-        return [MemoryNode.model_validate_json(doc) for (doc,) in rows]
-
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         from memgraph.fts import to_fts5_query
 
@@ -384,59 +318,13 @@ class SQLiteStore:
 
     # -- snapshots ---------------------------------------------------------
     def export_snapshot(self) -> MemoryGraphSnapshot:
-        # imported here: the snapshot model pulls in every document, and opening a
-        # store for a hook or a note must not pay for it
-        from memgraph.documents import MemoryGraphSnapshot
-
-        def docs(sql: str) -> list[str | bytes]:
-            return [r[0] for r in self.conn.execute(sql)]
-
         with self.reader():
-            receipts = [
-                MemoryLifecycleReceipt.model_validate_json(unpack(d))
-                for d in docs("SELECT doc FROM receipts ORDER BY seq")
-            ]
-            return MemoryGraphSnapshot(
-                exported_at=as_of(receipts),
-                schema_version=max(self.schema_versions()),
-                domains=[
-                    MemoryDomain.model_validate_json(d)
-                    for d in docs("SELECT doc FROM domains ORDER BY id")
-                ],
-                nodes=[
-                    MemoryNode.model_validate_json(d)
-                    for d in docs("SELECT doc FROM nodes ORDER BY id")
-                ],
-                edges=[
-                    MemoryEdge.model_validate_json(d)
-                    for d in docs("SELECT doc FROM edges ORDER BY id")
-                ],
-                summaries=[
-                    MemorySummary.model_validate_json(d)
-                    for d in docs("SELECT doc FROM summaries ORDER BY id")
-                ],
-                receipts=receipts,
-                embeddings=[
-                    MemoryEmbeddingManifest.model_validate_json(d)
-                    for d in docs("SELECT doc FROM embeddings ORDER BY node_id")
-                ],
-                patches=[
-                    MemoryPatchCandidate.model_validate_json(unpack(d))
-                    for d in docs("SELECT doc FROM patches ORDER BY created_at, id")
-                ],
-                node_history=[
-                    MemoryNode.model_validate_json(d)
-                    for d in docs("SELECT doc FROM node_history ORDER BY seq")
-                ],
-                edge_history=[
-                    MemoryEdge.model_validate_json(d)
-                    for d in docs("SELECT doc FROM edge_history ORDER BY seq")
-                ],
-                summary_history=[
-                    MemorySummary.model_validate_json(d)
-                    for d in docs("SELECT doc FROM summary_history ORDER BY seq")
-                ],
-            )
+            version = max(self.schema_versions())
+            return snapshot_from(lambda sql: [r[0] for r in self.conn.execute(sql)], version)
+
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        with self._lock:
+            return [r[0] for r in self.conn.execute(sql, args).fetchall()]
 
     def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
         with self.transaction() as txn:

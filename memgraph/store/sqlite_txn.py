@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from datetime import UTC, datetime
+from typing import Any
 
 from memgraph.documents import (
     MemoryDomain,
@@ -26,7 +27,8 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
-from memgraph.store.docpack import pack, unpack
+from memgraph.store.decode import DocTxn
+from memgraph.store.docpack import pack
 from memgraph.store.schema import index_new_node_rows, max_node_rowid
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
@@ -127,7 +129,7 @@ _RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id",
 OVERLAP_MIN_ROWS = 2000
 
 
-class SQLiteTxn:
+class SQLiteTxn(DocTxn):
     """Reads and writes inside one SQLite transaction (implements StoreTxn).
 
     With a ``helper`` (a one-thread executor of the store), a big node insert
@@ -159,66 +161,19 @@ class SQLiteTxn:
         self.conn.executemany(table.many, rows)
 
     # -- reads -------------------------------------------------------------
-    def _fetch(self, sql: str, ids: Iterable[str]) -> list[str]:
+    # documents are decoded by memgraph.store.decode.DocTxn
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        return [r[0] for r in self.conn.execute(sql, args)]
+
+    def _where_in(self, select: str, table: str, key: str, ids: Iterable[str]) -> list[Any]:
         unique = list(dict.fromkeys(ids))
         conn = self.conn
-        out: list[str] = []
+        out: list[Any] = []
         for chunk in _chunks(unique):
             marks = ",".join("?" * len(chunk))
-            out.extend(r[0] for r in conn.execute(sql.format(marks), chunk))
+            sql = f"SELECT {select} FROM {table} WHERE {key} IN ({marks})"
+            out.extend(r[0] for r in conn.execute(sql, chunk))
         return out
-
-    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
-        docs = self._fetch("SELECT doc FROM nodes WHERE id IN ({})", ids)
-        nodes = (MemoryNode.model_validate_json(d) for d in docs)
-        return {n.id: n for n in nodes}
-
-    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
-        return set(self._fetch("SELECT id FROM nodes WHERE id IN ({})", ids))
-
-    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
-        docs = self._fetch("SELECT doc FROM edges WHERE id IN ({})", ids)
-        edges = (MemoryEdge.model_validate_json(d) for d in docs)
-        return {e.id: e for e in edges}
-
-    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
-        docs = self._fetch("SELECT doc FROM summaries WHERE id IN ({})", ids)
-        summaries = (MemorySummary.model_validate_json(d) for d in docs)
-        return {s.id: s for s in summaries}
-
-    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
-        sids = self._fetch(
-            "SELECT DISTINCT summary_id FROM summary_covers WHERE covered_id IN ({})", ids
-        )
-        return list(self.get_summaries(sids).values())
-
-    def nodes_in_domain(
-        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
-    ) -> list[MemoryNode]:
-        sql = "SELECT doc FROM nodes WHERE domain_id = ?"
-        args: list[str] = [domain_id]
-        if profile is not None:
-            sql += " AND profile = ?"
-            args.append(profile)
-        if states is not None:
-            wanted = list(states)
-            sql += f" AND lifecycle IN ({','.join('?' * len(wanted))})"
-            args.extend(wanted)
-        return [MemoryNode.model_validate_json(r[0]) for r in self.conn.execute(sql, args)]
-
-    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
-        sql = "SELECT doc FROM receipts WHERE target_id = ?"
-        args = [target_id]
-        if op is not None:
-            sql += " AND op = ?"
-            args.append(op)
-        rows = self.conn.execute(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(unpack(r[0])) for r in rows]
-
-    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
-        docs = self._fetch("SELECT doc FROM embeddings WHERE node_id IN ({})", node_ids)
-        manifests = (MemoryEmbeddingManifest.model_validate_json(d) for d in docs)
-        return {m.node_id: m for m in manifests}
 
     def patch_status(self, patch_id: str) -> str | None:
         row = self.conn.execute("SELECT status FROM patches WHERE id = ?", (patch_id,)).fetchone()

@@ -349,3 +349,66 @@ def test_a_store_url_in_the_config_file_reaches_every_command(pg_url: str, tmp_p
     kinds = {(n.profile.value, n.kind) for n in store.iter_nodes()}
     store.close()
     assert ("session", "note") in kinds and ("voice", "message") in kinds
+
+
+def test_voice_term_tables_follow_every_write(pg_url: str) -> None:
+    """voice_terms (live messages' tf) and voice_df (live messages holding a
+    lexeme) equal a recomputation from the nodes after inserts,
+    a reclassification (an upsert) and a retirement; search agrees with SQLite."""
+    from memgraph.documents import RetireNode
+    from memgraph.store.interfaces import indexes
+    from memgraph.store.rows import VoiceSearch
+    from tests.memgraph.test_store_indexes import _fill, _messages
+
+    store = open_store(pg_url)
+    try:
+        _fill(store)
+        ids = [n.id for n in _messages()]
+        now = datetime(2027, 1, 1, tzinfo=UTC)
+        first = _messages()[1]
+        attrs = {**first.attributes, "classification": "command"}
+        ops: list[Any] = [
+            UpsertNode(node=first.model_copy(update={"attributes": attrs})),
+            RetireNode(node_id=ids[3], reason="test"),
+        ]
+        apply_patch(store, new_patch(ops, patch_id="p-change"), now=now)
+        want_terms = store.fetch_all(  # type: ignore[attr-defined]
+            "SELECT u.lexeme, n.id, cardinality(u.positions), n.ntok, v.day, v.classification"
+            " FROM voice_messages v JOIN nodes n ON n.id = v.node_id, unnest(n.fts_body) u"
+            " WHERE v.lifecycle <> 'retired' ORDER BY 1, 2"
+        )
+        got_terms = store.fetch_all("SELECT * FROM voice_terms ORDER BY 1, 2")  # type: ignore[attr-defined]
+        assert got_terms == want_terms
+        want_df = store.fetch_all(  # type: ignore[attr-defined]
+            "SELECT u, count(*) FROM nodes n, unnest(tsvector_to_array(n.fts_body)) u"
+            " WHERE n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'"
+            " GROUP BY u ORDER BY u"
+        )
+        got_df = store.fetch_all("SELECT term, n FROM voice_df WHERE n > 0 ORDER BY term")  # type: ignore[attr-defined]
+        assert got_df == want_df
+        hits = indexes(store).voice.search(VoiceSearch(query="login", limit=10))
+        assert ids[3] not in [h.node_id for h in hits]  # retired
+        assert hits[-1].node_id == ids[1]  # demoted after the reclassification
+    finally:
+        store.close()
+
+
+def test_snapshot_import_fills_the_voice_term_tables(pg_url: str, pg_server: Any) -> None:
+    """An import loads nodes with the voice_terms row trigger off and fills both
+    tables set-based: the same rows as writing the messages one patch at a time."""
+    from tests.memgraph.test_store_indexes import _fill
+
+    source = open_store(pg_url)
+    target = open_store(pg_server.create_database())
+    try:
+        _fill(source)
+        target.import_snapshot(source.export_snapshot())
+        for sql in (
+            "SELECT * FROM voice_terms ORDER BY 1, 2",
+            "SELECT term, n FROM voice_df WHERE n > 0 ORDER BY term",
+        ):
+            assert target.fetch_all(sql) == source.fetch_all(sql)  # type: ignore[attr-defined]
+        assert target.fetch_all("SELECT count(*) FROM voice_terms")[0][0] > 0  # type: ignore[attr-defined]
+    finally:
+        source.close()
+        target.close()

@@ -54,6 +54,7 @@ class LightPostgres:
         row = self.conn.execute(
             "SELECT to_regclass('schema_migrations') IS NOT NULL"
             " AND to_regclass('voice_messages') IS NOT NULL"
+            " AND to_regclass('voice_terms') IS NOT NULL"  # migration 8 (below 103)
         ).fetchone()
         if not row or not row[0]:
             return False

@@ -160,7 +160,11 @@ def bm25(weights: list[float], freqs: list[int], size: int, avgdl: float) -> flo
     return -sum(w * f * (K1 + 1.0) / (f + norm) for w, f in zip(weights, freqs, strict=True))
 
 
-# -- SQL over the nodes.fts tsvector (psycopg connection ``conn``) -----------------
+# -- SQL over title + body, ``(fts_title || fts_body)``: the expression the
+# nodes_fts index holds (schema.FTS; psycopg connection ``conn``) ---------------
+
+
+_FTS = "(fts_title || fts_body)"  # = schema.FTS, the expression nodes_fts indexes
 
 
 def having_sql(column: str, count: int) -> str:
@@ -180,9 +184,9 @@ def search_nodes(conn: Any, query: str, limit: int, profile: str | None) -> list
     if profile is not None:
         where, args = " AND n.profile = %s", [profile]
     rows = conn.execute(
-        f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+        f"SELECT s.nodes, s.tokens{having_sql(_FTS, len(phrases))}, n.id, n.ntok, n.title,"
         " n.body FROM node_stats s CROSS JOIN nodes n"
-        f" WHERE n.fts @@ to_tsquery('memgraph_text', %s){where}",
+        f" WHERE (n.fts_title || n.fts_body) @@ to_tsquery('memgraph_text', %s){where}",
         [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases), *args],
     ).fetchall()
     return rank_rows(phrases, rows, limit, "&")

@@ -34,6 +34,7 @@ from memgraph.store.postgres.fts import (
     tokens,
     tsquery_text,
 )
+from memgraph.store.postgres.schema import FTS, N_FTS, VOICE
 from memgraph.store.rows import (
     BARE_COMMAND,
     ActivityRow,
@@ -70,7 +71,7 @@ def _nul(text: str) -> str:
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
-    where = ["v.lifecycle <> 'retired'"]
+    where = ["v.lifecycle NOT IN ('retired', 'forgotten')"]
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= %s")
@@ -104,6 +105,37 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         )
         args.append("^" + BARE_COMMAND + "$")
     return where, args
+
+
+VOICE_N = "n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'"
+
+
+def _body_df(phrases: list[Phrase], live: str = "") -> tuple[str, list[object]]:
+    """Scalar subqueries: the rows (of every profile) whose body holds each phrase,
+    FTS5's ``n`` for the voice search's IDF. The live voice messages: ``voice_df``
+    for one word, ``live`` (a count the caller has at hand) for one prefix, else
+    the partial text index; the other rows on theirs."""
+    sql, args = "", list[object]()
+    for phrase in phrases:
+        tsq = phrase_tsquery(phrase)
+        other = (
+            "(SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)"
+            f" AND NOT ({VOICE}))"
+        )
+        (words, prefix) = phrase
+        if len(words) == 1 and not prefix:
+            sql += f", coalesce((SELECT n FROM voice_df WHERE term = %s), 0) + {other}"
+            args += [words[0], tsq]
+        elif live:
+            sql += f", {live} + {other}"
+            args += [tsq]
+        else:
+            sql += (
+                ", (SELECT count(*) FROM nodes WHERE fts_body @@ to_tsquery('memgraph_text', %s)"
+                f" AND {VOICE}) + {other}"
+            )
+            args += [tsq, tsq]
+    return sql, args
 
 
 def _ascii_lower(text: str) -> str:
@@ -184,9 +216,18 @@ class PgVoiceIndex:
         clause: str,
         args: list[object],
     ) -> list[VoiceRow]:
-        # corpus figures ride on every row: rows, tokens, the newest message's day
-        # (recency is measured from it) and the rows holding each phrase
-        having = having_sql("fts_body", len(phrases))
+        one_word = all(len(words) == 1 for words, _ in phrases)
+        if (
+            one_word
+            and (len(phrases) == 1 or not any(prefix for _, prefix in phrases))
+            and self._plan(q, None, 0) == "full"  # common words take the bounded path below
+        ):
+            return self._ranked_terms(q, phrases, head, head_args, clause, args)
+        # phrases of several words: the instances are counted on each candidate's
+        # text (adjacency is not in voice_terms). Corpus figures ride on every
+        # row: rows, tokens, the newest message's day (recency is measured from
+        # it) and the rows holding each phrase
+        having, having_args = _body_df(phrases)
         rows = self.store.fetch_all(
             f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, n.seq, {_HIT}"
             " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
@@ -197,10 +238,10 @@ class PgVoiceIndex:
             f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"  # OFFSET 0: a nested loop
             # (no profile/kind test on n: the join keeps voice messages only, and
             # such a test can lure the planner onto the profile index)
-            " WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)",
+            f" WHERE n.fts_body @@ to_tsquery('memgraph_text', %s) AND {VOICE_N}",
             [
                 *head_args,
-                *[phrase_tsquery(p) for p in phrases],
+                *having_args,
                 *args,
                 tsquery_text(phrases),
             ],
@@ -235,20 +276,119 @@ class PgVoiceIndex:
         hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
-    def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
-        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
+    def _plan(self, q: VoiceSearch, nodes: int | None, matches: int) -> str:
+        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches.
+        ``nodes`` None: before matching (node count read here, and a query whose
+        rarest word is common may still fall under ``candidates`` once filtered:
+        the bounded path then ranks it in full, as SQLite does)."""
         words = plan_words(q.query)
-        if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
+        if q.candidates < 1 or not words:
+            return "full"
+        if nodes is None:
+            nodes = int(self.store.fetch_all("SELECT nodes FROM node_stats")[0][0])
+        elif matches <= max(q.candidates, q.limit):
             return "full"
         counts = self.store.fetch_all(
             "SELECT "
             + ", ".join(
-                "(SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s))"
+                f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
                 for _ in words
             ),
             [phrase_tsquery(((w,), False)) for w in words],
         )[0]
         return common_plan(nodes, min(int(c) for c in counts))
+
+    def _ranked_terms(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> list[VoiceRow]:
+        """One-word phrases (or one prefix): BM25 in ONE statement over ``voice_terms``
+        (migration 8: tf, length, day and class per lexeme and live message), so
+        the server ranks and only the best ``limit`` rows travel. The arithmetic
+        is ``fts.bm25``/``fts.idf`` term by term in the same order, so scores (and
+        ties) are those of the Python path and of SQLite (tests compare them)."""
+        if q.limit < 1:
+            return []
+        cte = head.rstrip() + "," if head else "WITH"
+        # one prefix: the live messages holding it are the rows of g
+        having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
+        parts, part_args = [], []
+        for i, ((word,), prefix) in enumerate(phrases):
+            if prefix:
+                parts.append(
+                    f"SELECT {i} AS i, node_id, sum(tf) AS tf, min(ntok) AS ntok, min(day) AS day,"
+                    " min(classification) AS cls FROM voice_terms"
+                    " WHERE term >= %s AND term < %s GROUP BY node_id"
+                )
+                part_args += [word, word[:-1] + chr(ord(word[-1]) + 1)]
+            else:
+                parts.append(
+                    f"SELECT {i} AS i, node_id, tf, ntok, day, classification AS cls"
+                    " FROM voice_terms WHERE term = %s"
+                )
+                part_args.append(word)
+        k = len(phrases)
+        if k == 1:  # the word's (or prefix's) postings: one index range
+            grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
+        else:  # several words: the text index intersects, each hit probes its tfs
+            tfs = ", ".join(f"p{i}.tf AS t{i}" for i in range(k))
+            joins = " ".join(
+                f"JOIN voice_terms p{i} ON p{i}.term = %s AND p{i}.node_id = n.id" for i in range(k)
+            )
+            grouped = (
+                f"SELECT n.id AS node_id, p0.ntok, p0.day, p0.classification AS cls, {tfs}"
+                f" FROM nodes n {joins} WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)"
+                f" AND {VOICE_N}"
+            )
+            part_args = [*[words[0] for words, _ in phrases], tsquery_text(phrases)]
+        # FTS5's bm25 term by term, in fts.bm25's order of operations
+        f8 = "::float8"
+        norm = f"(1.2{f8} * (0.25{f8} + 0.75{f8} * g.ntok / f.avgdl))"
+        terms = []
+        for i in range(k):
+            w = f"ln(((f.nodes - f.n{i}){f8} + 0.5{f8}) / (f.n{i}{f8} + 0.5{f8}))"
+            w = f"(CASE WHEN {w} > 0 THEN {w} ELSE 1e-6{f8} END)"
+            terms.append(f"({w} * g.t{i} * (1.2{f8} + 1.0{f8}) / (g.t{i} + {norm}))")
+        recency = f"(0.5{f8} + 0.5{f8} / (1.0{f8} + greatest(0.0{f8}, f.ref - g.day) / %s{f8}))"
+        counts = ", ".join(f"n{i}" for i in range(k))
+        # filters other than liveness (voice_terms holds live messages only)
+        filtered = (
+            f" JOIN voice_messages v ON v.node_id = g.node_id AND {clause}"
+            if clause != "v.lifecycle <> 'retired'"
+            else ""
+        )
+        rows = self.store.fetch_all(
+            f"{cte} g AS ({grouped}),"
+            f" f(one, {counts}, nodes, avgdl, ref) AS MATERIALIZED (SELECT s.*, x.nodes,"
+            " CASE WHEN x.nodes > 0 AND x.tokens > 0 THEN x.tokens::float8 / x.nodes"
+            " ELSE 1.0::float8 END, coalesce((SELECT day FROM voice_messages"
+            " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1), 0.0)"
+            f" FROM node_stats x, (SELECT true AS one{having}) s),"
+            f" sc AS (SELECT g.node_id, g.cls IS NOT DISTINCT FROM %s AS dm,"
+            f" -({' + '.join(terms)}) * {recency} AS score FROM g{filtered} CROSS JOIN f),"
+            " cut AS (SELECT dm, score FROM sc ORDER BY dm, score LIMIT 1 OFFSET %s)"
+            f" SELECT sc.score, v.node_id, v.ts, v.classification, {_HIT} FROM sc"
+            " JOIN voice_messages v ON v.node_id = sc.node_id JOIN nodes n ON n.id = sc.node_id"
+            " WHERE NOT EXISTS (SELECT 1 FROM cut) OR (sc.dm, sc.score) <= (SELECT * FROM cut)"
+            " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
+            [
+                *head_args,
+                *part_args,
+                *having_args,
+                q.demote,
+                q.recency_days,
+                *(args if filtered else []),
+                q.limit - 1,
+                q.limit,
+            ],
+        )
+        hits = [_row(float(r[0]), r[1], r[2], r[3], r[4:]) for r in rows]
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
     def _partial_tier(
         self,
@@ -511,7 +651,8 @@ class PgTermStats:
                     continue
                 count = _one(
                     conn.execute(
-                        "SELECT count(*) FROM nodes WHERE fts @@ to_tsquery('memgraph_text', %s)",
+                        f"SELECT count(*) FROM nodes WHERE {FTS}"
+                        " @@ to_tsquery('memgraph_text', %s)",
                         (phrase_tsquery(((term,), False)),),
                     )
                 )[0]
@@ -525,9 +666,9 @@ class PgTermStats:
             return []
         phrases: list[Phrase] = [((tokens(w)[0],), False) for w in words]
         rows = self.store.fetch_all(
-            f"SELECT s.nodes, s.tokens{having_sql('fts', len(phrases))}, n.id, n.ntok, n.title,"
+            f"SELECT s.nodes, s.tokens{having_sql(FTS, len(phrases))}, n.id, n.ntok, n.title,"
             " n.body FROM node_stats s CROSS JOIN nodes n"
-            " WHERE n.fts @@ to_tsquery('memgraph_text', %s)",
+            f" WHERE {N_FTS} @@ to_tsquery('memgraph_text', %s)",
             [*[phrase_tsquery(p) for p in phrases], tsquery_text(phrases, "|")],
         )
         ranked = rank_rows(phrases, rows, len(rows), "|")

@@ -34,8 +34,14 @@ def _tsvector(expr: str) -> str:
 # 10-20 ms per common word on 15k messages; notes/fleet.md).
 FTS_DOCUMENT = f"{_tsvector('title')} || {_tsvector('body')}"
 FTS_BODY = _tsvector("body")
+# title + body since migration 8: the indexed expression (nodes_fts) every
+# ``Store.search`` and term statistics query matches
+FTS = "(fts_title || fts_body)"
+N_FTS = "(n.fts_title || n.fts_body)"
 
 C = 'COLLATE "C"'
+# live voice message rows (the partial body text indexes of migration 8)
+VOICE = "profile = 'voice' AND kind = 'message' AND lifecycle <> 'retired'"
 
 MIGRATIONS: list[Migration] = [
     Migration(
@@ -242,6 +248,21 @@ def _attr_text(key: str, src: str = "a") -> str:
     return f"CASE WHEN jsonb_typeof({src}->'{key}') = 'string' THEN {src}->>'{key}' END"
 
 
+# voice_terms and voice_df of every live voice message, set-based: migration 8's
+# backfill, and a snapshot import (which loads nodes with the row triggers off:
+# one upsert of voice_df per lexeme of every message is hours on a big store)
+VOICE_TERMS_FILL = """
+        INSERT INTO voice_terms
+            SELECT u.lexeme, n.id, cardinality(u.positions), n.ntok, v.day, v.classification
+            FROM voice_messages v JOIN nodes n ON n.id = v.node_id, unnest(n.fts_body) u
+            WHERE v.lifecycle <> 'retired';
+        INSERT INTO voice_df
+            SELECT u, count(*) FROM nodes n, unnest(tsvector_to_array(n.fts_body)) u
+            WHERE n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'
+            GROUP BY u;
+"""
+
+
 EXTENSION_MIGRATIONS: list[Migration] = [
     Migration(
         2,
@@ -354,6 +375,77 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         CREATE INDEX nodes_voice_tri ON nodes USING gin (lower(body) gin_trgm_ops)
             WHERE profile = 'voice' AND kind = 'message';
         CREATE INDEX nodes_voice_seq ON nodes (seq) WHERE profile = 'voice' AND kind = 'message';
+        """,
+    ),
+    Migration(
+        8,
+        "voice_terms: per-message term frequencies for voice search's BM25 (PostgreSQL only)",
+        f"""
+        -- One row per (lexeme, live voice message): the phrase's instances in the
+        -- body (tf), the row's FTS5 length and the recency/demote inputs, so BM25
+        -- of a one-word (or prefix) query is an index range scan and arithmetic,
+        -- not a re-read of every matching message (notes/fleet.md). Kept by row
+        -- triggers named after nodes_voice_* so they fire after voice_messages'.
+        CREATE TABLE voice_terms (
+            term text {C} NOT NULL,
+            node_id text {C} NOT NULL,
+            tf integer NOT NULL,
+            ntok integer NOT NULL,
+            day double precision NOT NULL,
+            classification text {C},
+            PRIMARY KEY (term, node_id)
+        );
+        -- live voice messages holding each lexeme (= its voice_terms rows): with
+        -- the partial text index of the other nodes (retired messages included),
+        -- a word's document frequency is two lookups, not a visit of every row
+        CREATE TABLE voice_df (term text {C} PRIMARY KEY, n bigint NOT NULL);
+        CREATE FUNCTION memgraph_voice_terms() RETURNS trigger LANGUAGE plpgsql AS $f$
+            BEGIN
+                IF TG_OP <> 'INSERT' AND OLD.profile = 'voice' AND OLD.kind = 'message' THEN
+                    DELETE FROM voice_terms
+                        WHERE term = ANY(tsvector_to_array(OLD.fts_body)) AND node_id = OLD.id;
+                    IF OLD.lifecycle <> 'retired' THEN
+                        UPDATE voice_df SET n = n - 1
+                            WHERE term = ANY(tsvector_to_array(OLD.fts_body));
+                    END IF;
+                END IF;
+                IF TG_OP <> 'DELETE' AND NEW.profile = 'voice' AND NEW.kind = 'message'
+                        AND NEW.lifecycle <> 'retired' THEN
+                    INSERT INTO voice_df SELECT t, 1 FROM unnest(tsvector_to_array(NEW.fts_body)) t
+                        ON CONFLICT (term) DO UPDATE SET n = voice_df.n + 1;
+                    INSERT INTO voice_terms
+                        SELECT u.lexeme, NEW.id, cardinality(u.positions), NEW.ntok, v.day,
+                               v.classification
+                        FROM voice_messages v, unnest(NEW.fts_body) u
+                        WHERE v.node_id = NEW.id;
+                END IF;
+                RETURN NULL;
+            END $f$;
+        CREATE TRIGGER nodes_voiceterms_ins AFTER INSERT ON nodes FOR EACH ROW
+            WHEN (NEW.profile = 'voice' AND NEW.kind = 'message')
+            EXECUTE FUNCTION memgraph_voice_terms();
+        CREATE TRIGGER nodes_voiceterms_upd AFTER UPDATE ON nodes FOR EACH ROW
+            WHEN ((OLD.profile = 'voice' AND OLD.kind = 'message')
+                  OR (NEW.profile = 'voice' AND NEW.kind = 'message'))
+            EXECUTE FUNCTION memgraph_voice_terms();
+        CREATE TRIGGER nodes_voiceterms_del AFTER DELETE ON nodes FOR EACH ROW
+            WHEN (OLD.profile = 'voice' AND OLD.kind = 'message')
+            EXECUTE FUNCTION memgraph_voice_terms();
+        {VOICE_TERMS_FILL}
+        -- title + body text: an index over the two columns' concatenation (the
+        -- same tsvector as the generated column it replaces), so each body is
+        -- parsed once per write, not twice (a bulk write's main server cost)
+        ALTER TABLE nodes DROP COLUMN fts;
+        ALTER TABLE nodes ADD COLUMN fts_title tsvector
+            GENERATED ALWAYS AS ({_tsvector("title")}) STORED;
+        CREATE INDEX nodes_fts ON nodes USING gin({FTS})
+            WITH (gin_pending_list_limit = 256);
+        -- the body text index in two parts: live voice messages, everything else
+        DROP INDEX nodes_fts_body;
+        CREATE INDEX nodes_fts_body_voice ON nodes USING gin(fts_body)
+            WITH (gin_pending_list_limit = 256) WHERE {VOICE};
+        CREATE INDEX nodes_fts_body_other ON nodes USING gin(fts_body)
+            WITH (gin_pending_list_limit = 256) WHERE NOT ({VOICE});
         """,
     ),
     Migration(

@@ -20,7 +20,7 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,23 +28,17 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from memgraph.documents import (
-    MemoryDomain,
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemoryPatchCandidate,
-    MemorySummary,
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.store.decode import DocStore, snapshot_from
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
 from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
-from memgraph.store.postgres.schema import all_migrations
+from memgraph.store.postgres.schema import VOICE_TERMS_FILL, all_migrations
 from memgraph.store.postgres.txn import PostgresTxn
-from memgraph.store.protocol import Neighbourhood, PeriodQuery, SearchHit, as_of
+from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_txn import iso
 
 if TYPE_CHECKING:
@@ -58,7 +52,8 @@ WRITE_LOCK = 1
 MIGRATE_LOCK = 2
 
 
-class PostgresStore:
+class PostgresStore(DocStore):
+    PARAM = "%s"
     """Implements ``memgraph.store.protocol.Store`` on a PostgreSQL database."""
 
     def __init__(
@@ -327,57 +322,6 @@ class PostgresStore:
             result.edges = txn.get_edges(sorted(edge_ids))
         return result
 
-    def receipts(
-        self, target_id: str | None = None, patch_id: str | None = None
-    ) -> list[MemoryLifecycleReceipt]:
-        sql, args = "SELECT doc FROM receipts WHERE true", list[str]()
-        if target_id is not None:
-            sql, args = sql + " AND target_id = %s", [target_id]
-        if patch_id is not None:
-            sql, args = sql + " AND patch_id = %s", [*args, patch_id]
-        rows = self.fetch_all(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(r[0]) for r in rows]
-
-    def iter_nodes(
-        self, profile: str | None = None, kind: str | None = None
-    ) -> Iterator[MemoryNode]:
-        sql, args = "SELECT doc FROM nodes WHERE true", list[str]()
-        if profile is not None:
-            sql, args = sql + " AND profile = %s", [*args, profile]
-        if kind is not None:
-            sql, args = sql + " AND kind = %s", [*args, kind]
-        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
-            yield MemoryNode.model_validate_json(doc)
-
-    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
-        sql, args = "SELECT doc FROM edges", list[str]()
-        if profile is not None:
-            sql, args = sql + " WHERE profile = %s", [profile]
-        for (doc,) in self.fetch_all(sql + " ORDER BY id", args):
-            yield MemoryEdge.model_validate_json(doc)
-
-    def iter_summaries(self) -> Iterator[MemorySummary]:
-        for (doc,) in self.fetch_all("SELECT doc FROM summaries ORDER BY id"):
-            yield MemorySummary.model_validate_json(doc)
-
-    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
-        """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
-        sql = "SELECT doc FROM nodes WHERE profile = %s AND kind = %s"
-        args: list[str | None] = [query.profile, query.kind]
-        for column, op, bound in (
-            ("lifecycle", "=", query.lifecycle),
-            ("valid_from", ">=", iso(query.starts_at_or_after)),
-            ("valid_from", "<", iso(query.starts_before)),
-            ("valid_from", "<=", iso(query.starts_at_or_before)),
-            ("valid_to", ">=", iso(query.ends_at_or_after)),
-        ):
-            if bound is not None:
-                sql += f" AND {column} {op} %s"
-                args.append(bound)
-        return [
-            MemoryNode.model_validate_json(d) for (d,) in self.fetch_all(sql + " ORDER BY id", args)
-        ]
-
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         """FTS5's ``bm25`` ranking (``memgraph.store.postgres.fts.search_nodes``)."""
         with self.reader() as txn:
@@ -392,59 +336,12 @@ class PostgresStore:
 
     # -- snapshots ---------------------------------------------------------
     def export_snapshot(self) -> MemoryGraphSnapshot:
-        from memgraph.documents import MemoryGraphSnapshot
-
+        version = max(self.schema_versions(), default=0)
         with self.reader():
+            return snapshot_from(lambda sql: [r[0] for r in self.conn.execute(sql)], version)
 
-            def docs(sql: str) -> list[str]:
-                return [str(r[0]) for r in self.conn.execute(sql)]
-
-            receipts = [
-                MemoryLifecycleReceipt.model_validate_json(d)
-                for d in docs("SELECT doc FROM receipts ORDER BY seq")
-            ]
-            version = self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
-            return MemoryGraphSnapshot(
-                exported_at=as_of(receipts),
-                schema_version=int(version[0]) if version else 0,
-                domains=[
-                    MemoryDomain.model_validate_json(d)
-                    for d in docs("SELECT doc FROM domains ORDER BY id")
-                ],
-                nodes=[
-                    MemoryNode.model_validate_json(d)
-                    for d in docs("SELECT doc FROM nodes ORDER BY id")
-                ],
-                edges=[
-                    MemoryEdge.model_validate_json(d)
-                    for d in docs("SELECT doc FROM edges ORDER BY id")
-                ],
-                summaries=[
-                    MemorySummary.model_validate_json(d)
-                    for d in docs("SELECT doc FROM summaries ORDER BY id")
-                ],
-                receipts=receipts,
-                embeddings=[
-                    MemoryEmbeddingManifest.model_validate_json(d)
-                    for d in docs("SELECT doc FROM embeddings ORDER BY node_id")
-                ],
-                patches=[
-                    MemoryPatchCandidate.model_validate_json(d)
-                    for d in docs("SELECT doc FROM patches ORDER BY created_at, id")
-                ],
-                node_history=[
-                    MemoryNode.model_validate_json(d)
-                    for d in docs("SELECT doc FROM node_history ORDER BY seq")
-                ],
-                edge_history=[
-                    MemoryEdge.model_validate_json(d)
-                    for d in docs("SELECT doc FROM edge_history ORDER BY seq")
-                ],
-                summary_history=[
-                    MemorySummary.model_validate_json(d)
-                    for d in docs("SELECT doc FROM summary_history ORDER BY seq")
-                ],
-            )
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        return [r[0] for r in self.fetch_all(sql, args)]
 
     def import_snapshot(self, snapshot: MemoryGraphSnapshot) -> None:
         with self.transaction() as txn:
@@ -455,9 +352,15 @@ class PostgresStore:
                 raise SnapshotError(
                     f"store {self.location} is not empty; import a snapshot into a new database"
                 )
+            # a bulk load into an empty store: no statement deadline, and the voice
+            # term tables filled set-based after the nodes, not row by row
+            self.conn.execute("SET LOCAL statement_timeout = 0")
+            self.conn.execute("ALTER TABLE nodes DISABLE TRIGGER nodes_voiceterms_ins")
             txn.put_domains(snapshot.domains)
             txn.put_node_history(snapshot.node_history)
             txn.put_nodes(snapshot.nodes, [])
+            self.conn.execute("ALTER TABLE nodes ENABLE TRIGGER nodes_voiceterms_ins")
+            self.conn.execute(VOICE_TERMS_FILL.encode())
             txn.put_edges(snapshot.edges, snapshot.edge_history)
             txn.put_summaries(snapshot.summaries, snapshot.summary_history)
             txn.put_manifests(snapshot.embeddings)
@@ -469,7 +372,8 @@ class PostgresStore:
             self.conn.execute("ANALYZE")
             self.conn.execute(
                 "SELECT gin_clean_pending_list('nodes_fts'::regclass),"
-                " gin_clean_pending_list('nodes_fts_body'::regclass)"
+                " gin_clean_pending_list('nodes_fts_body_voice'::regclass),"
+                " gin_clean_pending_list('nodes_fts_body_other'::regclass)"
             )
 
 

@@ -20,6 +20,7 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
+from memgraph.store.decode import DocTxn
 from memgraph.store.postgres.fts import token_count
 from memgraph.store.sqlite_txn import iso
 
@@ -77,69 +78,26 @@ def node_row(n: MemoryNode) -> tuple[str | int | None, ...]:
     )
 
 
-class PostgresTxn:
+class PostgresTxn(DocTxn):
     """Implements ``StoreTxn`` (and ``GraphReader``) on one open transaction."""
+
+    PARAM = "%s"
 
     def __init__(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
         self.conn = conn
 
-    def _docs(self, sql: str, ids: Iterable[str]) -> list[str]:
+    # -- reads (documents decoded by memgraph.store.decode.DocTxn) ------------
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        return [r[0] for r in self.conn.execute(sql, args)]
+
+    def _where_in(self, select: str, table: str, key: str, ids: Iterable[str]) -> list[Any]:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return []
-        return [str(r[0]) for r in self.conn.execute(sql, (unique,))]
+        return self._column(f"SELECT {select} FROM {table} WHERE {key} = ANY(%s)", (unique,))
 
-    # -- reads -------------------------------------------------------------
-    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
-        docs = self._docs("SELECT doc FROM nodes WHERE id = ANY(%s)", ids)
-        nodes = (MemoryNode.model_validate_json(d) for d in docs)
-        return {n.id: n for n in nodes}
-
-    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
-        return set(self._docs("SELECT id FROM nodes WHERE id = ANY(%s)", ids))
-
-    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
-        docs = self._docs("SELECT doc FROM edges WHERE id = ANY(%s)", ids)
-        edges = (MemoryEdge.model_validate_json(d) for d in docs)
-        return {e.id: e for e in edges}
-
-    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
-        docs = self._docs("SELECT doc FROM summaries WHERE id = ANY(%s)", ids)
-        summaries = (MemorySummary.model_validate_json(d) for d in docs)
-        return {s.id: s for s in summaries}
-
-    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
-        sids = self._docs(
-            "SELECT DISTINCT summary_id FROM summary_covers WHERE covered_id = ANY(%s)", ids
-        )
-        return list(self.get_summaries(sids).values())
-
-    def nodes_in_domain(
-        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
-    ) -> list[MemoryNode]:
-        sql = "SELECT doc FROM nodes WHERE domain_id = %s"
-        args: list[object] = [domain_id]
-        if profile is not None:
-            sql += " AND profile = %s"
-            args.append(profile)
-        if states is not None:
-            sql += " AND lifecycle = ANY(%s)"
-            args.append(list(states))
-        return [MemoryNode.model_validate_json(str(r[0])) for r in self.conn.execute(sql, args)]
-
-    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
-        sql = "SELECT doc FROM receipts WHERE target_id = %s"
-        args = [target_id]
-        if op is not None:
-            sql += " AND op = %s"
-            args.append(op)
-        rows = self.conn.execute(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(str(r[0])) for r in rows]
-
-    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
-        docs = self._docs("SELECT doc FROM embeddings WHERE node_id = ANY(%s)", node_ids)
-        manifests = (MemoryEmbeddingManifest.model_validate_json(d) for d in docs)
-        return {m.node_id: m for m in manifests}
+    def _in(self, column: str, values: Sequence[str]) -> tuple[str, list[object]]:
+        return f"{column} = ANY(%s)", [list(values)]
 
     def patch_status(self, patch_id: str) -> str | None:
         row = self.conn.execute("SELECT status FROM patches WHERE id = %s", (patch_id,)).fetchone()

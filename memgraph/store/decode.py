@@ -1,0 +1,192 @@
+"""Rows -> documents, once for every SQL backend (SQLite, PostgreSQL).
+
+Both backends keep each document as the exact JSON text the engine serialised
+(``doc`` columns) and read it back the same way; only the statement plumbing
+differs: the parameter mark (``?`` / ``%s``), how a list of ids reaches the
+server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
+and lock a read runs on. The backends subclass these two bases and supply
+those few hooks; the queries and the decoding live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memgraph.documents import (
+    MemoryDomain,
+    MemoryEdge,
+    MemoryEmbeddingManifest,
+    MemoryLifecycleReceipt,
+    MemoryNode,
+    MemoryPatchCandidate,
+    MemorySummary,
+)
+from memgraph.store.docpack import unpack
+from memgraph.store.protocol import PeriodQuery, as_of
+from memgraph.store.rows import iso
+
+if TYPE_CHECKING:
+    from memgraph.documents import MemoryGraphSnapshot
+
+
+def _iso(dt: datetime | None) -> str | None:
+    return None if dt is None else iso(dt)
+
+
+class DocTxn:
+    """``GraphReader`` reads of a transaction. Hooks: ``PARAM``, ``_column``
+    (first column of one statement) and ``_where_in`` (a column of the rows
+    whose key is one of ``ids``)."""
+
+    PARAM = "?"
+
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def _where_in(self, select: str, table: str, key: str, ids: Iterable[str]) -> list[Any]:
+        raise NotImplementedError
+
+    def _in(self, column: str, values: Sequence[str]) -> tuple[str, list[object]]:
+        """``column`` is one of ``values`` (a short list)."""
+        return f"{column} IN ({','.join([self.PARAM] * len(values))})", list(values)
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
+        nodes = map(MemoryNode.model_validate_json, self._where_in("doc", "nodes", "id", ids))
+        return {n.id: n for n in nodes}
+
+    def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
+        return set(self._where_in("id", "nodes", "id", ids))
+
+    def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
+        edges = map(MemoryEdge.model_validate_json, self._where_in("doc", "edges", "id", ids))
+        return {e.id: e for e in edges}
+
+    def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
+        docs = self._where_in("doc", "summaries", "id", ids)
+        return {s.id: s for s in map(MemorySummary.model_validate_json, docs)}
+
+    def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
+        sids = self._where_in("DISTINCT summary_id", "summary_covers", "covered_id", ids)
+        return list(self.get_summaries(sids).values())
+
+    def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
+        docs = self._where_in("doc", "embeddings", "node_id", node_ids)
+        return {m.node_id: m for m in map(MemoryEmbeddingManifest.model_validate_json, docs)}
+
+    def nodes_in_domain(
+        self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
+    ) -> list[MemoryNode]:
+        p = self.PARAM
+        sql = f"SELECT doc FROM nodes WHERE domain_id = {p}"
+        args: list[object] = [domain_id]
+        if profile is not None:
+            sql += f" AND profile = {p}"
+            args.append(profile)
+        if states is not None:
+            clause, values = self._in("lifecycle", list(states))
+            sql += f" AND {clause}"
+            args.extend(values)
+        return [MemoryNode.model_validate_json(d) for d in self._column(sql, args)]
+
+    def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
+        p = self.PARAM
+        sql = f"SELECT doc FROM receipts WHERE target_id = {p}"
+        args = [target_id]
+        if op is not None:
+            sql += f" AND op = {p}"
+            args.append(op)
+        docs = self._column(sql + " ORDER BY seq", args)
+        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
+
+
+class DocStore:
+    """``Store`` reads that return documents. Hooks: ``PARAM`` and ``_column``
+    (first column of one statement, on the store's own read path)."""
+
+    PARAM = "?"
+
+    def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def receipts(
+        self, target_id: str | None = None, patch_id: str | None = None
+    ) -> list[MemoryLifecycleReceipt]:
+        p = self.PARAM
+        sql, args = "SELECT doc FROM receipts WHERE 1=1", list[str]()
+        if target_id is not None:
+            sql, args = sql + f" AND target_id = {p}", [target_id]
+        if patch_id is not None:
+            sql, args = sql + f" AND patch_id = {p}", [*args, patch_id]
+        docs = self._column(sql + " ORDER BY seq", args)
+        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
+
+    def iter_nodes(
+        self, profile: str | None = None, kind: str | None = None
+    ) -> Iterator[MemoryNode]:
+        p = self.PARAM
+        sql, args = "SELECT doc FROM nodes WHERE 1=1", list[str]()
+        if profile is not None:
+            sql, args = sql + f" AND profile = {p}", [*args, profile]
+        if kind is not None:
+            sql, args = sql + f" AND kind = {p}", [*args, kind]
+        for doc in self._column(sql + " ORDER BY id", args):
+            yield MemoryNode.model_validate_json(doc)
+
+    def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
+        sql, args = "SELECT doc FROM edges", list[str]()
+        if profile is not None:
+            sql, args = sql + f" WHERE profile = {self.PARAM}", [profile]
+        for doc in self._column(sql + " ORDER BY id", args):
+            yield MemoryEdge.model_validate_json(doc)
+
+    def iter_summaries(self) -> Iterator[MemorySummary]:
+        for doc in self._column("SELECT doc FROM summaries ORDER BY id"):
+            yield MemorySummary.model_validate_json(doc)
+
+    def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
+        """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
+        p = self.PARAM
+        sql = f"SELECT doc FROM nodes WHERE profile = {p} AND kind = {p}"
+        args: list[str | None] = [query.profile, query.kind]
+        for column, op, bound in (
+            ("lifecycle", "=", query.lifecycle),
+            ("valid_from", ">=", _iso(query.starts_at_or_after)),
+            ("valid_from", "<", _iso(query.starts_before)),
+            ("valid_from", "<=", _iso(query.starts_at_or_before)),
+            ("valid_to", ">=", _iso(query.ends_at_or_after)),
+        ):
+            if bound is not None:
+                sql += f" AND {column} {op} {p}"
+                args.append(bound)
+        return [MemoryNode.model_validate_json(d) for d in self._column(sql + " ORDER BY id", args)]
+
+
+def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraphSnapshot:
+    """The whole store as a snapshot; ``docs(sql)`` runs each statement inside ONE
+    read snapshot of the caller's. Orders are the export's contract (byte-identical
+    snapshots from every backend)."""
+    from memgraph.documents import MemoryGraphSnapshot
+
+    def read(model: Any, sql: str) -> list[Any]:
+        return [model.model_validate_json(d) for d in docs(sql)]
+
+    def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack
+        return [model.model_validate_json(unpack(d)) for d in docs(sql)]
+
+    receipts = packed(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
+    return MemoryGraphSnapshot(
+        exported_at=as_of(receipts),
+        schema_version=version,
+        domains=read(MemoryDomain, "SELECT doc FROM domains ORDER BY id"),
+        nodes=read(MemoryNode, "SELECT doc FROM nodes ORDER BY id"),
+        edges=read(MemoryEdge, "SELECT doc FROM edges ORDER BY id"),
+        summaries=read(MemorySummary, "SELECT doc FROM summaries ORDER BY id"),
+        receipts=receipts,
+        embeddings=read(MemoryEmbeddingManifest, "SELECT doc FROM embeddings ORDER BY node_id"),
+        patches=packed(MemoryPatchCandidate, "SELECT doc FROM patches ORDER BY created_at, id"),
+        node_history=read(MemoryNode, "SELECT doc FROM node_history ORDER BY seq"),
+        edge_history=read(MemoryEdge, "SELECT doc FROM edge_history ORDER BY seq"),
+        summary_history=read(MemorySummary, "SELECT doc FROM summary_history ORDER BY seq"),
+    )
