@@ -2,6 +2,7 @@
 beside plain BM25 over file text, on real git history.
 
     python bench/bench_repo_localise.py [--repo PATH ...] [--max-commits 60]
+        [--weights 0,0.3,0.5,2]
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
 up to --max-commits per repo): query = the commit message, graph = the repo at
@@ -10,10 +11,17 @@ one store: each parent is a rescan of the previous one), truth = the touched
 non-test source files that exist at the parent. Both rankings are restricted
 to the parent's non-test source files. Prints recall@5 and @10 for:
 - repo cut (BM25 over module names/docstrings/public names + personalised
-  PageRank over the import graph, as ``memgraph context --cut repo`` ranks);
+  PageRank over the import graph + the code-mention boost, as
+  ``memgraph context --cut repo`` ranks);
+- the same ranking with other code-mention weights (``--weights``; 0 = no
+  mention boost), from the same index in the same run;
 - the cut's text match alone (no PageRank);
 - BM25 over each file's full text (the baseline).
+First, code-mention extraction on hostile text (backticks, dots, regex
+metacharacters, binary) at 12.5k / 25k / 50k characters: time should double
+with the size (linear), and stop growing past the read cap.
 The default repo is this project (its worktree shares the project's .git).
+A bare mirror works too (``git log`` and ``git archive`` need no work tree).
 """
 
 from __future__ import annotations
@@ -33,7 +41,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from context_cut.repo_cut import ModuleIndex, RepoCutRequest, bm25, repo_cut
+from context_cut.repo_cut import (
+    MENTION_WEIGHT,
+    ModuleIndex,
+    RepoCutRequest,
+    bm25,
+    rank_modules,
+    repo_cut,
+)
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.context import is_test
 from profiles.repo_scan.facts import terms
@@ -88,11 +103,15 @@ def recall(ranked: list[str], truth: set[str], k: int) -> float:
     return len(truth & set(ranked[:k])) / len(truth)
 
 
-def run_repo(repo: Path, limit: int) -> dict[str, list[float]]:
+def _names(weights: list[float]) -> list[str]:
+    return ["cut", *(f"cut-m{w:g}" for w in weights), "cut-text", "bm25"]
+
+
+def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[float]]:
     picked = commits(repo, limit)
     picked.reverse()  # oldest first: each parent is an incremental rescan
     scores: dict[str, list[float]] = {
-        f"{name}@{k}": [] for name in ("cut", "cut-text", "bm25") for k in (5, 10)
+        f"{name}@{k}": [] for name in _names(weights) for k in (5, 10)
     }
     store = MemoryStore()
     tmp = Path(tempfile.mkdtemp(prefix="mg-localise-"))
@@ -136,8 +155,14 @@ def run_repo(repo: Path, limit: int) -> dict[str, list[float]]:
             }
             base = bm25(docs, terms(c.message))
             ranked_base = [p for p, _s in sorted(base.items(), key=lambda kv: (-kv[1], kv[0]))]
+            variants = {
+                f"cut-m{w:g}": [p for p, _s in rank_modules(index, c.message, w) if p in allowed]
+                for w in weights
+            }
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))
+                for name, order in variants.items():
+                    scores[f"{name}@{k}"].append(recall(order, truth, k))
                 scores[f"cut-text@{k}"].append(recall(ranked_text, truth, k))
                 scores[f"bm25@{k}"].append(recall(ranked_base, truth, k))
             shutil.rmtree(tree)
@@ -152,16 +177,37 @@ def run_repo(repo: Path, limit: int) -> dict[str, list[float]]:
     return scores
 
 
+def hostile_timing() -> None:
+    from context_cut.mentions import MAX_TEXT, MentionTable
+
+    table = MentionTable.build({f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)})
+    units = ["`", "a.", "a_", "`" + "x" * 199, ".*+?[](){}|^$\\", "()", "\x00\ufffd"]
+    units.append(bytes(range(256)).decode("latin-1"))
+    for n in (MAX_TEXT // 4, MAX_TEXT // 2, MAX_TEXT, MAX_TEXT * 20):
+        t = time.perf_counter()
+        for unit in units:
+            table.scores((unit * (n // len(unit) + 1))[:n])
+        ms = (time.perf_counter() - t) * 1000
+        print(f"  mentions over {len(units)} hostile texts of {n:,} chars: {ms:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repo", type=Path, action="append", default=[])
     ap.add_argument("--max-commits", type=int, default=60)
+    ap.add_argument(
+        "--weights",
+        default="0,0.3,0.5,2",
+        help="other code-mention weights to score beside the default (0 = off)",
+    )
     args = ap.parse_args()
+    weights = [float(w) for w in args.weights.split(",") if w.strip()]
     repos = args.repo or [Path(__file__).resolve().parents[1]]
-    print(f"load: {os.getloadavg()}")
+    print(f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}")
+    hostile_timing()
     for repo in repos:
-        scores = run_repo(repo.resolve(), args.max_commits)
-        for name in ("cut", "cut-text", "bm25"):
+        scores = run_repo(repo.resolve(), args.max_commits, weights)
+        for name in _names(weights):
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0
             print(f"  {name:9} recall@5 {r5:.3f}  recall@10 {r10:.3f}")

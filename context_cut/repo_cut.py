@@ -1,7 +1,9 @@
 """The repo cut over a scanned repository: which modules a task is about.
 
 1. Text match: BM25 over each module's path, title, docstring and public names
-   (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes.
+   (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes,
+   plus a boost for modules the text names as code (`` `core.py` ``,
+   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``).
 2. Centrality: personalised PageRank over the import graph (edges both ways:
    a module's neighbours in either direction share its relevance), seeded on
    the text matches. ``networkx.pagerank`` needs scipy; this is the same power
@@ -26,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
 from context_cut.cuts import get_cut
+from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from memgraph.documents import (
     AnchorKind,
@@ -44,6 +47,11 @@ from memgraph.store.protocol import Store
 from profiles.repo_scan.facts import terms
 
 ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_localise.py)
+# Weight of the best code-mention score (context_cut/mentions.py) beside the text score
+# (normalised to 1.0 for the best match). Recall@5 was flat for weights 0.3-2.0 on click,
+# httpx and this project (notes/repo.md); 1.0 sits inside that range: a module named
+# outright ties the best text match, then centrality and text break the tie.
+MENTION_WEIGHT = 1.0
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 DAMPING = 0.85
 K1, B = 1.2, 0.75
@@ -91,6 +99,7 @@ class ModuleIndex:
     length: dict[str, int] = field(default_factory=dict)
     df: Counter[str] = field(default_factory=Counter)
     avg: float = 1.0
+    mentions: MentionTable = field(default_factory=MentionTable)
 
     def __post_init__(self) -> None:
         for key, tf in self.tf.items():
@@ -111,7 +120,8 @@ class ModuleIndex:
             if t in modules
         ]
         tests = {p for p, n in modules.items() if n.attributes.get("test")}
-        return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges)
+        table = MentionTable.build({p: _defined(n) for p, n in modules.items()})
+        return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges, mentions=table)
 
     def bm25(self, query: list[str]) -> dict[str, float]:
         n = len(self.tf)
@@ -128,6 +138,11 @@ class ModuleIndex:
             if s > 0:
                 scores[key] = s
         return scores
+
+
+def _defined(node: MemoryNode) -> list[str]:
+    facts: dict[str, Any] = node.attributes.get("facts") or {}
+    return [str(s[0]) for s in facts.get("symbols", []) if s]
 
 
 def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
@@ -172,21 +187,29 @@ def personalised_pagerank(
 
 
 def rank_modules(
-    modules: dict[str, MemoryNode] | ModuleIndex, text: str
+    modules: dict[str, MemoryNode] | ModuleIndex,
+    text: str,
+    mention_weight: float = MENTION_WEIGHT,
 ) -> list[tuple[str, float]]:
-    """(path, score) best first: BM25 text match plus personalised PageRank."""
+    """(path, score) best first: BM25 text match plus personalised PageRank, plus
+    ``mention_weight`` x the best code-mention score (0 turns mentions off)."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return []
     text_scores = index.bm25(terms(text))
-    if not text_scores:
+    named = index.mentions.scores(text) if mention_weight else {}
+    if not text_scores and not named:
         return []
-    best = max(text_scores.values())
+    best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
     ppr = personalised_pagerank(index.paths, index.edges, seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
     scores = {
-        p: (text_scores.get(p, 0.0) / best + ALPHA * ppr.get(p, 0.0) / top_ppr)
+        p: (
+            text_scores.get(p, 0.0) / best
+            + ALPHA * ppr.get(p, 0.0) / top_ppr
+            + mention_weight * named.get(p, 0.0)
+        )
         * (TEST_WEIGHT if p in index.tests else 1.0)
         for p in index.tf
     }

@@ -1,0 +1,214 @@
+"""Code mentions in a task's text, and the modules they name.
+
+A commit message or task often names its target outright: `` `_compat.py` ``,
+`` `click.core` ``, ``confirm()``, ``@version_option``, ``repo_cut``. BM25 over
+words undervalues these (one rare term among many), so the repo cut adds a
+boost for modules a mention resolves to (``rank_modules``, ``MENTION_WEIGHT``).
+
+Mention forms, from the raw text (``extract_mentions``):
+- backticked spans: every identifier-ish token inside is a mention, even a plain
+  word (`` `formatting` ``): the backticks say it is code;
+- ``name()`` and ``@name`` (calls and decorators);
+- file names and paths with a known extension (``core.py``, ``src/x/y.rs``);
+- dotted names whose parts are all 2+ characters (``click.core``; not ``e.g.``);
+- snake_case (an inner ``_``) and camelCase (a lower-to-upper hump) identifiers.
+Plain words outside backticks are never mentions.
+
+Resolution (``MentionTable.resolve``), first rule that finds something:
+1. a file name or path suffix (``/`` boundaries) -> 1.0 split among the matches;
+2. a dotted module path (``pkg/__init__.py`` names the package), longest prefix
+   first, a one-part name being a module stem -> 1.0 split among the matches;
+3. a top-level symbol DEFINED in at most ``MAX_DEFINERS`` modules -> 0.6 split
+   (a dotted name tries its parts left to right: ``Context.invoke``). A name
+   defined in more modules says little about which one is meant: ignored.
+
+Extraction reads at most ``MAX_TEXT`` characters and keeps ``MAX_MENTIONS``
+distinct mentions; every regex is linear (no nested or overlapping repeats).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+MAX_TEXT = 50_000  # characters of the task text read for mentions
+MAX_MENTIONS = 100  # distinct mentions kept (first ones win)
+MAX_DEFINERS = 3  # a symbol defined in more modules than this is not a mention of any
+FILE_SCORE = 1.0
+MODULE_SCORE = 1.0
+SYMBOL_SCORE = 0.6
+
+EXTENSIONS = frozenset(
+    (
+        "py",
+        "pyi",
+        "rs",
+        "ts",
+        "tsx",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "go",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "cs",
+        "swift",
+        "scala",
+        "sh",
+        "sql",
+        "toml",
+        "json",
+        "yaml",
+        "yml",
+        "cfg",
+        "ini",
+        "md",
+        "rst",
+        "txt",
+    )
+)
+# Backticked span (bounded, one line) or a token: identifier parts joined by "." or
+# "/", an optional leading "@" and trailing "()". Separators are not word characters,
+# so each repeat has one way to match: linear time.
+_TOKEN = re.compile(
+    r"`(?P<span>[^`\n]{1,200})`"
+    r"|(?P<at>@?)(?P<tok>[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)*)(?P<call>\(\))?"
+)
+_PACKAGE_FILE = {".py": "__init__", ".pyi": "__init__", ".rs": "mod"}
+_PACKAGE_FILE |= dict.fromkeys((".js", ".ts", ".tsx", ".jsx", ".mjs"), "index")
+_HUMP = re.compile(r"[a-z][A-Z]")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Mention:
+    kind: str  # span | call | decorator | file | dotted | identifier
+    value: str  # a name, dotted name or path as written ("()"/"@" stripped)
+
+
+def _classify(tok: str, at: str, call: str, in_span: bool) -> Mention | None:
+    tok = tok.strip("-")
+    if len(tok) < 2 or tok.endswith("/"):
+        return None
+    last = tok.rsplit("/", 1)[-1]
+    ext = last.rsplit(".", 1)[-1].lower() if "." in last else ""
+    if ext in EXTENSIONS and "." in last and len(last) > len(ext) + 1:
+        return Mention("file", tok)
+    if "-" in tok:  # hyphenated words ("non-test") are prose; paths were caught above
+        return None
+    if "/" in tok:
+        return Mention("file", tok) if in_span else None
+    parts = tok.split(".")
+    if at:
+        return Mention("decorator", tok)
+    if call:
+        return Mention("call", tok)
+    if len(parts) > 1:
+        if all(len(p) >= 2 for p in parts) or in_span:
+            return Mention("dotted", tok)
+        return None
+    if "_" in tok.strip("_") or _HUMP.search(tok):
+        return Mention("identifier", tok)
+    if in_span:
+        return Mention("span", tok)
+    return None
+
+
+def extract_mentions(text: str) -> list[Mention]:
+    """The code mentions of ``text`` in order of first appearance, deduplicated."""
+    found: dict[Mention, None] = {}
+    for m in _TOKEN.finditer(text[:MAX_TEXT]):
+        span = m.group("span")
+        tokens = [m] if span is None else list(_TOKEN.finditer(span))
+        for t in tokens:
+            if t.group("tok"):
+                got = _classify(t["tok"], t["at"], t["call"] or "", span is not None)
+                if got is not None:
+                    found.setdefault(got)
+                    if len(found) >= MAX_MENTIONS:
+                        return list(found)
+    return list(found)
+
+
+def _dotted_name(path: str) -> list[str]:
+    """``src/click/core.py`` -> [src, click, core]; a package's ``__init__`` (or
+    Rust ``mod.rs`` / JS ``index.*``) names its folder."""
+    p = PurePosixPath(path)
+    parts = [*p.parent.parts, p.stem] if p.parent.as_posix() != "." else [p.stem]
+    if len(parts) > 1 and parts[-1] == _PACKAGE_FILE.get(p.suffix):
+        parts.pop()
+    return [x for x in parts if x]
+
+
+@dataclass
+class MentionTable:
+    """Path suffixes, dotted module suffixes and symbol definers of one repo."""
+
+    suffixes: dict[str, list[str]] = field(default_factory=dict)  # "a/b.py" -> paths
+    dotted: dict[str, list[str]] = field(default_factory=dict)  # "pkg.mod" -> paths
+    defined: dict[str, list[str]] = field(default_factory=dict)  # symbol -> paths
+
+    @classmethod
+    def build(cls, symbols: dict[str, Iterable[str]]) -> MentionTable:
+        """``symbols``: path -> the top-level names that file defines."""
+        suffixes: dict[str, set[str]] = defaultdict(set)
+        dotted: dict[str, set[str]] = defaultdict(set)
+        defined: dict[str, set[str]] = defaultdict(set)
+        for path, names in symbols.items():
+            parts = path.split("/")
+            for i in range(len(parts)):
+                suffixes["/".join(parts[i:])].add(path)
+            mod = _dotted_name(path)
+            for i in range(len(mod)):
+                dotted[".".join(mod[i:])].add(path)
+            for name in names:
+                defined[name].add(path)
+        return cls(
+            {k: sorted(v) for k, v in suffixes.items()},
+            {k: sorted(v) for k, v in dotted.items()},
+            {k: sorted(v) for k, v in defined.items() if len(v) <= MAX_DEFINERS},
+        )
+
+    def resolve(self, mention: Mention) -> dict[str, float]:
+        """Module path -> score for one mention (empty when it names nothing)."""
+        value = mention.value
+        if mention.kind == "file":
+            return _split(self.suffixes.get(value.lstrip("./")), FILE_SCORE)
+        parts = value.split(".")
+        if not all(_IDENT.fullmatch(p) for p in parts):
+            return {}
+        for n in range(len(parts), 0, -1):
+            found = self.dotted.get(".".join(parts[:n]))
+            if found:
+                return _split(found, MODULE_SCORE)
+        for part in parts:
+            found = self.defined.get(part)
+            if found:
+                return _split(found, SYMBOL_SCORE)
+        return {}
+
+    def scores(self, text: str) -> dict[str, float]:
+        """Module path -> the best score any mention in ``text`` gives it."""
+        best: dict[str, float] = {}
+        for mention in extract_mentions(text):
+            for path, score in self.resolve(mention).items():
+                if score > best.get(path, 0.0):
+                    best[path] = score
+        return best
+
+
+def _split(paths: list[str] | None, score: float) -> dict[str, float]:
+    if not paths:
+        return {}
+    return {p: score / len(paths) for p in paths}
