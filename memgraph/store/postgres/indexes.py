@@ -272,6 +272,11 @@ class PgVoiceIndex:
         ties) are those of the Python path and of SQLite (tests compare them)."""
         if q.limit < 1:
             return []
+        if len(phrases) > 1:  # several plain words: memgraph.store.postgres.voice_words
+            from memgraph.store.postgres.voice_words import ranked_words
+
+            hits, _ = ranked_words(self, q, phrases, head, head_args, clause, args)
+            return hits + self._partial_tier(q, clause, args, head, head_args, hits)
         cte = head.rstrip() + "," if head else "WITH"
         # one prefix: the live messages holding it are the rows of g
         having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
@@ -290,20 +295,8 @@ class PgVoiceIndex:
                     " FROM voice_terms WHERE term = %s"
                 )
                 part_args.append(word)
-        k = len(phrases)
-        if k == 1:  # the word's (or prefix's) postings: one index range
-            grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
-        else:  # several words: the text index intersects, each hit probes its tfs
-            tfs = ", ".join(f"p{i}.tf AS t{i}" for i in range(k))
-            joins = " ".join(
-                f"JOIN voice_terms p{i} ON p{i}.term = %s AND p{i}.node_id = n.id" for i in range(k)
-            )
-            grouped = (
-                f"SELECT n.id AS node_id, p0.ntok, p0.day, p0.classification AS cls, {tfs}"
-                f" FROM nodes n {joins} WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)"
-                f" AND {VOICE_N}"
-            )
-            part_args = [*[words[0] for words, _ in phrases], tsquery_text(phrases)]
+        k = 1  # the word's (or prefix's) postings: one index range
+        grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
         # FTS5's bm25 term by term, in fts.bm25's order of operations
         f8 = "::float8"
         norm = f"(1.2{f8} * (0.25{f8} + 0.75{f8} * g.ntok / f.avgdl))"
