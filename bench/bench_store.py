@@ -11,6 +11,13 @@ per node in commits, 50,000+ more in cache misses), nodes first, then edges.
 The clock covers building each patch (``new_patch``) and applying it;
 generating the node and edge documents is the caller's work, timed separately.
 
+Reference (issue 22), timed in the same run: the rows the store wrote for the
+nodes (node rows, FTS rows, receipts, patches) and the edges, read back and
+inserted with plain ``sqlite3`` ``executemany`` into a fresh file with the store's
+own tables and indexes (no triggers), one transaction per ``--batch`` rows, WAL
+and ``synchronous=NORMAL`` like the store. ``ratio`` = engine nodes/s over that
+floor's nodes/s (issue 22 budget: >= 0.8).
+
 Budgets (DESIGN issue 2): bulk upsert >= 20k nodes/s; 2-hop read < 20 ms.
 Prints one ``name: value`` line per figure; exit 1 when a budget is missed
 (unless ``--no-check``).
@@ -128,6 +135,70 @@ def bulk(store: Store, ops: list[UpsertNode] | list[UpsertEdge], batch: int) -> 
     return time.perf_counter() - start, time.process_time() - cpu
 
 
+def plain_reference(store_file: Path, out: Path, batch: int) -> tuple[float, float]:
+    """(node-phase seconds, edge-phase seconds) of plain executemany of the rows the
+    store wrote, in a fresh file with the same tables and indexes."""
+    import sqlite3
+
+    src = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    schema = [
+        sql
+        for (sql,) in src.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') "
+            "AND name NOT LIKE 'node_fts_%' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+        )
+    ]
+    fts = src.execute("SELECT sql FROM sqlite_master WHERE name = 'node_fts'").fetchone()[0]
+
+    def rows(table: str) -> tuple[str, list[tuple[object, ...]]]:
+        cols = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
+        if table == "receipts":
+            cols.remove("seq")  # AUTOINCREMENT, as the store lets SQLite assign it
+        data = src.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY rowid").fetchall()
+        marks = ", ".join("?" * len(cols))
+        return f"INSERT INTO {table}({', '.join(cols)}) VALUES ({marks})", data
+
+    node_sql, node_rows = rows("nodes")
+    receipt_sql, receipt_rows = rows("receipts")
+    patch_sql, patch_rows = rows("patches")
+    edge_sql, edge_rows = rows("edges")
+    src.close()
+    dst = sqlite3.connect(out, isolation_level=None)
+    dst.execute("PRAGMA journal_mode=WAL")
+    dst.execute("PRAGMA synchronous=NORMAL")
+    for sql in schema:
+        if not sql.startswith("CREATE VIRTUAL"):
+            dst.execute(sql)
+    dst.execute(fts)
+    n_nodes = len(node_rows)
+    node_receipts, edge_receipts = receipt_rows[:n_nodes], receipt_rows[n_nodes:]
+    n_patches = -(-n_nodes // batch)
+    started = time.perf_counter()
+    for i in range(0, n_nodes, batch):
+        dst.execute("BEGIN IMMEDIATE")
+        last = dst.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]
+        dst.executemany(node_sql, node_rows[i : i + batch])
+        dst.execute(
+            "INSERT INTO node_fts(rowid, title, body) SELECT rowid, title, body FROM nodes "
+            "WHERE rowid > ?",
+            (last,),
+        )
+        dst.executemany(receipt_sql, node_receipts[i : i + batch])
+        dst.executemany(patch_sql, patch_rows[i // batch : i // batch + 1])
+        dst.execute("COMMIT")
+    node_s = time.perf_counter() - started
+    started = time.perf_counter()
+    for k, i in enumerate(range(0, len(edge_rows), batch)):
+        dst.execute("BEGIN IMMEDIATE")
+        dst.executemany(edge_sql, edge_rows[i : i + batch])
+        dst.executemany(receipt_sql, edge_receipts[i : i + batch])
+        dst.executemany(patch_sql, patch_rows[n_patches + k : n_patches + k + 1])
+        dst.execute("COMMIT")
+    edge_s = time.perf_counter() - started
+    dst.close()
+    return node_s, edge_s
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=100_000)
@@ -137,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=("sqlite", "memory"), default="sqlite")
     ap.add_argument("--db", type=Path, default=None, help="store file (default: a temp dir)")
     ap.add_argument("--no-check", action="store_true", help="do not exit 1 on a missed budget")
+    ap.add_argument("--no-reference", action="store_true", help="skip the plain sqlite3 floor")
     args = ap.parse_args(argv)
 
     rng = random.Random(20260101)
@@ -171,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             store.close()
         db_mb = path.stat().st_size / 1e6 if args.backend == "sqlite" else 0.0
+        ref_node_s = ref_edge_s = 0.0
+        if args.backend == "sqlite" and not args.no_reference:
+            ref_node_s, ref_edge_s = plain_reference(path, Path(tmp) / "plain.db", args.batch)
 
     total = len(nodes) + len(edges)
     nodes_per_s = len(nodes) / node_s
@@ -198,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         "hop2_p95_ms": f"{p95:.2f}",
         "loadavg_1m": f"{os.getloadavg()[0]:.2f}",
     }
+    if ref_node_s:
+        figures["plain_sqlite3_nodes_per_s"] = f"{len(nodes) / ref_node_s:,.0f}"
+        figures["plain_sqlite3_edges_per_s"] = f"{len(edges) / ref_edge_s:,.0f}"
+        figures["ratio_nodes_vs_plain"] = f"{nodes_per_s / (len(nodes) / ref_node_s):.2f}"
+        figures["ratio_edges_vs_plain"] = f"{(len(edges) / edge_s) / (len(edges) / ref_edge_s):.2f}"
     for key, value in figures.items():
         print(f"{key}: {value}")
     ok = nodes_per_s >= NODE_BUDGET and p95 < HOP2_BUDGET_MS

@@ -269,13 +269,17 @@ def _recall_in_process(db: Path, qdir: Path, runs: int) -> list[float]:
     return times
 
 
-def recall_rows(n: int, runs: int) -> list[str]:
+def recall_rows(n: int, runs: int, keep: Path | None = None) -> list[str]:
     compileall.compile_dir(str(ROOT / "memgraph"), quiet=1)
     compileall.compile_dir(str(ROOT / "context_cut"), quiet=1)
     compileall.compile_dir(str(ROOT / "profiles"), quiet=1)
-    where = Path(tempfile.mkdtemp(prefix="mg-recall-"))
+    where = keep or Path(tempfile.mkdtemp(prefix="mg-recall-"))
     try:
-        db, qdir = build_recall_store(n, where)
+        if keep is not None and (keep / "mg.db").is_file():
+            db, qdir = keep / "mg.db", keep / "qdrant"  # built by an earlier run
+        else:
+            where.mkdir(parents=True, exist_ok=True)
+            db, qdir = build_recall_store(n, where)
         exe = str(Path(sys.executable).parent / "memgraph")
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
         cmd = [
@@ -312,7 +316,8 @@ def recall_rows(n: int, runs: int) -> list[str]:
             f"p50 {_pct(inproc, 0.5):.1f} ms p95 {_pct(inproc, 0.95):.1f} ms",
         ]
     finally:
-        shutil.rmtree(where, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def main() -> None:
@@ -325,6 +330,12 @@ def main() -> None:
     ap.add_argument("--engines", default="edge,qdrant-client")
     ap.add_argument("--recall", type=int, default=100_000, help="store size for part 2; 0 skips")
     ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument(
+        "--recall-dir",
+        type=Path,
+        default=None,
+        help="keep the part-2 store here (built when absent, reused when present)",
+    )
     ap.add_argument(
         "--client-max",
         type=int,
@@ -344,7 +355,7 @@ def main() -> None:
             for line in engine_rows(engine, n, args.dim, args.queries):
                 print(line, flush=True)
     if args.recall:
-        for line in recall_rows(args.recall, args.runs):
+        for line in recall_rows(args.recall, args.runs, args.recall_dir):
             print(line, flush=True)
     print(f"# done, load {os.getloadavg()[0]:.2f}")
 

@@ -2,11 +2,15 @@
 
     python bench/gen_vault.py --out /tmp/mg-bench          # once (~10k pages)
     python bench/bench_voice_search.py --out /tmp/mg-bench [--runs 31]
+    python bench/gen_vault.py --out /tmp/mg-nat --words natural   # 'the' in ~36 %
+    python bench/bench_voice_search.py --out /tmp/mg-nat --only-common --common the
 
 Whole process: ``memgraph voice "fact" --since <date>`` (the installed console
 script, so the FAST_PATHS lean path) and ``rg -i fact <vault>``, run alternately
 so both see the same machine load; medians and p90s. In process: p50/p95 of the
 library query (``search_voice`` on an open store; ``fast.voice_search`` cold) for a few query shapes.
+Common words (issue 22): ``memgraph voice WORD --limit 10`` against ``rg -i -c WORD``
+for each ``--common`` word, with the share of messages that hold it.
 Prints the machine load so noisy figures can be recognised.
 """
 
@@ -53,18 +57,40 @@ EXTRA_QUERIES = (
 )
 
 
-def whole_process(out: Path, runs: int, since: str, query: str) -> list[float]:
+def share(db: Path, word: str) -> str:
+    """How many voice messages hold ``word`` as a whole word (the workload's shape)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        total = conn.execute("SELECT count(*) FROM voice_index").fetchone()[0]
+        having = conn.execute(
+            "SELECT count(*) FROM node_fts JOIN voice_index AS v ON v.rowid = node_fts.rowid "
+            "WHERE node_fts MATCH ?",
+            (f'body : ("{word}")',),
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    return f"{word!r} in {having:,} of {total:,} messages ({100 * having / max(total, 1):.0f} %)"
+
+
+def whole_process(
+    out: Path, runs: int, since: str, query: str, common: list[str], only_common: bool
+) -> list[float]:
     memgraph = shutil.which("memgraph") or str(Path(sys.executable).parent / "memgraph")
     rg = shutil.which("rg")
     if rg is None:
         raise SystemExit("ripgrep (rg) not found: apt-get install -y ripgrep")
     env = {**os.environ, "MEMGRAPH_HOME": str(out / "home")}
-    cases = [([query, "--since", since], query), *EXTRA_QUERIES]
+    cases = [] if only_common else [([query, "--since", since], query), *EXTRA_QUERIES]
+    # issue 22: a common word with --limit 10 against `rg -i -c WORD` (counts per file)
+    cases += [([word, "--limit", "10"], word) for word in common]
     ratios = []
     print(f"whole process, {runs} runs each, alternating (wall; cpu = user+sys):")
     for args, pattern in cases:
         ours = [memgraph, "voice", *args]
-        theirs = [rg, "-i", pattern, str(out / "vault")]
+        count = ["-c"] if pattern in common else []
+        theirs = [rg, "-i", *count, pattern, str(out / "vault")]
+        if pattern in common:
+            print(f"  common word: {share(out / 'home' / 'memgraph.db', pattern)}")
         for cmd in (ours, theirs):  # warm the page cache and the interpreter's files
             _time(cmd, env)
         mine: list[float] = []
@@ -85,7 +111,8 @@ def whole_process(out: Path, runs: int, since: str, query: str) -> list[float]:
         shown = " ".join(args)
         print(f"  memgraph voice {shown}: median {m:.1f} ms  p90 {_pct(mine, 0.9):.1f} ms  "
               f"cpu {statistics.median(mine_cpu):.1f} ms  ({lines[0]} lines)")  # fmt: skip
-        print(f"  rg -i {pattern} <vault>: median {g:.1f} ms  p90 {_pct(grep, 0.9):.1f} ms  "
+        print(f"  rg -i {' '.join(count)} {pattern} <vault>: median {g:.1f} ms  "
+              f"p90 {_pct(grep, 0.9):.1f} ms  "
               f"cpu {statistics.median(grep_cpu):.1f} ms  ({lines[1]} lines)")  # fmt: skip
         print(f"  ratio memgraph/rg (wall medians): {m / g:.2f}x")
     return ratios
@@ -111,6 +138,7 @@ def in_process(out: Path, iterations: int, since: str) -> None:
         "tes* --project orion": core.VoiceQuery(query="tes*", project="orion"),
         "the (very common word)": core.VoiceQuery(query="the"),
         "the --limit 10": core.VoiceQuery(query="the", limit=10),
+        "code --limit 10 (86 %)": core.VoiceQuery(query="code", limit=10),
         "igrat (substring only)": core.VoiceQuery(query="igrat"),
         "tion (substring, many)": core.VoiceQuery(query="tion"),
         "方案 (CJK, 2 chars)": core.VoiceQuery(query="方案"),
@@ -152,6 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--since", default="2026-06-01")
     ap.add_argument("--query", default="fact")
+    ap.add_argument(
+        "--common",
+        default="the,code",
+        help="common words timed with --limit 10 against `rg -i -c WORD` ('' for none)",
+    )
+    ap.add_argument(
+        "--only-common", action="store_true", help="only the common-word cases, no in-process"
+    )
     args = ap.parse_args(argv)
     if not (args.out / "home" / "memgraph.db").is_file():
         print(
@@ -162,8 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cpus, load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}; {pages} pages")  # fmt: skip
-    whole_process(args.out, args.runs, args.since, args.query)
-    in_process(args.out, args.iterations, args.since)
+    import compileall  # precompiled, as an installed package is (PYTHONDONTWRITEBYTECODE)
+
+    root = Path(__file__).resolve().parents[1]
+    for package in ("memgraph", "profiles"):
+        compileall.compile_dir(str(root / package), quiet=1)
+    common = [w for w in args.common.split(",") if w]
+    whole_process(args.out, args.runs, args.since, args.query, common, args.only_common)
+    if not args.only_common:
+        in_process(args.out, args.iterations, args.since)
     load = os.getloadavg()
     print(f"load avg after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0

@@ -195,7 +195,13 @@ class Built:
     counts: dict[str, int]
 
 
-def build(tmp: Path, convs: list[Conversation], corpus: bool, vectors: bool) -> Built:
+def build(
+    tmp: Path,
+    convs: list[Conversation],
+    corpus: bool,
+    vectors: bool,
+    cache: Path | None = None,
+) -> Built:
     store = open_store(tmp / "locomo.db")
     timings: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -221,19 +227,74 @@ def build(tmp: Path, convs: list[Conversation], corpus: bool, vectors: bool) -> 
     counts["nodes"] = store.counts()["nodes"]
     nerve = None
     if vectors:
-        from context_cut.embedders import MiniLMEmbedder
+        from context_cut.embedders import make_embedder
         from context_cut.vectors import VectorIndex, VectorNerve, sync_index
 
         t0 = time.perf_counter()
-        embedder = MiniLMEmbedder()
+        embedder = make_embedder("minilm")  # numpy forward pass, as `recall` runs it
+        assert embedder is not None
         timings["model_load_s"] = time.perf_counter() - t0
-        index = VectorIndex.open(path=":memory:")
+        index = VectorIndex.open(path=tmp / "vectors")  # Qdrant Edge, the default engine
         t0 = time.perf_counter()
-        report = sync_index(store, index, embedder)
+        cached = CachedEmbedder(embedder, cache) if cache is not None else embedder
+        report = sync_index(store, index, cached)
         timings["vector_index_s"] = time.perf_counter() - t0
         counts["vectors"] = report.embedded
+        if isinstance(cached, CachedEmbedder):
+            counts["vectors_from_cache"] = cached.hits
+        # queries are embedded by the model itself: their latency is measured
         nerve = VectorNerve(index, embedder)
     return Built(store, nerve, timings, counts)
+
+
+class CachedEmbedder:
+    """Document vectors kept on disk between bench runs (keyed by model + text
+    hash, in a cache directory outside the repo): re-embedding ~6k turns on a
+    loaded machine takes minutes, and the vectors of unchanged text are the same."""
+
+    def __init__(self, inner: Any, directory: Path) -> None:
+        import sqlite3
+
+        self.inner = inner
+        self.hits = 0
+        directory.mkdir(parents=True, exist_ok=True)
+        slug = re.sub(r"[^a-z0-9]+", "_", inner.name.lower())
+        self.db = sqlite3.connect(directory / f"{slug}-{inner.dimension}.sqlite")
+        self.db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, vec BLOB)")
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import hashlib
+        from array import array
+
+        keys = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
+        found: dict[str, list[float]] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self.db.execute(
+                f"SELECT key, vec FROM v WHERE key IN ({marks})", chunk
+            ):
+                found[key] = array("f", blob).tolist()
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        self.hits += len(texts) - len(todo)
+        if todo:
+            fresh = self.inner.embed([texts[i] for i in todo])
+            rows = [
+                (keys[i], array("f", vec).tobytes()) for i, vec in zip(todo, fresh, strict=True)
+            ]
+            self.db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)", rows)
+            self.db.commit()
+            for i, vec in zip(todo, fresh, strict=True):
+                found[keys[i]] = vec
+        return [found[k] for k in keys]
 
 
 # -- evaluation -------------------------------------------------------------------
@@ -435,6 +496,13 @@ def main() -> None:
         "--evaluate", default="", help="only ask these conversations' questions (all imported)"
     )
     ap.add_argument("--merge", nargs="+", type=Path, help="print the union of --json results")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memgraph-locomo-cache",
+        help="document vectors kept between runs (model + text hash); --no-cache: none",
+    )
+    ap.add_argument("--no-cache", action="store_true")
     args = ap.parse_args()
     if args.merge:
         merged = merge([json.loads(p.read_text(encoding="utf-8")) for p in args.merge])
@@ -447,7 +515,8 @@ def main() -> None:
     only = [c.strip() for c in args.conversations.split(",") if c.strip()]
     convs = load(args.data, only)
     with tempfile.TemporaryDirectory() as tmp:
-        built = build(Path(tmp), convs, not args.no_corpus, not args.no_vectors)
+        cache = None if args.no_cache else args.cache
+        built = build(Path(tmp), convs, not args.no_corpus, not args.no_vectors, cache)
         ask = [c.strip() for c in args.evaluate.split(",") if c.strip()]
         result = evaluate(built, convs, args.every, ask)
         built.store.close()

@@ -53,12 +53,14 @@ def node_text(n: MemoryNode) -> str:
 
 
 def turn_text(n: MemoryNode) -> str:
-    """A voice message as evidence: when, who, the verbatim text (its title is only
-    a cut copy of the text, so it is not repeated)."""
+    """A voice message as evidence: when, who, the verbatim text. Nothing else: its
+    title is only a cut copy of the text, and its id, profile tag and provenance
+    are in the packet's node and anchor lists (a third of a short turn's tokens
+    went to ``[voice] n-<16 hex>``, which a reader of the evidence does not need)."""
     when = n.valid_from or n.created_at
     speaker = n.attributes.get("speaker")
     who = f" {speaker}:" if isinstance(speaker, str) and speaker else ""
-    return f"[voice] {n.id} {when:%Y-%m-%d %H:%M}{who} {n.claim}"
+    return f"{when:%Y-%m-%d %H:%M}{who} {n.claim}"
 
 
 def summary_text(s: MemorySummary) -> str:

@@ -16,6 +16,7 @@ from context_cut.budget import (
     receipt_text,
     summary_text,
 )
+from context_cut.packet import is_turn
 from memgraph.documents import MemoryContextPacket
 
 
@@ -36,7 +37,14 @@ def packet_lines(packet: MemoryContextPacket) -> list[str]:
     lines += [f"guard    {g}" for g in packet.contradiction_guards]
     lines += [f"oblig    {o}" for o in packet.obligations]
     lines += [f"summary  {_first_line(summary_text(s))}" for s in packet.summaries]
-    lines += [f"node     {_first_line(node_text(n))}" for n in packet.nodes]
+    # a turn's line in the packet has no id (context_cut.budget.turn_text): the
+    # terse listing adds it, so `memgraph show <id>` stays one copy away
+    lines += [
+        f"node     {n.id} {_first_line(node_text(n))}"
+        if is_turn(n)
+        else f"node     {_first_line(node_text(n))}"
+        for n in packet.nodes
+    ]
     lines += [f"edge     {edge_text(e)}" for e in packet.edges]
     lines += [f"seam     {s}" for s in packet.verification_seams]
     lines.append(

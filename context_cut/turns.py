@@ -57,6 +57,12 @@ class TurnWeights:
     # ten results are not one exchange ten times over (1.0: no penalty)
     adjacent: float = 1.0
     stems: bool = True  # also match each word's stem as a prefix
+    # vector hits fetched per pool slot: the nerve searches every conversation and
+    # hits outside the scope are dropped after, so a scoped question over-fetches
+    fetch: int = 3
+    # a "when" question is answered by a turn that says when: a turn with a time
+    # expression (yesterday, last week, in May, 2022, two weekends ago) counts x this
+    when: float = 1.4
 
 
 WEIGHTS = TurnWeights()
@@ -197,6 +203,32 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
+_WHEN_Q = re.compile(
+    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_TIME_EXPR = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|recently|ago|last|next|this (?:week|weekend|month|year)"
+    r"|(?:19|20)\d\d|" + _MONTHS + "|" + _WEEKDAYS + r"|weekend|week|month|year|summer|winter"
+    r"|spring|fall|autumn|christmas|holiday)s?\b",
+    re.I,
+)
+
+
+def asks_when_question(text: str) -> bool:
+    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
+    return _WHEN_Q.search(text) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether ``text`` carries a time expression a date can be worked out from."""
+    return _TIME_EXPR.search(text) is not None
+
+
 def rank_turns(
     store: Store,
     text: str,
@@ -219,7 +251,7 @@ def rank_turns(
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
-            hits = nerve.search(store, text, pool * 3, ["voice"])
+            hits = nerve.search(store, text, pool * weights.fetch, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
             out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
@@ -279,6 +311,7 @@ def rank_turns(
     brank = {n: i for i, (n, _) in enumerate(bm25, start=1)}
     vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
     scored: list[RankedTurn] = []
+    asks_when = weights.when != 1.0 and asks_when_question(text)
     # the speaker boost can lift a turn by at most ``weights.speaker``: read enough
     # turns that none below the window could overtake one inside it
     window = order[: max(limit * 3, 30)]
@@ -294,6 +327,8 @@ def rank_turns(
         speaker = node.attributes.get("speaker")
         if isinstance(speaker, str) and named & _named(speaker):
             score *= weights.speaker
+        if asks_when and says_when(node.claim or node.title):
+            score *= weights.when
         scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
     out.considered = {*own, *scores}

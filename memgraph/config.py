@@ -55,6 +55,9 @@ FIELDS = (
     "crontab",
     "systemctl",
     "hook_budget",
+    "redact",
+    "exclude_projects",
+    "exclude_paths",
 )
 ENV_PREFIX = "MEMGRAPH_"
 STORE_FILE = "memgraph.db"
@@ -104,16 +107,46 @@ def env_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    """The TOML file's table ({} when there is none); a bad file is a ``ConfigError``."""
+    """The TOML file's table ({} when there is none); a bad file is a ``ConfigError``
+    naming it. Keys that are not settings are warned about once per process."""
     if not path.is_file():
         return {}
     import tomllib
 
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            table = tomllib.load(fh)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"invalid configuration: {path}: {exc}") from None
+    unknown = unknown_keys(table)
+    if unknown and str(path) not in _WARNED:
+        import sys
+
+        _WARNED.add(str(path))
+        sys.stderr.write(f"memgraph: warning: {unknown_line(path, unknown)}\n")
+    return table
+
+
+# config files already warned about (a process reads its file once or twice)
+_WARNED: set[str] = set()
+
+
+def unknown_keys(table: Mapping[str, Any]) -> list[str]:
+    """Keys of a config table that name no setting (ignored, probably typos)."""
+    return sorted(k for k in table if k not in FIELDS)
+
+
+def unknown_line(path: Path, unknown: Iterable[str]) -> str:
+    """``<file>: unknown key 'valt' ignored (did you mean 'vault'?)``, one clause per key."""
+    from difflib import get_close_matches
+
+    parts = []
+    for key in unknown:
+        near = get_close_matches(key, FIELDS, n=1)
+        parts.append(
+            f"unknown key {key!r} ignored" + (f" (did you mean {near[0]!r}?)" if near else "")
+        )
+    return f"{path}: " + "; ".join(parts)
 
 
 def resolve(
@@ -155,7 +188,8 @@ def paths(
     raw = resolve({"home": home, "vault": vault, "store": store}, env, ("home", "vault", "store"))
     for field in ("home", "vault", "store"):
         if field in raw and not isinstance(raw[field], str | Path):
-            raise ConfigError(f"invalid configuration: {field} must be a path")
+            where = f" in {config_file(env)}" if env_value(field, env) is None else ""
+            raise ConfigError(f"invalid configuration{where}: {field} must be a path")
     home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
     vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
     chosen = raw.get("store")
@@ -179,6 +213,44 @@ def store_url(store: str | None = None, env: Mapping[str, str] | None = None) ->
     return raw if isinstance(raw, str) and is_url(raw) else None
 
 
+def _as_list(field: str, value: object, sep: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(p.strip() for p in value.split(sep) if p.strip())
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise ConfigError(f"invalid configuration: {field} must be a list of strings")
+
+
+def as_bool(field: str, value: object) -> bool:
+    """A boolean setting from TOML (true/false) or env text (1/0, true/false, yes/no, on/off)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"invalid configuration: {field} must be true or false, not {value!r}")
+
+
+def privacy(
+    redact: bool | None = None, env: Mapping[str, str] | None = None
+) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """(redact secrets at capture, excluded projects, excluded path globs).
+
+    ``redact`` (a CLI ``--no-redact`` gives False) wins; else ``MEMGRAPH_REDACT``,
+    the file's ``redact``, default true. ``exclude_projects`` is a list (env: comma
+    separated) of project names; ``exclude_paths`` a list (env: ``os.pathsep``
+    separated) of globs matched against a session's cwd and transcript path
+    (``~`` expanded; a directory excludes everything under it).
+    """
+    raw = resolve({"redact": redact}, env, ("redact", "exclude_projects", "exclude_paths"))
+    on = as_bool("redact", raw["redact"]) if "redact" in raw else True
+    projects = _as_list("exclude_projects", raw.get("exclude_projects", ()), ",")
+    globs = _as_list("exclude_paths", raw.get("exclude_paths", ()), os.pathsep)
+    return on, projects, tuple(os.path.expanduser(g) for g in globs)
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings for an entry point; ``overrides`` (CLI flags) win over everything."""
     from memgraph.settings import Settings
@@ -188,10 +260,24 @@ def load_settings(**overrides: Any) -> Settings:
         settings = Settings(**raw)
     except Exception as exc:  # pydantic ValidationError
         first = str(exc).strip().splitlines()
-        raise ConfigError(f"invalid configuration: {' '.join(first[:3])}") from None
+        where = _blame_file(exc, overrides)
+        raise ConfigError(f"invalid configuration{where}: {' '.join(first[:3])}") from None
     if "OLLAMA_HOST" in os.environ and settings.ollama_host is None:
         settings.ollama_host = os.environ["OLLAMA_HOST"]
     return settings
+
+
+def _blame_file(exc: Exception, overrides: Mapping[str, Any]) -> str:
+    """`` in <file>`` when a field that failed validation came from the config file."""
+    errors = getattr(exc, "errors", None)
+    try:
+        bad = {str(e["loc"][0]) for e in errors()} if callable(errors) else set()
+    except Exception:
+        return ""
+    path = config_file()
+    table = read_config_file(path)
+    from_file = [f for f in bad if f in table and overrides.get(f) is None and env_value(f) is None]
+    return f" in {path}" if from_file else ""
 
 
 def __getattr__(name: str) -> Any:
@@ -200,3 +286,10 @@ def __getattr__(name: str) -> Any:
 
         return Settings
     raise AttributeError(f"module 'memgraph.config' has no attribute {name!r}")
+
+
+def chosen_persona(flag: str | None) -> str | None:
+    """The persona `wake` reads (CLI, fast path and MCP alike): the flag, else a
+    configured one (env, then file), else None: the most recently active of any."""
+    found = flag or resolve(None, None, ("persona",)).get("persona")
+    return str(found) if found else None

@@ -62,3 +62,30 @@ def query_terms(user_query: str) -> list[str]:
             seen.add(text.casefold())
             terms.append(text)
     return terms
+
+
+_FOLDED = re.compile(r"[^\W_]+")
+
+
+def fold_words(text: str) -> list[str]:
+    """FTS5 ``unicode61 remove_diacritics 2`` tokens: alphanumeric runs, lower-cased,
+    accents removed."""
+    low = text.lower()
+    if not low.isascii():
+        import unicodedata
+
+        low = "".join(c for c in unicodedata.normalize("NFD", low) if not unicodedata.combining(c))
+    return _FOLDED.findall(low)
+
+
+def plan_words(user_query: str) -> list[str]:
+    """The folded words of the query's terms that are not ``prefix*`` (a phrase's words
+    each), whose document frequencies decide a common-word plan (``VoiceSearch``)."""
+    if user_query.count('"') % 2:
+        user_query += '"'
+    found: list[str] = []
+    for phrase, bare in _TOKEN.findall(user_query):
+        if bare.endswith("*"):
+            continue
+        found += fold_words(phrase or bare)
+    return list(dict.fromkeys(found))

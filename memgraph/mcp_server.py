@@ -1,16 +1,29 @@
 """The MCP server: memgraph's library exposed as tools over stdio.
 
+Tool parameters are named as the CLI's options (``session`` as ``--session``,
+``record``/``file`` as ``--record``/``--file``, ``implication``; ``note`` and
+``context`` take ``text`` like their CLI argument). Until 2026-12 they were
+``session_id``, ``record_uuid``, ``files``, ``action_implication``, ``content``
+and ``query`` (context); those names are no longer read (an MCP tool's schema
+cannot mark an alias; notes/terminal.md lists the renames).
+
 Tools are thin: each parses its arguments into the same request objects the
 CLI uses and returns the same objects (``voice_search`` returns exactly what
 ``memgraph voice --json`` prints). A bad argument raises a ``ToolError`` (the
-client sees ``isError``), never a crashed server. The store is opened per call:
-several harnesses share it, and SQLite handles the concurrency.
+client sees ``isError``), never a crashed server. The store stays open across
+calls (one for reading, one for writing; opening it per call cost ~3x the query):
+several harnesses share it, SQLite handles the concurrency, and before every call
+the file's identity (device, inode, size, modification time) is compared with the
+one it was opened on, so a store replaced underneath (a backup copied back, a file
+deleted and created again) is closed and opened afresh, never read stale.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
@@ -54,15 +67,55 @@ class MemgraphTools:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._lock = threading.Lock()  # one call at a time on the shared stores
+        # write flag -> (location, file identity when opened, store)
+        self._open: dict[bool, tuple[str, tuple[int, ...] | None, Store]] = {}
 
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[Store]:
+        location = str(self.settings.store or self.settings.store_path)
+        with self._lock:
+            store = self._current(location, write)
+            try:
+                yield store
+            except MemgraphError:
+                raise  # the tool's own refusal: the store is fine
+            except BaseException:
+                self._drop(write)  # a broken connection is not kept
+                raise
+            finally:
+                cached = self._open.get(write)
+                if cached is None or cached[2] is not store:
+                    with contextlib.suppress(Exception):
+                        store.close()  # not kept (no file to identify, or dropped)
+                elif write:
+                    # our own write moved the file's size/time: that is not a replacement
+                    self._open[write] = (location, store_identity(location), store)
+
+    def _current(self, location: str, write: bool) -> Store:
+        ident = store_identity(location)
+        cached = self._open.get(write)
+        if cached is not None:
+            if cached[0] == location and cached[1] == ident and ident is not None:
+                return cached[2]
+            self._drop(write)  # replaced, deleted or moved: open afresh
         # read tools work on a read-only store (0444 file, read-only mount)
-        store = open_store(self.settings.store or self.settings.store_path, for_reading=not write)
-        try:
-            yield store
-        finally:
-            store.close()
+        store = open_store(location, for_reading=not write)
+        ident = store_identity(location)
+        if ident is not None:  # a store we cannot identify is opened per call
+            self._open[write] = (location, ident, store)
+        return store
+
+    def _drop(self, write: bool) -> None:
+        cached = self._open.pop(write, None)
+        if cached is not None:
+            with contextlib.suppress(Exception):
+                cached[2].close()
+
+    def close(self) -> None:
+        with self._lock:
+            for write in list(self._open):
+                self._drop(write)
 
     def voice_search(
         self,
@@ -71,9 +124,15 @@ class MemgraphTools:
         project: str | None = None,
         type: str | None = None,
         limit: int = 20,
+        until: str | None = None,
+        session: str | None = None,
+        all: bool = False,
     ) -> list[dict[str, Any]]:
+        """``memgraph voice QUERY --json`` (parameters named as the CLI's options;
+        dates in any ``memgraph.dates`` form: 2026-04-14, yesterday, 7d)."""
+        from memgraph.dates import parse_when
         from profiles.voice.output import format_json
-        from profiles.voice.search import VoiceQuery, parse_when, search_voice
+        from profiles.voice.search import VoiceQuery, search_voice
 
         check_query(query)
         if not 1 <= limit <= MAX_LIMIT:
@@ -81,55 +140,44 @@ class MemgraphTools:
         request = VoiceQuery(
             query=query,
             since=parse_when(since, flag="since") if since else None,
+            until=parse_when(until, end_of_day=True, flag="until") if until else None,
             project=project,
             type=type,
+            session=session,
             limit=limit,
+            include_commands=all,
         )
         with self._store() as store:
             hits = search_voice(store, request)
         return [json.loads(format_json(hit)) for hit in hits]
 
     def voice_stats(self) -> dict[str, Any]:
+        """What ``memgraph voice --stats --json`` prints."""
+        from profiles.voice.output import stats_json
         from profiles.voice.search import voice_stats
 
         with self._store() as store:
             stats = voice_stats(store)
-        return {
-            "messages": stats.messages,
-            "sessions": stats.sessions,
-            "pages": stats.pages,
-            "classified": stats.classified,
-            "unclassified": stats.unclassified,
-            "first": _jsonable(stats.first),
-            "last": _jsonable(stats.last),
-            "by_constellation": dict(stats.by_constellation),
-            "by_classification": dict(stats.by_classification),
-            "ledger": dict(
-                zip(("lines", "captured", "filtered", "dropped"), stats.ledger, strict=True)
-            )
-            | {"dropped_by_reason": dict(stats.ledger_dropped)},
-        }
+        return stats_json(stats)
 
-    def note(self, content: str, session_id: str | None = None) -> dict[str, Any]:
+    def note(self, text: str, session: str | None = None) -> dict[str, Any]:
         from profiles.session.api import NoteRequest, note
         from profiles.wakeup.active import find_active
 
-        sid = session_id or self.settings.session
+        sid = session or self.settings.session
         sid = sid or find_active(self.settings.home, self.settings.workspace)
         if not sid:
             raise ValueError(
-                "no session: pass session_id, or start the server with MEMGRAPH_SESSION set"
+                "no session: pass session, or start the server with MEMGRAPH_SESSION set"
             )
         request = NoteRequest(
-            session_id=sid, text=content, workspace=self.settings.workspace, harness="mcp"
+            session_id=sid, text=text, workspace=self.settings.workspace, harness="mcp"
         )
         with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(note(store, request))
         return result
 
-    def _memory_request(
-        self, text: str, profile: str, session_id: str | None, **fields: Any
-    ) -> Any:
+    def _memory_request(self, text: str, profile: str, session: str | None, **fields: Any) -> Any:
         import os
 
         from profiles.memory import Anchors, MemoryRequest
@@ -138,16 +186,18 @@ class MemgraphTools:
 
         where = str(self.settings.workspace)
         sid, _ = resolve_session(
-            session_id, self.settings.session, os.environ, where, self.settings.home
+            session, self.settings.session, os.environ, where, self.settings.home
         )
         if not sid:
             raise ValueError(
-                "no session: pass session_id, or start the server with MEMGRAPH_SESSION set"
+                "no session: pass session, or start the server with MEMGRAPH_SESSION set"
             )
+        if "implication" in fields:
+            fields["action_implication"] = fields.pop("implication")
         anchors = Anchors(
             transcript=fields.pop("transcript", None),
-            record_uuid=fields.pop("record_uuid", None),
-            files=tuple(fields.pop("files", None) or ()),
+            record_uuid=fields.pop("record", None),
+            files=tuple(fields.pop("file", None) or ()),
             commit=fields.pop("commit", None),
         )
         project = fields.pop("project", None) or resolve_project(where)
@@ -156,40 +206,42 @@ class MemgraphTools:
             anchors=anchors, persona=self.settings.persona, **fields,
         )  # fmt: skip
 
-    def remember(self, text: str, session_id: str | None = None, **fields: Any) -> dict[str, Any]:
+    def remember(self, text: str, session: str | None = None, **fields: Any) -> dict[str, Any]:
         from profiles.memory import remember
 
-        request = self._memory_request(text, "short_term", session_id, **fields)
+        request = self._memory_request(text, "short_term", session, **fields)
         with self._store() as store:
             result: dict[str, Any] = _jsonable(remember(store, request))
         return result
 
     def propose(
-        self, profile: str, text: str, session_id: str | None = None, **fields: Any
+        self, profile: str, text: str, session: str | None = None, **fields: Any
     ) -> dict[str, Any]:
         from profiles.memory import propose
 
-        request = self._memory_request(text, profile, session_id, **fields)
+        request = self._memory_request(text, profile, session, **fields)
         with self._store() as store:
             result: dict[str, Any] = _jsonable(propose(store, request))
         return result
 
     def wake(self, persona: str | None = None) -> dict[str, Any]:
+        from memgraph.config import chosen_persona
         from profiles.session.api import wake
 
         with self._store() as store:
-            result: dict[str, Any] = _jsonable(wake(store, persona or self.settings.persona))
+            result: dict[str, Any] = _jsonable(wake(store, chosen_persona(persona)))
         return result
 
     def context(
-        self, query: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+        self, text: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
     ) -> dict[str, Any]:
         from context_cut.api import select_context_cut
         from memgraph.documents import CutName, MemoryContextQuery
 
         if cut not in CutName.__members__:
             raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
-        check_query(query)
+        query = text
+        check_query(query, "text")
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
         if repo is not None:
@@ -224,6 +276,20 @@ MAX_QUERY_TERMS = 200
 # What a lone surrogate escape (\ud800..\udfff) in a request becomes (see
 # ``sanitise_line``): a noncharacter no client sends on purpose.
 SURROGATE_MARK = "\U0010fffe"
+
+
+def store_identity(location: str) -> tuple[int, ...] | None:
+    """(device, inode, size, mtime ns) of a store file; ``(0,)`` for a server URL or
+    ``:memory:`` (nothing on disk to replace); None when there is no file."""
+    from memgraph.store.postgres import is_store_url
+
+    if is_store_url(location) or location == ":memory:":
+        return (0,)
+    try:
+        st = os.stat(location)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def check_query(query: str, name: str = "query") -> None:
@@ -348,21 +414,30 @@ def build_server(settings: Settings) -> Any:
     tools = MemgraphTools(settings)
     server = MCPServer(name="memgraph", instructions=INSTRUCTIONS, version=__version__)
 
-    @server.tool(description="Search the operator's own words (FTS5 bm25 + recency).")
+    @server.tool(
+        description=(
+            "Search the operator's own words (FTS5 bm25 + recency); parameters as "
+            "`memgraph voice` options (since/until: 2026-04-14, yesterday, 7d; all: also "
+            "bare slash commands such as /model)."
+        )
+    )
     @_tool
     def voice_search(
         query: str,
         since: str | None = None,
+        until: str | None = None,
         project: str | None = None,
         type: str | None = None,
+        session: str | None = None,
         limit: int = 20,
+        all: bool = False,
     ) -> list[dict[str, Any]]:
-        return tools.voice_search(query, since, project, type, limit)
+        return tools.voice_search(query, since, project, type, limit, until, session, all)
 
     @server.tool(description="Leave a session-bound spark note.")
     @_tool
-    def note(content: str, session_id: str | None = None) -> dict[str, Any]:
-        return tools.note(content, session_id)
+    def note(text: str, session: str | None = None) -> dict[str, Any]:
+        return tools.note(text, session)
 
     @server.tool(description="The continuity token: the last note of the latest session.")
     @_tool
@@ -377,9 +452,9 @@ def build_server(settings: Settings) -> Any:
     )
     @_tool
     def context(
-        query: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+        text: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
     ) -> dict[str, Any]:
-        return tools.context(query, cut, budget, repo)
+        return tools.context(text, cut, budget, repo)
 
     @server.tool(
         description="Keep a short-term memory from this session (forced sleep accounts for it)."
@@ -387,19 +462,19 @@ def build_server(settings: Settings) -> Any:
     @_tool
     def remember(
         text: str,
-        session_id: str | None = None,
+        session: str | None = None,
         tension: str = "",
         question: str = "",
         kind: str = "observation",
         transcript: str | None = None,
-        record_uuid: str | None = None,
-        files: list[str] | None = None,
+        record: str | None = None,
+        file: list[str] | None = None,
         commit: str | None = None,
         project: str | None = None,
     ) -> dict[str, Any]:
         return tools.remember(
-            text, session_id, tension=tension, question=question, kind=kind,
-            transcript=transcript, record_uuid=record_uuid, files=files, commit=commit,
+            text, session, tension=tension, question=question, kind=kind,
+            transcript=transcript, record=record, file=file, commit=commit,
             project=project,
         )  # fmt: skip
 
@@ -413,22 +488,22 @@ def build_server(settings: Settings) -> Any:
     def propose(
         profile: str,
         text: str,
-        session_id: str | None = None,
+        session: str | None = None,
         kind: str | None = None,
         state: str | None = None,
         tension: str = "",
         question: str = "",
-        action_implication: str = "",
+        implication: str = "",
         transcript: str | None = None,
-        record_uuid: str | None = None,
-        files: list[str] | None = None,
+        record: str | None = None,
+        file: list[str] | None = None,
         commit: str | None = None,
         project: str | None = None,
     ) -> dict[str, Any]:
         return tools.propose(
-            profile, text, session_id, kind=kind, state=state, tension=tension,
-            question=question, action_implication=action_implication, transcript=transcript,
-            record_uuid=record_uuid, files=files, commit=commit, project=project,
+            profile, text, session, kind=kind, state=state, tension=tension,
+            question=question, implication=implication, transcript=transcript,
+            record=record, file=file, commit=commit, project=project,
         )  # fmt: skip
 
     @server.tool(description="Health of the voice index: pages, messages, classified share.")

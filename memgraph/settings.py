@@ -46,12 +46,24 @@ class Settings(BaseModel):
     crontab: str = "crontab"  # the crontab binary sleep --install runs
     systemctl: str = "systemctl"
     hook_budget: int = 1500  # tokens the SessionStart hook may print
+    # privacy (memgraph.config.privacy reads the same keys for the capture paths)
+    redact: bool = True  # secrets redacted at capture (--no-redact: off for one run)
+    exclude_projects: list[str] = Field(default_factory=list)  # never captured
+    exclude_paths: list[str] = Field(default_factory=list)  # cwd/transcript globs
 
     @field_validator("transcripts", "repos", mode="before")
     @classmethod
     def _split_paths(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+        return value
+
+    @field_validator("exclude_projects", "exclude_paths", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any, info: Any) -> Any:
+        if isinstance(value, str):
+            sep = "," if info.field_name == "exclude_projects" else os.pathsep
+            return [p.strip() for p in value.split(sep) if p.strip()]
         return value
 
     @property

@@ -1,10 +1,14 @@
-"""Generate docs/cli.md from the CLI's own --help; `--check` fails if it is stale.
+"""Generate docs/cli.md and memgraph/cli/help.json from the CLI's own --help;
+`--check` fails if either is stale.
 
-CI runs `--check` so the reference can never drift from the code.
+CI runs `--check` so the reference can never drift from the code. help.json is
+what `memgraph ... --help` prints without importing typer (memgraph.cli.main;
+tests/memgraph/cli/test_help_fast.py asserts it equals typer's output).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -14,7 +18,9 @@ from typer.testing import CliRunner
 
 from memgraph.cli.app import app
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "cli.md"
+HELP = ROOT / "memgraph" / "cli" / "help.json"
 
 
 def _paths() -> list[list[str]]:
@@ -34,9 +40,23 @@ def _paths() -> list[list[str]]:
     return paths
 
 
-def render() -> str:
+def pages() -> dict[str, str]:
+    """Each visible command path (space-joined; "" for the root) -> its --help output."""
     runner = CliRunner()
     env = {"COLUMNS": "100", "TERM": "dumb", "NO_COLOR": "1"}
+    found = {}
+    for path in _paths():
+        result = runner.invoke(app, [*path, "--help"], env=env, prog_name="memgraph")
+        found[" ".join(path)] = result.output
+    return found
+
+
+def render_help(found: dict[str, str]) -> str:
+    return json.dumps(found, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
+
+
+def render(found: dict[str, str] | None = None) -> str:
+    found = pages() if found is None else found
     out = [
         "# memgraph CLI reference",
         "",
@@ -45,24 +65,29 @@ def render() -> str:
         "",
     ]
     for path in _paths():
-        result = runner.invoke(app, [*path, "--help"], env=env, prog_name="memgraph")
         title = " ".join(["memgraph", *path])
-        out += [f"## `{title}`", "", "```text", result.output.rstrip(), "```", ""]
+        out += [f"## `{title}`", "", "```text", found[" ".join(path)].rstrip(), "```", ""]
     return "\n".join(out)
 
 
 def main() -> int:
     os.environ["COLUMNS"] = "100"
-    text = render()
+    found = pages()
+    outputs = {DOC: render(found), HELP: render_help(found)}
     if "--check" in sys.argv:
-        current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
-        if current != text:
-            print(f"{DOC} is out of date: run `python scripts/cli_reference.py`", file=sys.stderr)
-            return 1
-        return 0
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
-    print(f"wrote {DOC}")
+        stale = 0
+        for path, text in outputs.items():
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != text:
+                print(
+                    f"{path} is out of date: run `python scripts/cli_reference.py`", file=sys.stderr
+                )
+                stale = 1
+        return stale
+    for path, text in outputs.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 

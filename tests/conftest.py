@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,16 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
         "MEMGRAPH_STORE",
         "OLLAMA_HOST",
         "MEMGRAPH_QDRANT_URL",
+        "MEMGRAPH_REDACT",
+        "MEMGRAPH_EXCLUDE_PROJECTS",
+        "MEMGRAPH_EXCLUDE_PATHS",
+        "NO_COLOR",
     ):
         monkeypatch.delenv(var, raising=False)
+    # Listings print local time with the zone (memgraph.dates.show): tests pin the
+    # zone to UTC so expected output does not depend on the machine's.
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
     yield tmp_path
 
 

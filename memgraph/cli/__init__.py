@@ -21,6 +21,7 @@ FAST_PATHS = {
     "hook": "memgraph.cli.hook_fast",
     "repo": "memgraph.cli.repo_fast",
     "recall": "memgraph.cli.recall_fast",
+    "wake": "memgraph.cli.wake_fast",
 }
 
 
@@ -41,11 +42,33 @@ def _shared_store(argv: list[str]) -> bool:
 
 def main(exit: Callable[[int], object] = os._exit) -> None:
     """The console script. ``exit`` ends the process after a fast path (tests pass
-    ``sys.exit`` to inspect the process afterwards)."""
+    ``sys.exit`` to inspect the process afterwards).
+
+    Ctrl-C anywhere (a fast path, an import, a typer command: ``MemgraphGroup``
+    turns it into this same exit) prints ``interrupted; rerun to resume`` and
+    exits 130, never a traceback."""
+    try:
+        _main(exit)
+    except KeyboardInterrupt:
+        from memgraph.terminal import interrupted
+
+        code = interrupted()
+        sys.stdout.flush()
+        exit(code)
+        sys.exit(code)
+
+
+def _main(exit: Callable[[int], object]) -> None:
     argv = sys.argv[1:]
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    text = _static_output(argv)
+    if text is not None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        exit(0)
+        return
     # (the voice lean path reads a PostgreSQL store itself; note and hook defer)
     lean = argv and argv[0] in FAST_PATHS and "--debug" not in argv
     if lean and (argv[0] == "voice" or not _shared_store(argv)):
@@ -69,6 +92,32 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
     from memgraph.cli.app import app
 
     app(prog_name="memgraph")
+
+
+def _static_output(argv: list[str]) -> str | None:
+    """``--version`` and ``[COMMAND ...] --help`` without importing typer: the help
+    pages are typer's own output, generated into help.json by
+    scripts/cli_reference.py (a test keeps them equal). None: let typer answer."""
+    if argv == ["--version"]:
+        from memgraph import __version__
+
+        return f"memgraph {__version__}\n"
+    if not argv or argv[-1] != "--help" or any(a.startswith("-") for a in argv[:-1]):
+        return None
+    import shutil
+
+    # click wraps help at min(columns, 80) - 2: the pages are rendered at 80 and up
+    if shutil.get_terminal_size().columns < 80:
+        return None
+    import json
+
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "help.json"), encoding="utf-8") as fh:
+            pages = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    page = pages.get(" ".join(argv[:-1])) if isinstance(pages, dict) else None
+    return page if isinstance(page, str) else None
 
 
 def _run_fast(module: object, argv: list[str]) -> int | None:

@@ -10,13 +10,26 @@ from typer.core import TyperGroup
 
 from memgraph.errors import MemgraphError, error_line, unexpected_as_error
 
+# `memgraph --help` lists these first, in this order; then the rest as registered.
+EVERYDAY = ("voice", "note", "wake", "recall", "context", "hook", "doctor", "demo")
+
 
 class MemgraphGroup(TyperGroup):
     """Maps ``MemgraphError`` to one line and an exit code (traceback with --debug)."""
 
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        names = super().list_commands(ctx)
+        first = [n for n in EVERYDAY if n in names]
+        return first + [n for n in names if n not in first]
+
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # click would print "Aborted!" and exit 1; one place says what happened
+            from memgraph.terminal import interrupted
+
+            raise typer.Exit(interrupted()) from None
         except MemgraphError as exc:
             if ctx.params.get("debug"):
                 raise
@@ -56,6 +69,7 @@ COMMAND_MODULES = (
     "context",
     "mcp",
     "probe",
+    "doctor",
     "voice_index",
     "wiki",
     "demo",
@@ -65,12 +79,24 @@ COMMAND_MODULES = (
     "render",
     "repo",
     "importer",
+    "forget",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from memgraph import __version__
+
+        typer.echo(f"memgraph {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_version, help="Print the version and exit."
+    ),
 ) -> None:
     """memgraph: keep what you SAID and WHY, linked to what it led to."""
 

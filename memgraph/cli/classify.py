@@ -7,29 +7,18 @@ and exits 0 without touching anything, unless ``--now``.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
 
 from memgraph.cli.common import print_json_line, settings, store_from
-from memgraph.errors import UsageError
-
-
-def parse_when(text: str, flag: str) -> datetime:
-    """``YYYY-MM-DD`` (local midnight) or an ISO datetime (naive = local) -> aware."""
-    try:
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return datetime(day.year, day.month, day.day).astimezone()
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise UsageError(f"{flag} {text[:40]!r} is not a date (YYYY-MM-DD) or ISO time") from None
-    return moment if moment.tzinfo is not None else moment.astimezone()
 
 
 def classify(
-    since: str | None = typer.Option(None, "--since", help="Only messages from DATE on."),
+    since: str | None = typer.Option(
+        None, "--since", help="Only messages from DATE on (YYYY-MM-DD, ISO, yesterday, 7d)."
+    ),
     classifier: str | None = typer.Option(
         None, "--classifier", "-c", help="rules | ollama (config `classifier`, default rules)."
     ),
@@ -43,8 +32,13 @@ def classify(
     ),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
     at: str | None = typer.Option(None, "--at", hidden=True, help="Pretend the time is AT."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar and no summary; warnings still print."
+    ),
 ) -> None:
     """Classify voice messages (night pass); re-render their voice pages."""
+    from memgraph.dates import parse_when
+    from memgraph.terminal import plural, progress
     from profiles.voice.classify.night import NightPassRequest, make_proposer, run_night_pass
     from profiles.voice.classify.ollama import OllamaConfig
 
@@ -52,22 +46,25 @@ def classify(
     chosen = classifier or cfg.classifier
     request = NightPassRequest(
         classifier=chosen,
-        since=parse_when(since, "--since") if since else None,
+        since=parse_when(since, flag="--since") if since else None,
         force=force,
         ignore_window=now,
         night_window=cfg.night_window,
-        now=parse_when(at, "--at") if at else datetime.now(UTC),
+        now=parse_when(at, flag="--at") if at else datetime.now(UTC),
         vault=cfg.vault,
         limit=limit,
     )
     proposer = make_proposer(chosen, OllamaConfig.from_settings(cfg))
     graph = store_from(home, store)
     try:
-        result = run_night_pass(graph, request, proposer)
+        with progress("classify", quiet=quiet or as_json) as update:
+            result = run_night_pass(graph, request, proposer, update)
     finally:
         graph.close()
     if as_json:
         print_json_line(result.as_dict())
+    elif quiet:
+        pass
     elif result.status == "outside_window":
         typer.echo(
             f"outside the night window {cfg.night_window} (local time {result.local_time}); "
@@ -76,16 +73,18 @@ def classify(
     elif result.status == "nothing_to_do":
         typer.echo("no messages to classify")
     elif result.status == "unchanged":
-        typer.echo(f"{result.selected} messages checked ({result.classifier}); nothing changed")
+        checked = plural(result.selected, "message")
+        typer.echo(f"{checked} checked ({result.classifier}); nothing changed")
     else:
         labels = ", ".join(f"{k} {v}" for k, v in result.by_label.items())
         typer.echo(
-            f"classified {result.classified} of {result.selected} messages "
-            f"({result.classifier}): {labels}; {len(result.pages)} pages re-rendered"
+            f"classified {result.classified} of {plural(result.selected, 'message')} "
+            f"({result.classifier}): {labels}; {plural(len(result.pages), 'page')} re-rendered"
         )
     if result.unanswered and not as_json:
         typer.echo(
-            f"warning: {result.unanswered} messages got no answer; left as they were", err=True
+            f"warning: {plural(result.unanswered, 'message')} got no answer; left as they were",
+            err=True,
         )
     for problem in result.page_problems:
         typer.echo(f"warning: {problem}", err=True)

@@ -27,15 +27,21 @@ def session_end_cmd(
     store: str | None = typer.Option(
         None, "--store", help="Store file or postgresql:// URL (overrides --home)."
     ),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
 ) -> None:
     """Capture the session in the SessionEnd hook JSON read from stdin."""
     from memgraph.cli.common import store_location
     from memgraph.config import load_settings
+    from memgraph.terminal import HOOK_NOTICE, stdin_notice
     from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
     settings = load_settings(home=home, vault=vault)
+    stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))
     raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
-    print(session_end(raw, store_location(settings, store), settings.vault))
+    location = store_location(settings, store)
+    print(session_end(raw, location, settings.vault, redact=False if no_redact else None))
 
 
 @hook_app.command("session-start")
@@ -56,6 +62,9 @@ def session_start_cmd(
         for k, v in (("home", home), ("store", store), ("hook_budget", budget))
         if v is not None
     }
+    from memgraph.terminal import HOOK_NOTICE, stdin_notice
+
+    stdin_notice(HOOK_NOTICE.format(event="session-start", hook="SessionStart"))
     out, problems = session_start(sys.stdin.buffer.read(MAX_INPUT + 1), os.environ, flags)
     print(out)
     for line in problems[:1]:
@@ -73,15 +82,25 @@ def install_cmd(
     command: str | None = typer.Option(
         None, "--command", help="The SessionEnd hook command (default: this memgraph)."
     ),
+    create: bool = typer.Option(
+        False, "--create", help="Create the settings file's directory if it is missing."
+    ),
 ) -> None:
     """Add SessionStart and SessionEnd hooks (idempotent; `hook uninstall` undoes it)."""
-    from profiles.wakeup.install import install
+    from profiles.wakeup.install import default_base, hook_command, install
 
     path = settings_file or Path.home() / ".claude" / "settings.json"
-    base = command.rsplit(" hook session-end", 1)[0] if command else None
-    added = install(path, base)
+    base = command.rsplit(" hook session-end", 1)[0] if command else default_base()
+    existed = path.parent.is_dir(), path.exists()
+    added = install(path, base, create=create)
+    if added and not existed[0]:
+        print(f"created directory {path.parent}")
+    if added and not existed[1]:
+        print(f"created {path}")
     for event in added:
-        print(f"installed {event} hook in {path}")
+        print(f"installed {event} hook in {path}: {hook_command(base, event)}")
+    if added:
+        print(f"(`memgraph hook uninstall` removes exactly these; record: {path}.memgraph.json)")
     if not added:
         print(f"SessionStart and SessionEnd hooks already installed in {path}")
 

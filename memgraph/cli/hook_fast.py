@@ -1,7 +1,7 @@
 """Lean path for ``memgraph hook session-end`` (no typer, no pydantic-settings).
 
 Claude Code runs the hook at every session end, so its start-up is paid each
-time. ``run(argv)`` handles ``session-end [--home H] [--vault V] [--store S]``
+time. ``run(argv)`` handles ``session-end [--home H] [--vault V] [--store S] [--no-redact]``
 and returns the exit code; anything else (``install``, ``--help``, unknown
 flags) returns None and the typer app takes over. Output and errors match the
 typer command exactly.
@@ -23,6 +23,10 @@ def _parse(argv: list[str]) -> dict[str, str] | None:
     i = 0
     while i < len(rest):
         arg = rest[i]
+        if arg == "--no-redact":
+            found["no-redact"] = "1"
+            i += 1
+            continue
         name, eq, value = arg.partition("=")
         if name not in _FLAGS:
             return None  # --help, typos: typer explains better
@@ -71,9 +75,11 @@ def session_start(argv: list[str]) -> int | None:
     try:
         import os
 
+        from memgraph.terminal import HOOK_NOTICE, stdin_notice
         from profiles.wakeup.hook import MAX_INPUT
         from profiles.wakeup.hook import session_start as run_start
 
+        stdin_notice(HOOK_NOTICE.format(event="session-start", hook="SessionStart"))
         raw = sys.stdin.buffer.read(MAX_INPUT + 1)
         out, problems = run_start(raw, os.environ, flags)
     except Exception as exc:
@@ -96,11 +102,14 @@ def run(argv: list[str]) -> int | None:
     try:
         # light: the heavy modules load inside session_end, after the
         # transcript's hash has started on a background thread
+        from memgraph.terminal import HOOK_NOTICE, stdin_notice
         from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
         store, vault = resolve_paths(flags)
+        stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))
         raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
-        print(session_end(raw, store, vault))
+        redact = False if flags.get("no-redact") else None
+        print(session_end(raw, store, vault, redact=redact))
     except MemgraphError as exc:
         print(error_line(exc), file=sys.stderr)
         return exc.exit_code

@@ -40,6 +40,12 @@ def conversations(
         False, "--strict", help="Write nothing and exit 1 when any record is bad."
     ),
     as_json: bool = typer.Option(False, "--json", help="The counts as one JSON line."),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No summary line; bad records still print (stderr)."
+    ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
 ) -> None:
@@ -47,6 +53,7 @@ def conversations(
     from memgraph.cli.common import print_json_line, store_from
     from memgraph.errors import ReaderError
     from profiles.voice.importers import ImportRequest, import_conversations, read_export
+    from profiles.voice.privacy import PrivacyPolicy
 
     request = ImportRequest(
         path=path,
@@ -55,6 +62,7 @@ def conversations(
         operator=operator,
         project=project,
         dry_run=dry_run,
+        privacy=PrivacyPolicy.from_config(False if no_redact else None),
     )
     if strict:
         parsed = read_export(path, fmt)
@@ -75,7 +83,7 @@ def conversations(
             typer.echo(f"bad record: ... and {hidden} more", err=True)
     if as_json:
         print_json_line(result.as_dict())
-    else:
+    elif not quiet:
         typer.echo(("dry run: " if dry_run else "") + result.line())
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -17,8 +20,18 @@ def mcp(
     port: int = typer.Option(8765, "--port", help="Port for --http."),
     home: Path | None = typer.Option(None, "--home", help="Store directory (MEMGRAPH_HOME)."),
     workspace: Path | None = typer.Option(None, "--workspace", help="Where session notes live."),
+    print_config: bool = typer.Option(
+        False,
+        "--print-config",
+        help="Print the MCP client entry (JSON, absolute paths) for this memgraph and exit.",
+    ),
 ) -> None:
     """Run the MCP server (tools: voice_search, note, wake, context, voice_stats)."""
+    if print_config:
+        import json
+
+        print(json.dumps({"mcpServers": {"memgraph": client_entry(home, workspace)}}, indent=2))
+        return
     from memgraph.config import load_settings
     from memgraph.mcp_server import build_server, run_stdio
 
@@ -27,10 +40,53 @@ def mcp(
         raise UsageError(f"--host must be a loopback address ({', '.join(LOOPBACK)}), not {host}")
     settings = load_settings(home=home, workspace=workspace)
     server = build_server(settings)
-    if http:
-        server.run("streamable-http", host=host, port=port)
-    else:
-        run_stdio(server)
+    try:
+        if http:
+            server.run("streamable-http", host=host, port=port)
+        else:
+            from memgraph.terminal import MCP_NOTICE, stdin_notice
+
+            stdin_notice(MCP_NOTICE)
+            run_stdio(server)
+    except BaseExceptionGroup as group:  # anyio wraps Ctrl-C in a task group's error
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        raise
+
+
+def command_line() -> list[str]:
+    """This memgraph as an absolute command: the console script beside the running
+    interpreter (or on PATH), else ``<python> -m memgraph.cli``."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "memgraph"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside.absolute())]
+    found = shutil.which("memgraph")
+    if found:
+        return [str(Path(found).absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "memgraph.cli"]
+
+
+def client_entry(home: Path | None = None, workspace: Path | None = None) -> dict[str, Any]:
+    """The ``mcpServers`` entry any MCP client takes: command + args, and the store
+    settings given here or in the environment, as absolute paths."""
+    from memgraph.config import ENV_PREFIX
+
+    argv = [*command_line(), "mcp"]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith(ENV_PREFIX) and k[len(ENV_PREFIX) :].lower() in ("home", "vault", "config")
+    }
+    for name, value in (("HOME", home), ("WORKSPACE", workspace)):
+        if value is not None:
+            env[ENV_PREFIX + name] = str(value)
+    env = {k: str(Path(v).expanduser().absolute()) for k, v in sorted(env.items())}
+    entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
+    if env:
+        entry["env"] = env
+    return entry
 
 
 def register(app: typer.Typer) -> None:

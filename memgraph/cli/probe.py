@@ -14,6 +14,7 @@ def probe(
     ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (MEMGRAPH_HOME)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+    utc: bool = typer.Option(False, "--utc", help="Times in UTC, not local time."),
 ) -> None:
     """Coverage of the last N days: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."""
     import json
@@ -54,11 +55,11 @@ def probe(
             store.close()
     from profiles.sleep.state import STATE_FILE, sleep_status
 
-    sleep = sleep_status(settings.home / STATE_FILE)
+    sleep = sleep_status(settings.home / STATE_FILE, utc)
     if as_json:
         print(json.dumps({**probe_json(result), "sleep": sleep}, ensure_ascii=False))
     else:
-        print(format_probe(result))
+        print(format_probe(result, utc))
         print(sleep["line"])
     raise typer.Exit(result.status)
 

@@ -38,6 +38,9 @@ def scan(
     ),
     max_bytes: int = typer.Option(1_000_000, "--max-bytes", help="Larger files are skipped."),
     as_json: bool = typer.Option(False, "--json", help="The result as one JSON line."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No summary line; skipped files still print (stderr)."
+    ),
     home: Path | None = HomeOpt,
     store: Path | None = StoreOpt,
 ) -> None:
@@ -64,11 +67,13 @@ def scan(
     if as_json:
         print_json_line(result.as_json())
         return
-    print(result.line())
+    if not quiet:
+        print(result.line())
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
-    for sid in result.stale_summaries:
-        print(f"stale    {sid}")
+    if not quiet:
+        for sid in result.stale_summaries:
+            print(f"stale    {sid}")
 
 
 @repo_app.command("status")

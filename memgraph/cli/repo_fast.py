@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 _VALUED = ("--home", "--store", "--name")
-_SWITCHES = ("--no-commits",)
+_SWITCHES = ("--no-commits", "--quiet", "-q")
 
 
 def _parse(argv: list[str]) -> dict[str, str] | None:
@@ -25,7 +25,7 @@ def _parse(argv: list[str]) -> dict[str, str] | None:
     while i < len(rest):
         arg = rest[i]
         if arg in _SWITCHES:
-            found[arg[2:]] = "1"
+            found["quiet" if arg == "-q" else arg[2:]] = "1"
         elif not arg.startswith("-"):
             if "path" in found:
                 return None
@@ -69,9 +69,11 @@ def run(argv: list[str]) -> int | None:
     except MemgraphError as exc:
         print(error_line(exc), file=sys.stderr)
         return exc.exit_code
-    print(result.line())
+    if "quiet" not in flags:
+        print(result.line())
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
-    for sid in result.stale_summaries:
-        print(f"stale    {sid}")
+    if "quiet" not in flags:
+        for sid in result.stale_summaries:
+            print(f"stale    {sid}")
     return 0

@@ -32,6 +32,7 @@ HarnessOpt = typer.Option(
     None, "--harness", help="claude-code|codex|cli (default: detected from the environment)."
 )
 JsonOpt = typer.Option(False, "--json", help="One JSON object per line.")
+UtcOpt = typer.Option(False, "--utc", help="Times in UTC, not local time.")
 
 
 def _harness(flag: str | None) -> str:
@@ -95,10 +96,11 @@ def list_(
     persona: str | None = PersonaOpt,
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
+    utc: bool = UtcOpt,
 ) -> None:
     """Sessions, most recently active first (by note time)."""
+    from memgraph.dates import show as shown
     from profiles.session.api import list_sessions
-    from profiles.session.records import fixed_iso
 
     _, store = _open(home, None, for_reading=True)
     try:
@@ -109,7 +111,7 @@ def list_(
         if as_json:
             print_json_line(_info_json(info))
         else:
-            last = fixed_iso(info.last_note_at) if info.last_note_at else "-"
+            last = shown(info.last_note_at, utc) if info.last_note_at else "-"
             print(f"{info.session_id} {info.persona} notes={info.note_count} last={last}")
 
 
@@ -118,10 +120,11 @@ def show(
     session_id: str = typer.Argument(...),
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
+    utc: bool = UtcOpt,
 ) -> None:
     """Print a session's notes from its YAML file (one line per note)."""
+    from memgraph.dates import show as shown
     from profiles.session.api import show_session
-    from profiles.session.records import fixed_iso
 
     _, store = _open(home, None, for_reading=True)
     try:
@@ -133,7 +136,7 @@ def show(
             print_json_line(n.model_dump(mode="json"))
         else:
             first = n.text.strip().splitlines()[0] if n.text.strip() else ""
-            print(f"{fixed_iso(n.timestamp)} {n.harness} {first}")
+            print(f"{shown(n.timestamp, utc, seconds=True)} {n.harness} {first}")
 
 
 def note(
@@ -194,30 +197,36 @@ def note(
 
 
 def wake(
-    persona: str | None = PersonaOpt,
+    persona: str | None = typer.Option(
+        None,
+        "--persona",
+        help="Persona (env MEMGRAPH_PERSONA; unset: the most recently active of any persona).",
+    ),
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
+    from memgraph.config import chosen_persona
+    from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
-    from profiles.session.records import fixed_iso
+    from profiles.session.records import fixed_iso, wake_json, wake_line
 
-    s, store = _open(home, None, for_reading=True)
+    chosen = chosen_persona(persona)
+    _, store = _open(home, None, for_reading=True)
     try:
-        result = wake_api(store, persona or s.persona)
+        result = wake_api(store, str(chosen) if chosen else None)
+        known = personas(store) if result.axiom and chosen else []
     finally:
         store.close()
+    line = wake_line(result.persona, result.session_id, bool(chosen), known)
+    if line:
+        sys.stderr.write(line + "\n")
     if as_json:
+        ts = fixed_iso(result.timestamp) if result.timestamp else None
         print_json_line(
-            {
-                "persona": result.persona,
-                "session_id": result.session_id,
-                "timestamp": fixed_iso(result.timestamp) if result.timestamp else None,
-                "harness": result.harness,
-                "id": result.note_id,
-                "axiom": result.axiom,
-                "text": result.text,
-            }
+            wake_json(
+                result.persona, result.session_id, ts, result.harness, result.note_id, result.text
+            )
         )
     else:
         print(result.text)

@@ -12,7 +12,7 @@ from memgraph.cli.common import print_json_line
 
 def sleep(
     since: str | None = typer.Option(
-        None, "--since", help="Start of the period (default: the last run)."
+        None, "--since", help="Start of the period: DATE, ISO, yesterday, 7d (default: last run)."
     ),
     now: bool = typer.Option(False, "--now", help="Run now, outside the night window."),
     at: str | None = typer.Option(None, "--at", help="The clock to run as (ISO time; tests)."),
@@ -30,6 +30,9 @@ def sleep(
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
     as_json: bool = typer.Option(False, "--json", help="The report as one JSON object."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar and no report (errors still print)."
+    ),
 ) -> None:
     """Classify, window, summarise, force short-term memory to sleep, age long-term memory."""
     from memgraph.cli.common import settings
@@ -56,14 +59,15 @@ def sleep(
         return
     from datetime import timedelta
 
+    from memgraph.dates import parse_when
     from memgraph.store import open_store
+    from memgraph.terminal import progress
     from profiles.sleep.pipeline import STATE_FILE, SleepRequest, run_sleep
     from profiles.voice.classify.ollama import OllamaConfig
-    from profiles.voice.search import parse_when
 
     request = SleepRequest(
-        now=parse_when(at, flag="at") if at else None,
-        since=parse_when(since, flag="since") if since else None,
+        now=parse_when(at, flag="--at") if at else None,
+        since=parse_when(since, flag="--since") if since else None,
         ignore_window=now,
         dry_run=dry_run,
         night_window=cfg.night_window,
@@ -81,12 +85,13 @@ def sleep(
         proposer = OllamaMemoryProposer(cfg.ollama_model, cfg.ollama_host, cfg.ollama_timeout)
     store = open_store(cfg.store_path)
     try:
-        report = run_sleep(store, request, proposer)
+        with progress("sleep", quiet=quiet or as_json) as update:
+            report = run_sleep(store, request, proposer, update)
     finally:
         store.close()
     if as_json:
         print_json_line(report.as_dict())
-    else:
+    elif not quiet:
         sys.stdout.write("\n".join(report.lines()) + "\n")
 
 

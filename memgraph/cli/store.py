@@ -37,30 +37,43 @@ def _existing_store(home: Path | None, store: str | None) -> Store:
 
 
 def validate(
-    path: str | None = typer.Argument(
-        None, help="A store (.db file or postgresql:// URL) or a snapshot (.json) file."
+    paths: list[str] | None = typer.Argument(
+        None, help="Stores (.db files or postgresql:// URLs) or snapshot (.json) files."
     ),
     home: Path | None = HomeOpt,
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or github (GitHub Actions ::error annotations)."
+    ),
 ) -> None:
-    """Validate a store or snapshot; print `path: error` lines, exit 1 if invalid."""
+    """Validate stores or snapshots; print `path: error` lines, exit 1 if any is invalid."""
+    from memgraph.cli.annotations import FORMATS, github_annotation
     from memgraph.cli.common import store_location
+    from memgraph.errors import UsageError
     from memgraph.snapshot import validate_path
-    from memgraph.store.postgres import is_store_url
+    from memgraph.store.postgres import is_store_url, redact
 
-    target = path or store_location(settings(home=home))
-    if is_store_url(target):
-        from memgraph.store.postgres import validate_url
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
+    failed = False
+    for target in paths or [store_location(settings(home=home))]:
+        if is_store_url(target):
+            from memgraph.store.postgres import validate_url
 
-        problems = validate_url(target)
-    else:
-        problems = validate_path(Path(target))
-    for line in problems:
-        print(line)
-    if problems:
+            problems = validate_url(target)
+        else:
+            problems = validate_path(Path(target))
+        shown = redact(target) if is_store_url(target) else target
+        for line in problems:
+            if fmt == "github":
+                message = line.removeprefix(f"{shown}: ").removeprefix(f"{target}: ")
+                print(github_annotation("error", shown, message))
+            else:
+                print(line)
+        failed = failed or bool(problems)
+        if not problems:
+            print(f"{shown}: ok", file=sys.stderr)
+    if failed:
         raise typer.Exit(1)
-    from memgraph.store.postgres import redact
-
-    print(f"{redact(target) if is_store_url(target) else target}: ok", file=sys.stderr)
 
 
 @snapshot_app.command("export")

@@ -43,12 +43,45 @@ class VoiceGroup(TyperGroup):
         ctx._protected_args, ctx.args = (args[:1], args[1:]) if args else (["search"], [])
         return ctx.args
 
+    # `memgraph voice --help` shows the real usage first: the search and its
+    # options (read from the search command itself), then backfill, then the
+    # subcommands.
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        formatter.write_usage(ctx.command_path, '"keyword" [OPTIONS]')
+        if "backfill" in self.commands:
+            formatter.write_usage(ctx.command_path, "--backfill [OPTIONS]", prefix="   or: ")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        search = self.commands.get("search")
+        if search is not None:
+            rows = [r for p in search.get_params(ctx) if (r := p.get_help_record(ctx))]
+            with formatter.section('Search options (memgraph voice "keyword" ...)'):
+                formatter.write_dl(rows)
+        else:
+            super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        if "backfill" in self.commands:
+            rows.append(
+                ("--backfill", "Capture transcripts (see `memgraph voice --backfill --help`).")
+            )
+        limit = formatter.width - 6 - 12
+        for name in self.list_commands(ctx):
+            cmd = self.commands[name]
+            if not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 voice_app = typer.Typer(
     cls=VoiceGroup,
     help=(
-        'Search what you said: memgraph voice "keyword" [--since D] [--project P] ... ; '
-        "capture with --backfill, `extract`, `classify`."
+        'Search what you said: memgraph voice "keyword" [--since D] [--project P] ...; '
+        "capture with --backfill; subcommands below."
     ),
     no_args_is_help=False,
     invoke_without_command=False,

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 from memgraph.cli.output import emit
+from memgraph.terminal import color
 from profiles.voice.output import render_hits, render_stats
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -40,7 +41,7 @@ _VALUE_OPTS = (
     "--home",
     "--window",
 )
-_BOOL_OPTS = ("--full", "--json", "--recent", "--stats", "--word")
+_BOOL_OPTS = ("--full", "--json", "--recent", "--stats", "--word", "--all", "--utc")
 
 
 def missing_store_message(path: Path) -> str:
@@ -78,11 +79,16 @@ class Flags:
         self.recent: bool = bool(values.get("recent"))
         self.stats: bool = bool(values.get("stats"))
         self.word: bool = bool(values.get("word"))
+        self.all: bool = bool(values.get("all"))
+        self.utc: bool = bool(values.get("utc"))
 
 
 def build_query(core: ModuleType, ns: Flags) -> Any:
     """The VoiceQuery for parsed flags (shared with the typer command)."""
-    when = core.parse_when
+
+    def when(text: str, flag: str, end_of_day: bool = False) -> Any:
+        return core.parse_when(text, end_of_day=end_of_day, flag=flag, utc=ns.utc)
+
     return core.VoiceQuery(
         query=" ".join(ns.query or []),
         since=when(ns.since, flag="--since") if ns.since is not None else None,
@@ -95,6 +101,7 @@ def build_query(core: ModuleType, ns: Flags) -> Any:
         as_of=when(ns.as_of, end_of_day=True, flag="--as-of") if ns.as_of is not None else None,
         window=ns.window,
         word=ns.word,
+        include_commands=ns.all,
     )
 
 
@@ -186,7 +193,7 @@ def run(argv: list[str]) -> int | None:
             stats = fast.voice_stats(where)
             if stats is None:
                 return None  # an older store: typer opens it, which migrates it
-            out = render_stats(core.to_stats(stats), ns.json)
+            out = render_stats(core.to_stats(stats), ns.json, ns.utc)
         else:
             query = build_query(core, ns)
             request = core.search_request(query)
@@ -194,7 +201,7 @@ def run(argv: list[str]) -> int | None:
             if rows is None:
                 return None  # not migrated / not a store: the typer path opens and reports
             out = render_hits(
-                [core.to_hit(r) for r in rows], ns.json, ns.full, query.query, sys.stdout.isatty()
+                [core.to_hit(r) for r in rows], ns.json, ns.full, query.query, color(), ns.utc
             )
             if not rows:
                 none = core.no_hits_line(

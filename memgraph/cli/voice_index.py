@@ -12,9 +12,10 @@ from pathlib import Path
 import typer
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary line.")
 
 
-def reindex(home: Path | None = HomeOpt) -> None:
+def reindex(home: Path | None = HomeOpt, quiet: bool = QuietOpt) -> None:
     """Rebuild the voice search index from the store."""
     from memgraph.cli.common import store_from
     from profiles.voice.search_schema import reindex as rebuild
@@ -24,16 +25,22 @@ def reindex(home: Path | None = HomeOpt) -> None:
         report = rebuild(store)
     finally:
         store.close()
-    typer.echo(f"reindexed {report.messages} voice messages ({report.nodes} nodes)")
+    if not quiet:
+        from memgraph.terminal import plural
+
+        messages, nodes = plural(report.messages, "voice message"), plural(report.nodes, "node")
+        typer.echo(f"reindexed {messages} ({nodes})")
 
 
 def import_vault(
     vault: Path | None = typer.Argument(None, help="Vault root (env MEMGRAPH_VAULT)."),
     home: Path | None = HomeOpt,
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the counts."),
+    quiet: bool = QuietOpt,
 ) -> None:
-    """Rebuild voice message nodes from <vault>/<constellation>/voice/*.md pages."""
-    from memgraph.cli.common import is_tty, print_json_line, settings, store_from
+    """Rebuild voice message nodes from <vault>/<project>/voice/*.md pages."""
+    from memgraph.cli.common import print_json_line, settings, store_from
+    from memgraph.terminal import plural, progress
     from profiles.voice.search_schema import ImportVaultRequest
     from profiles.voice.search_schema import import_vault as run_import
 
@@ -41,14 +48,15 @@ def import_vault(
     store = store_from(cfg.home)
     try:
         request = ImportVaultRequest(vault=cfg.vault)
-        if is_tty() and not as_json:
-            from rich.progress import Progress
+        with progress("pages", quiet=quiet or as_json) as update:
+            done = [0]
 
-            with Progress(transient=True) as bar:
-                task = bar.add_task("pages", total=None)
-                report = run_import(store, request, lambda n: bar.advance(task, n))
-        else:
-            report = run_import(store, request)
+            def advance(n: int) -> None:
+                done[0] += n
+                if update is not None:
+                    update(done[0], None)
+
+            report = run_import(store, request, advance)
     finally:
         store.close()
     for line in report.failed:
@@ -63,10 +71,11 @@ def import_vault(
                 "failed": len(report.failed),
             }
         )
-    else:
+    elif not quiet:
         typer.echo(
-            f"imported {report.pages} pages, {report.messages} messages "
-            f"({report.nodes_written} nodes written, {len(report.failed)} pages skipped)"
+            f"imported {plural(report.pages, 'page')}, {plural(report.messages, 'message')} "
+            f"({plural(report.nodes_written, 'node')} written, "
+            f"{plural(len(report.failed), 'page')} skipped)"
         )
     if report.failed:
         raise typer.Exit(1)

@@ -22,9 +22,11 @@ def search(
         help='Words (substrings: "fact" finds "facts"), "exact phrases", prefix*; '
         "case-insensitive.",
     ),
-    since: str | None = typer.Option(None, "--since", help="From DATE (YYYY-MM-DD or ISO)."),
+    since: str | None = typer.Option(
+        None, "--since", help="From DATE: YYYY-MM-DD, ISO time, today, yesterday, 7d, 2w."
+    ),
     until: str | None = typer.Option(None, "--until", help="Up to DATE, inclusive."),
-    project: str | None = typer.Option(None, "--project", help="Project or constellation."),
+    project: str | None = typer.Option(None, "--project", help="Only this project."),
     type_: str | None = typer.Option(
         None, "--type", help="Classification (e.g. decision), or 'unclassified'."
     ),
@@ -44,12 +46,17 @@ def search(
     word: bool = typer.Option(
         False, "--word", help="Whole words only (default: substrings too, whole words first)."
     ),
+    all_: bool = typer.Option(
+        False, "--all", help="Also bare slash commands (/model, /exit alone), left out by default."
+    ),
+    utc: bool = typer.Option(False, "--utc", help="Times and dates in UTC, not local time."),
 ) -> None:
     """Search what you said: one line per message, best first."""
     from memgraph.cli.common import is_tty, settings, store_location
     from memgraph.errors import NotFound
     from memgraph.store import open_store
     from memgraph.store.postgres import is_store_url
+    from memgraph.terminal import color
     from profiles.voice import search as core
 
     location = store_location(settings(home=home))
@@ -67,6 +74,8 @@ def search(
         as_of=as_of,
         window=window,
         word=word,
+        all=all_,
+        utc=utc,
     )
     # Flags are checked before the store is opened, as the fast path does.
     request = None if stats else build_query(core, ns)
@@ -75,15 +84,15 @@ def search(
         if request is None:
             result = core.voice_stats(store)
             if is_tty() and not as_json:
-                _stats_table(stats_rows(result))
+                _stats_table(stats_rows(result, utc))
             else:
-                emit(render_stats(result, as_json))
+                emit(render_stats(result, as_json, utc))
             return
         hits = core.search_voice(store, request)
         none = core.explain_no_hits(store, request) if not hits else None
     finally:
         store.close()
-    emit(render_hits(hits, as_json, full, request.query, is_tty()))
+    emit(render_hits(hits, as_json, full, request.query, color(), utc))
     if none is not None:
         emit(none + "\n", err=True)
 

@@ -25,6 +25,7 @@ windows_app = typer.Typer(
 )
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
+UtcOpt = typer.Option(False, "--utc", help="Times and dates in UTC, not local time.")
 
 
 @windows_app.callback()
@@ -43,6 +44,7 @@ def compute(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per window."),
     home: Path | None = HomeOpt,
+    utc: bool = UtcOpt,
 ) -> None:
     """Read commits and vault pages, compute and store windows, print them."""
     if ctx.invoked_subcommand is not None:
@@ -50,18 +52,18 @@ def compute(
     from datetime import timedelta
 
     from memgraph.cli.common import print_json_line, settings, store_location
+    from memgraph.dates import parse_when, show
     from memgraph.errors import UsageError
     from memgraph.store import open_store
     from profiles.activity.passes import WindowsRequest, run_windows
-    from profiles.voice.search import parse_when
 
     cfg = settings(home=home)
     minutes = float(cfg.window_gap_minutes) if gap is None else gap
     if not minutes == minutes or minutes < 1 or minutes > 24 * 60 * 30:  # NaN, tiny, absurd
         raise UsageError(f"--gap must be between 1 and 43200 minutes (got {minutes:g})")
     request = WindowsRequest(
-        since=parse_when(since, flag="--since") if since else None,
-        until=parse_when(until, end_of_day=True, flag="--until") if until else None,
+        since=parse_when(since, flag="--since", utc=utc) if since else None,
+        until=parse_when(until, end_of_day=True, flag="--until", utc=utc) if until else None,
         gap=timedelta(minutes=minutes),
         repos=[*repo, *cfg.repos],
         discover_repos=not no_discover,
@@ -83,7 +85,7 @@ def compute(
                 counts[item.type] = counts.get(item.type, 0) + 1
             what = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
             repos = f"  {','.join(window.repos)}" if window.repos else ""
-            span = f"{window.start:%Y-%m-%d %H:%M} -> {window.end:%H:%M}"
+            span = f"{show(window.start, utc)} -> {show(window.end, utc)[11:]}"
             typer.echo(f"{window.id}  {span}  {what}{repos}")
     s = result.stats
     print(
@@ -100,6 +102,7 @@ def show(
     window_id: str = typer.Argument(..., help="Window id, e.g. aw-2026-04-14-1432."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per artifact."),
     home: Path | None = HomeOpt,
+    utc: bool = UtcOpt,
 ) -> None:
     """Print what was said and committed in one window."""
     from memgraph.cli.common import print_json_line, settings, store_location
@@ -121,7 +124,7 @@ def show(
         for entry in report.entries:
             print_json_line({"window": report.id, **entry.as_json()})
         return
-    for line in format_report(report):
+    for line in format_report(report, utc):
         typer.echo(line)
 
 

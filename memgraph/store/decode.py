@@ -5,7 +5,8 @@ Both backends keep each document as the exact JSON text the engine serialised
 differs: the parameter mark (``?`` / ``%s``), how a list of ids reaches the
 server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
 and lock a read runs on. The backends subclass these two bases and supply
-those few hooks; the queries and the decoding live here.
+those few hooks; the queries and the decoding live here. SQLite stores receipts
+and patches packed (``memgraph.store.docpack``); ``unpack`` passes text through.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from memgraph.documents import (
     MemoryPatchCandidate,
     MemorySummary,
 )
+from memgraph.store.docpack import unpack
 from memgraph.store.protocol import PeriodQuery, as_of
 from memgraph.store.rows import iso
 
@@ -97,7 +99,7 @@ class DocTxn:
             sql += f" AND op = {p}"
             args.append(op)
         docs = self._column(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(d) for d in docs]
+        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
 
 
 class DocStore:
@@ -119,7 +121,7 @@ class DocStore:
         if patch_id is not None:
             sql, args = sql + f" AND patch_id = {p}", [*args, patch_id]
         docs = self._column(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(d) for d in docs]
+        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
 
     def iter_nodes(
         self, profile: str | None = None, kind: str | None = None
@@ -162,14 +164,15 @@ class DocStore:
         return [MemoryNode.model_validate_json(d) for d in self._column(sql + " ORDER BY id", args)]
 
 
-def snapshot_from(docs: Callable[[str], list[str]], version: int) -> MemoryGraphSnapshot:
+def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraphSnapshot:
     """The whole store as a snapshot; ``docs(sql)`` runs each statement inside ONE
     read snapshot of the caller's. Orders are the export's contract (byte-identical
     snapshots from every backend)."""
     from memgraph.documents import MemoryGraphSnapshot
 
     def read(model: Any, sql: str) -> list[Any]:
-        return [model.model_validate_json(d) for d in docs(sql)]
+        # receipts and patches may be packed (SQLite, memgraph.store.docpack)
+        return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
     receipts = read(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
     return MemoryGraphSnapshot(

@@ -15,6 +15,7 @@ store type without a registration is an error, never a silent fallback.
     TermStats           document frequencies and OR-BM25 ranking (context cuts)
     TurnIndex           scoped OR-BM25 over voice messages (turn-level recall; optional)
     ActivityLookups     nodes in a time range, session cwds (activity windows)
+    TextScrub           forgotten text out of stored history (``memgraph forget``)
 
 Period queries are ``Store.nodes_in_period`` (``memgraph.store.protocol``).
 Design record: notes/fleet.md, "Store boundary".
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         VoiceScope,
         VoiceSearch,
     )
+    from memgraph.store.scrub import ScrubReport, ScrubRequest
 
 
 class VoiceIndex(Protocol):
@@ -124,7 +126,10 @@ class TurnIndex(Protocol):
         """(node id, -bm25) best first for live, current (not superseded) voice
         messages in ``scope`` matching
         ANY of ``words`` ((plain folded word, is_prefix)), over title (weighted
-        ``title_weight``) and body."""
+        ``title_weight``) and body. Common words (as ``VoiceSearch``): when more than
+        ``max(limit, rows.CANDIDATES)`` messages in scope match and every plain word
+        is in >= 1/``rows.COMMON_SHARE`` of all nodes (each prefix being a prefix of
+        one of them), only that many matches inserted last are ranked."""
         ...
 
     def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
@@ -173,6 +178,18 @@ class StandingReads(Protocol):
     def recent_receipts(self, scan: int) -> list[dict[str, Any]]: ...
 
 
+class TextScrub(Protocol):
+    """The one text removal (``memgraph forget``; ``memgraph.store.scrub``)."""
+
+    def scrub(self, request: ScrubRequest) -> ScrubReport:
+        """In ONE write transaction: rewrite every history document
+        (``scrub.DOC_TABLES``) that carries the forgotten texts and drop the
+        embedding manifests of ``request.node_ids``; then, when
+        ``request.compact``, reclaim the freed space so the bytes leave the
+        backend's files (text indexes merged, deleted rows' pages rewritten)."""
+        ...
+
+
 @dataclass(frozen=True)
 class StoreIndexes:
     """One backend's implementation of every index interface."""
@@ -187,6 +204,7 @@ class StoreIndexes:
     # optional: without it, turn ranking uses ``terms``/``store.search`` and reads
     # documents to apply the scope (slower on big stores, same law)
     turns: TurnIndex | None = None
+    scrub: TextScrub | None = None  # every bundled backend has one
 
 
 _FACTORIES: dict[type, Callable[[Any], StoreIndexes]] = {}

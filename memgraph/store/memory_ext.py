@@ -24,9 +24,10 @@ from memgraph.documents import (
     MemoryNode,
     MemoryPatchCandidate,
 )
-from memgraph.fts import query_terms, to_fts5_query
+from memgraph.fts import plan_words, query_terms, to_fts5_query
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.rows import (
+    BARE_COMMAND,
     ActivityRow,
     ActivitySource,
     NoteIndexRow,
@@ -37,11 +38,13 @@ from memgraph.store.rows import (
     VoiceIndexStats,
     VoiceRow,
     VoiceSearch,
+    common_plan,
 )
 from memgraph.store.sqlite_txn import iso
 
 if TYPE_CHECKING:
     from memgraph.store.memory import MemoryStore, MemoryTxn
+    from memgraph.store.scrub import ScrubReport, ScrubRequest
 
 _TOKEN = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')
@@ -53,6 +56,9 @@ def tokens(text: str) -> list[str]:
     folded = unicodedata.normalize("NFD", text.lower())
     plain = "".join(c for c in folded if not unicodedata.combining(c))
     return _TOKEN.findall(plain)
+
+
+_BARE = re.compile(BARE_COMMAND)
 
 
 def _body(n: MemoryNode) -> str:
@@ -161,6 +167,9 @@ class MemoryVoiceIndex:
                 return False
             return only is None or row.node_id in only
 
+        def bare(n: MemoryNode) -> bool:
+            return not q.bare_commands and _BARE.fullmatch(_body(n)) is not None
+
         def current_then(n: MemoryNode) -> bool:
             # a changed transcript record: a superseded version is current only
             # as of a time before it was superseded
@@ -169,7 +178,7 @@ class MemoryVoiceIndex:
             at = n.attributes.get("superseded_at")
             return q.as_of is not None and isinstance(at, str) and at > q.as_of
 
-        live = [x for x in live if keep(x[1], x[2]) and current_then(x[0])]
+        live = [x for x in live if keep(x[1], x[2]) and current_then(x[0]) and not bare(x[0])]
         if q.recent_sessions > 0:
             recent: list[str] = []
             for _, row, _ in sorted(live, key=lambda x: x[1].ts, reverse=True):
@@ -187,12 +196,29 @@ class MemoryVoiceIndex:
         stats = _Corpus(self._nodes().values())
         idf = [stats.idf(p) for p in phrases]
         ref = max((_day(row.ts) for _, row, _ in everything), default=0.0)
-        scored: list[tuple[int, float, VoiceRow]] = []
-        for node, row, _ in live:
+        matched = []
+        for node, row, _ in live:  # insertion order (the SQLite rowid's)
             body = tokens(_body(node))
             freqs = [_hits(p, body) for p in phrases]
-            if not all(freqs):
-                continue
+            if all(freqs):
+                matched.append((node, row, body, freqs))
+        plan, cap = "full", max(q.candidates, q.limit)
+        if len(matched) > cap and q.candidates >= 1 and plan_words(q.query):
+            rarest = min(stats.df(w) for w in plan_words(q.query))
+            plan = common_plan(stats.n, rarest)
+        if plan != "full":  # common words: the newest `candidates` matches only
+            matched = matched[-cap:]
+        if plan == "recent":
+            # (more matches than limit: no substring tier)
+            by_time = [
+                (1 if row.classification == q.demote else 0, row) for _, row, _, _ in matched
+            ]
+            by_time.sort(key=lambda x: x[1].node_id)
+            by_time.sort(key=lambda x: x[1].ts, reverse=True)
+            by_time.sort(key=lambda x: x[0])
+            return [row for _, row in by_time[: q.limit]]
+        scored: list[tuple[int, float, VoiceRow]] = []
+        for node, row, body, freqs in matched:
             size = len(tokens(node.title)) + len(body)
             bm25 = -sum(
                 w * f * (K1 + 1.0) / (f + K1 * (1 - B + B * size / stats.avgdl))
@@ -275,13 +301,18 @@ class _Corpus:
     """Row count, average row length and phrase document frequency, as FTS5 counts them."""
 
     def __init__(self, nodes: Iterable[MemoryNode]) -> None:
+        nodes = list(nodes)
         self.bodies = [tokens(_body(n)) for n in nodes]
-        titles = 0
+        self.titles = [tokens(n.title) for n in nodes]
         self.n = len(self.bodies)
-        for n in nodes:
-            titles += len(tokens(n.title))
-        total = titles + sum(len(b) for b in self.bodies)
+        total = sum(len(t) for t in self.titles) + sum(len(b) for b in self.bodies)
         self.avgdl = total / self.n if self.n and total else 1.0
+
+    def df(self, word: str) -> int:
+        """Nodes holding ``word`` in title or body (FTS5 vocabulary's ``doc``)."""
+        return sum(
+            1 for t, b in zip(self.titles, self.bodies, strict=True) if word in t or word in b
+        )
 
     def idf(self, phrase: tuple[list[str], bool]) -> float:
         having = sum(1 for b in self.bodies if _hits(phrase, b))
@@ -451,4 +482,48 @@ def memory_indexes(store: MemoryStore) -> StoreIndexes:
         notes=MemoryNoteAppend(store),
         terms=MemoryTermStats(store),
         activity=MemoryActivity(store),
+        scrub=MemoryScrub(store),
     )
+
+
+class MemoryScrub:
+    """``TextScrub`` over the in-memory state (nothing to compact)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def scrub(self, request: ScrubRequest) -> ScrubReport:
+        from memgraph.documents import MemorySummary
+        from memgraph.store.scrub import ScrubReport, scrub_doc
+
+        report = ScrubReport()
+
+        def redo(items: list[Any], model: Any, table: str) -> list[Any]:
+            out, n = [], 0
+            for item in items:
+                new = scrub_doc(item.model_dump_json(), request)
+                if new is not None:
+                    item, n = model.model_validate_json(new), n + 1
+                out.append(item)
+            report.rows[table] = n
+            return out
+
+        with self.store.transaction():
+            s = self.store.current_state()
+            s.history[:] = redo(s.history, MemoryNode, "node_history")
+            edges = redo(list(s.edges.values()), MemoryEdge, "edges")
+            s.edges.clear()
+            s.edges.update((e.id, e) for e in edges)
+            s.edge_history[:] = redo(s.edge_history, MemoryEdge, "edge_history")
+            summaries = redo(list(s.summaries.values()), MemorySummary, "summaries")
+            s.summaries.clear()
+            s.summaries.update((x.id, x) for x in summaries)
+            s.summary_history[:] = redo(s.summary_history, MemorySummary, "summary_history")
+            s.receipts[:] = redo(s.receipts, MemoryLifecycleReceipt, "receipts")
+            patches = redo(list(s.patches.values()), MemoryPatchCandidate, "patches")
+            s.patches.clear()
+            s.patches.update((p.id, p) for p in patches)
+            for node_id in request.node_ids:
+                if s.manifests.pop(node_id, None) is not None:
+                    report.manifests += 1
+        return report

@@ -76,6 +76,15 @@ def iso(dt: datetime) -> str:
 
 # -- voice message index ---------------------------------------------------------
 
+CANDIDATES = 2000  # common-word queries rank at most this many newest matches
+COMMON_SHARE = 10  # a word in >= 1/10 of all nodes is common (idf <= log 9)
+
+
+# A bare slash command: the message body is "/" + a letter + no whitespace (ASCII
+# whitespace; every backend tests exactly this: memory with this regex, SQLite
+# with GLOB, PostgreSQL with a POSIX regex).
+BARE_COMMAND = r"/[A-Za-z][^ \t\n\r\f\v]*"
+
 
 @record(frozen=True)
 class VoiceSearch:
@@ -104,7 +113,21 @@ class VoiceSearch:
     first (insertion order), ``demote`` ones last among them, score 0.0. Terms of
     1 character match whole words only (no substring tier); a 2-character term is
     a substring too (CJK words).
+
+    Common words (``common_plan``, notes/search.md "Common words"): when more than
+    ``candidates`` messages meet the filters and match as whole words, and the
+    query's rarest counted word (``memgraph.fts.plan_words``: the words of its
+    terms that are not prefix*) is in at least 1/``COMMON_SHARE`` of all nodes
+    (document frequency over title and body, N = the node count: BM25's own idf
+    figures), only the ``max(candidates, limit)`` matches inserted last (index order: SQLite
+    rowid, PostgreSQL seq, in-memory insertion order) are ranked, by the law above;
+    when that word is in at least half of all nodes (idf <= 0: BM25 clamps it to
+    ~0, the word tells nothing) they are ordered by time instead (``demote`` last,
+    newest first, then node id), score 0.0. At most ``candidates`` matches: the
+    full ranking, always (so a bounded plan never runs the substring tier).
     A listing returns the newest ``limit`` rows, oldest first, score 0.0.
+    ``bare_commands`` False leaves out messages whose whole text is one bare slash
+    command (``BARE_COMMAND``: ``/model``, ``/exit``, ``/clear`` and nothing else).
     """
 
     query: str = ""
@@ -121,6 +144,18 @@ class VoiceSearch:
     recency_days: float = 180.0
     demote: str = "command"
     word: bool = False  # whole words only: no substring tier
+    candidates: int = CANDIDATES  # common words: rank only this many newest matches
+    bare_commands: bool = True  # False: no message that is only "/command"
+
+
+def common_plan(nodes: int, rarest: int | None) -> str:
+    """How a keyword query ranks (``VoiceSearch``): ``"full"``, ``"bounded"`` (the
+    newest candidates by score) or ``"recent"`` (the newest candidates by time), from
+    the node count and the document frequency of the query's rarest counted word
+    (None: no counted word). Bounded plans apply only past ``candidates`` matches."""
+    if rarest is None or nodes <= 0 or rarest * COMMON_SHARE < nodes:
+        return "full"
+    return "recent" if rarest * 2 >= nodes else "bounded"
 
 
 @record(frozen=True)
@@ -324,6 +359,7 @@ __all__ = [
     "VoiceRow",
     "VoiceSearch",
     "as_dict",
+    "common_plan",
     "iso",
     "light_record",
     "record",

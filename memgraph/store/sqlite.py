@@ -146,6 +146,9 @@ class SQLiteStore(DocStore):
             return
 
         def run() -> None:
+            from memgraph.store.docpack import pack_sql
+
+            self.conn.create_function("mg_pack", 1, pack_sql, deterministic=True)
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 self.conn.execute(
@@ -396,6 +399,7 @@ def read_store_file(path: Path) -> MemoryGraphSnapshot:
 def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
+    from memgraph.store.sqlite_ext.scrub import SQLiteScrub
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
     from memgraph.store.sqlite_ext.standing import SQLiteStanding
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
@@ -410,6 +414,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         activity=SQLiteActivity(store),
         standing=SQLiteStanding(store),
         turns=SQLiteTurnIndex(store),
+        scrub=SQLiteScrub(store),
     )
 
 

@@ -141,11 +141,14 @@ def window_report(store: Store, window_id: str) -> WindowReport:
     )
 
 
-def _clock(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+def _clock(dt: datetime, utc: bool = False) -> str:
+    """Local time with the zone (``memgraph.dates.show``), UTC with ``utc``."""
+    from memgraph.dates import show
+
+    return show(dt, utc)
 
 
-def format_entry(entry: ReportEntry, width: int = 100) -> str:
+def format_entry(entry: ReportEntry, width: int = 100, utc: bool = False) -> str:
     """One terse line: time, type, who/where, first line of the text."""
     first = " ".join(entry.text.split("\n", 1)[0].split())
     if entry.type == "message":
@@ -154,17 +157,18 @@ def format_entry(entry: ReportEntry, width: int = 100) -> str:
         where = f"{entry.repo or '?'}@{(entry.sha or '?')[:8]}"
     else:
         where = entry.ref or "?"
-    line = f"{_clock(entry.valid_time)}  {entry.type:<9} {where}  {first}"
+    line = f"{_clock(entry.valid_time, utc)}  {entry.type:<9} {where}  {first}"
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def format_report(report: WindowReport) -> list[str]:
-    """Header line, then one line per artifact."""
+def format_report(report: WindowReport, utc: bool = False) -> list[str]:
+    """Header line, then one line per artifact (local times; UTC with ``utc``)."""
     counts: dict[str, int] = {}
     for e in report.entries:
         counts[e.type] = counts.get(e.type, 0) + 1
     summary = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
     repos = f" repos={','.join(report.repos)}" if report.repos else ""
     state = "" if report.lifecycle == "current" else f" [{report.lifecycle}]"
-    head = f"{report.id}{state} {_clock(report.start)} -> {_clock(report.end)} ({summary}){repos}"
-    return [head, *(format_entry(e) for e in report.entries)]
+    span = f"{_clock(report.start, utc)} -> {_clock(report.end, utc)}"
+    head = f"{report.id}{state} {span} ({summary}){repos}"
+    return [head, *(format_entry(e, utc=utc) for e in report.entries)]

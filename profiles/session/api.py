@@ -33,14 +33,9 @@ from profiles.session.records import (
     session_node,
     session_node_id,
 )
+from profiles.session.records import DEFAULT_AXIOM as DEFAULT_AXIOM
 from profiles.session.records import check_at as records_check_at
 from profiles.session.views import ViewWrite, session_file, write_view
-
-# What `wake` answers when a persona has no notes yet.
-DEFAULT_AXIOM = (
-    "No notes yet: read the repository as it is now, trust it over memory, "
-    'and leave a note (memgraph note "...") when you learn something the next session needs.'
-)
 
 
 def check_at(at: datetime | None, now: datetime) -> datetime:
@@ -323,19 +318,23 @@ def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]
     return sorted(infos, key=recency, reverse=True)
 
 
-def wake(store: Store, persona: str = "default") -> WakeResult:
-    """The last note of the persona's most recently active session (by note valid time)."""
-    check_name(persona, "persona")
+def wake(store: Store, persona: str | None = "default") -> WakeResult:
+    """The last note of the persona's most recently active session (by note valid time);
+    ``persona=None``: the most recently active session of any persona (the result
+    names the persona it belongs to)."""
+    if persona is not None:
+        check_name(persona, "persona")
     sync_hand_notes(store, persona)
     best: MemoryNode | None = None
     for info in list_sessions(store, persona)[:1]:
+        persona = info.persona
         with store.reader() as reader:
             notes = _notes(reader, info.session_id)
         best = notes[-1] if notes else None
     if best is None:
-        return WakeResult(persona=persona, text=DEFAULT_AXIOM, axiom=True)
+        return WakeResult(persona=persona or "default", text=DEFAULT_AXIOM, axiom=True)
     return WakeResult(
-        persona=persona,
+        persona=str(persona),
         text=best.claim,
         axiom=False,
         session_id=str(best.attributes.get("session_id")),
@@ -368,14 +367,15 @@ def _sync_quietly(store: Store, session_id: str) -> None:
         sys.stderr.write(f"memgraph: session view not synced: {' '.join(str(exc).split())}\n")
 
 
-def sync_hand_notes(store: Store, persona: str) -> int:
-    """Sync every view of ``persona`` whose file was edited by hand; how many were."""
+def sync_hand_notes(store: Store, persona: str | None) -> int:
+    """Sync every view of ``persona`` (None: every persona) whose file was edited by
+    hand; how many were."""
     from profiles.session.views import view_edited
 
     sessions = [
         n
         for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
-        if n.attributes.get("persona") == persona
+        if persona is None or n.attributes.get("persona") == persona
     ]
     edited = 0
     for node in sessions:
@@ -387,6 +387,16 @@ def sync_hand_notes(store: Store, persona: str) -> int:
             edited += 1
             _sync_quietly(store, str(node.attributes["session_id"]))
     return edited
+
+
+def personas(store: Store) -> list[str]:
+    """Every persona that has a session, sorted."""
+    return sorted(
+        {
+            str(n.attributes.get("persona"))
+            for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
+        }
+    )
 
 
 def find_session(reader: GraphReader, session_id: str) -> MemoryNode | None:

@@ -34,6 +34,44 @@ def dt_json(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# What `wake` answers when a persona has no notes yet.
+DEFAULT_AXIOM = (
+    "No notes yet: read the repository as it is now, trust it over memory, "
+    'and leave a note (memgraph note "...") when you learn something the next session needs.'
+)
+
+
+def wake_line(persona: str, session_id: str | None, chosen: bool, known: list[str]) -> str | None:
+    """What `wake` says on stderr: which persona it used when none was given, or
+    that the given persona has no sessions (None: nothing to say)."""
+    if session_id is None and chosen:
+        others = f" (personas with sessions: {', '.join(known)})" if known else ""
+        return f"wake: persona {persona} has no sessions yet{others}"
+    if session_id is not None and not chosen:
+        return f"wake: persona {persona} (most recently active; session {session_id[:8]})"
+    return None
+
+
+def wake_json(
+    persona: str,
+    session_id: str | None,
+    ts: str | None,
+    harness: str | None,
+    note_id: str | None,
+    text: str,
+) -> dict[str, Any]:
+    """`wake --json`'s object (both paths)."""
+    return {
+        "persona": persona,
+        "session_id": session_id,
+        "timestamp": ts,
+        "harness": harness,
+        "id": note_id,
+        "axiom": session_id is None,
+        "text": text,
+    }
+
+
 def fixed_iso(dt: datetime) -> str:
     """Fixed-width UTC text (as ``memgraph.store.sqlite.iso``): sorts as time."""
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

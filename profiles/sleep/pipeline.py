@@ -18,7 +18,7 @@ last run, from ``<home>/sleep.json``) up to ``now``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -363,12 +363,20 @@ def _lifecycles(
         _apply(store, ops, f"night pass: {name}", now, stage, report)
 
 
-def run_sleep(store: Store, req: SleepRequest, proposer: Any = None) -> SleepReport:
+def run_sleep(
+    store: Store,
+    req: SleepRequest,
+    proposer: Any = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> SleepReport:
     """Run (or with ``dry_run`` plan) the night pass; see the module docstring.
 
     ``proposer``: an optional model proposer (``profiles.sleep.ollama``) asked
     for titles after the deterministic stages; its patch is validated like any.
+    ``progress(stages done, stages in all, next stage)``: called before each stage
+    and at the end (the CLI's bar; nothing else depends on it).
     """
+    step = _stepper(progress, 6 if proposer is not None else 5)
     from profiles.voice.classify.night import in_window, parse_window
 
     now = (req.now or datetime.now(UTC)).astimezone(UTC)
@@ -381,20 +389,42 @@ def run_sleep(store: Store, req: SleepRequest, proposer: Any = None) -> SleepRep
     if not req.ignore_window and not in_window(now.astimezone(req.tz).time(), window):
         report.status = "outside_window"
         return report
-    _classify(store, req, now, report)
-    _windows(store, req, since, now, report)
+    from profiles.voice.views import one_log_line_per_page
+
+    with one_log_line_per_page():  # classify and windows both re-render pages
+        step("classify")
+        _classify(store, req, now, report)
+        step("windows")
+        _windows(store, req, since, now, report)
     messages = _messages(store, since, now)
     notes = _notes(store, since, now)
+    step("summaries")
     _summaries(store, req, since, now, report, messages, notes)
+    step("forced sleep")
     _forced_sleep(store, req, now, report)
+    step("lifecycles")
     _lifecycles(store, req, now, report, [*messages, *notes])
     if proposer is not None:
         from profiles.sleep.ollama import propose_titles
 
+        step("titles")
         propose_titles(store, proposer, now, report)
+    step("done")
     if not req.dry_run:
         if report.receipts:
             report.status = "applied"
         if req.state_path is not None:
             write_state(req.state_path, report.until, report.status, report.receipts)
     return report
+
+
+def _stepper(progress: Callable[[int, int, str], None] | None, total: int) -> Callable[[str], None]:
+    """``step(name)``: report the stages done so far to ``progress`` (if any)."""
+    done = [0]
+
+    def step(name: str) -> None:
+        if progress is not None:
+            progress(min(done[0], total), total, name)
+        done[0] += 1
+
+    return step

@@ -87,6 +87,17 @@ def _units(s: Schedule) -> tuple[Path, Path]:
     return base / f"{UNIT}.service", base / f"{UNIT}.timer"
 
 
+def scheduled(s: Schedule) -> str | None:
+    """Where the nightly run is scheduled (read-only, for ``memgraph doctor``), or None."""
+    timer = _units(s)[1]
+    if timer.exists():
+        return f"systemd user timer {timer}"
+    if s.method in ("auto", "cron") and shutil.which(s.crontab):
+        line = next((ln for ln in _read_crontab(s) if MARK in ln), None)
+        return f"crontab: {line}" if line else None
+    return None
+
+
 def install(s: Schedule) -> str:
     method = _method(s)
     hour, minute = s.at.split(":")

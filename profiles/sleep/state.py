@@ -32,16 +32,17 @@ def last_run(path: Path | None) -> datetime | None:
         return None
 
 
-def sleep_status(path: Path) -> dict[str, Any]:
-    """When sleep last ran (for ``memgraph probe``): the state file, in one line too."""
+def sleep_status(path: Path, utc: bool = False) -> dict[str, Any]:
+    """When sleep last ran (for ``memgraph probe``): the state file, in one line too
+    (times in local time with the zone, UTC with ``utc``; the dict keeps ISO UTC)."""
     state = read_state(path)
     last = state.get("last_run")
     if not last:
         line = "sleep: never run (`memgraph sleep --now`, or `memgraph sleep --install`)"
     else:
-        changed = state.get("last_changed") or "never"
+        changed = _shown(state.get("last_changed"), utc) or "never"
         line = (
-            f"sleep: last run {last} ({state.get('last_status')}, "
+            f"sleep: last run {_shown(last, utc)} ({state.get('last_status')}, "
             f"{state.get('last_receipts', 0)} receipts); last change {changed}"
         )
     return {
@@ -67,3 +68,16 @@ def write_state(path: Path, until: datetime, status: str, receipts: int) -> None
         state["last_changed"] = iso(until)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(state, sort_keys=True) + "\n")
+
+
+def _shown(value: Any, utc: bool) -> str | None:
+    """An ISO time from the state file as people read it (``memgraph.dates.show``)."""
+    from memgraph.dates import show
+
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)
+    return show(when if when.tzinfo else when.replace(tzinfo=UTC), utc)

@@ -25,10 +25,15 @@ from memgraph.errors import MemgraphError, ReaderError
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import RegistryRow, as_dict, iso
-from profiles.voice.capture import CaptureRequest, CaptureResult, capture_messages
+from profiles.voice.capture import CaptureItem, CaptureRequest, CaptureResult, screened
 from profiles.voice.ledger import Ledger, LedgerEntry, entry_from_stats, file_entry, ledger_put
+from profiles.voice.model import TranscriptRead
 from profiles.voice.nodes import resolve_project
 from profiles.voice.views import MIN_MESSAGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.privacy import PrivacyPolicy
 
 PAGED, SKIPPED, ERROR = "paged", "skipped", "error"
 # progress(bytes done, bytes total, current path)
@@ -43,6 +48,8 @@ class BackfillRequest:
     project: str | None = None  # only sessions whose project is this name
     min_messages: int = MIN_MESSAGES
     now: datetime | None = None
+    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
+    privacy: PrivacyPolicy | None = None
 
 
 @dataclass
@@ -157,6 +164,12 @@ def _report_skipped(report: BackfillReport, skipped: list[tuple[Path, str, str]]
     skipped.clear()
 
 
+# A batch (one patch, one transaction, one round of page fsyncs) closes after this
+# many transcripts or this many bytes of them, whichever comes first.
+BATCH_FILES = 64
+BATCH_BYTES = 32 << 20
+
+
 def run_backfill(
     store: Store, request: BackfillRequest, progress: Progress | None = None
 ) -> BackfillReport:
@@ -169,55 +182,109 @@ def run_backfill(
     when = iso(request.now or utcnow()) or ""
     ledger_put(store, report.ledger.entries, when)
     report.bytes_total = sum(size for _, size, _ in files)
+    batch = _Batch(store, request, report, when)
     done = 0
     for path, size, mtime_ns in files:
-        outcome, entry = _one(store, request, path, size, mtime_ns)
-        if entry is not None:
-            report.ledger.add(entry)
-            ledger_put(store, [entry], when)
-        if outcome.status not in ("unchanged", "filtered"):
-            report.bytes_read += size
-        report.outcomes.append(outcome)
+        batch.add(path, size, mtime_ns)
         done += size
         if progress is not None:
             progress(done, report.bytes_total, str(path))
+    batch.flush()
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _one(
-    store: Store, request: BackfillRequest, path: Path, size: int, mtime_ns: int
-) -> tuple[Outcome, LedgerEntry | None]:
-    key = path_key(path)
-    row = registry_get(store, path)
-    if row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns):
-        return Outcome(
-            key, "unchanged", row.reason, row.session_id, row.message_count, row.page
-        ), None
-    digest = ""
-    entry: LedgerEntry | None = None
-    try:
-        digest = file_sha256(path)
-        if row is not None and row.status != ERROR and row.sha256 == digest:
-            registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
-            return Outcome(key, "unchanged", row.reason, row.session_id, row.message_count), None
-        result = _capture(store, request, path)
-    except MemgraphError as exc:
-        outcome = Outcome(key, ERROR, " ".join(str(exc).split())[:500], bytes=size)
-        entry = file_entry(key, "unreadable_file" if isinstance(exc, ReaderError) else "error")
-    except Exception as exc:  # a bug must not stop a backfill of thousands of files
-        reason = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
-        outcome = Outcome(key, ERROR, reason[:500], bytes=size)
-        entry = file_entry(key, "internal_error")
-    else:
-        if result is None:
-            return Outcome(key, "filtered", f"project is not {request.project}", bytes=size), None
-        outcome = _outcome(key, result, request.vault, size)
-        entry = entry_from_stats(key, result.stats)
-    registry_put(
-        store,
-        RegistryRow(
-            path=key,
+@dataclass
+class _Pending:
+    """A read transcript waiting for its batch's patch."""
+
+    slot: int  # its place in report.outcomes
+    path: Path
+    key: str
+    size: int
+    mtime_ns: int
+    digest: str
+    read: TranscriptRead
+
+
+class _Batch:
+    """Transcripts read but not yet captured. ``flush`` captures them in one patch,
+    writes their pages (fsynced together), then their registry and ledger rows:
+    the same order as one transcript at a time, so a kill anywhere is repaired by
+    the next run (the registry names only what is fully written; captures are
+    idempotent and unchanged pages are not rewritten)."""
+
+    def __init__(
+        self, store: Store, request: BackfillRequest, report: BackfillReport, when: str
+    ) -> None:
+        self.store, self.request, self.report, self.when = store, request, report, when
+        self.pending: list[_Pending] = []
+        self.sessions: set[str] = set()
+        self.bytes = 0
+
+    def _finish(self, slot: int, outcome: Outcome, entry: LedgerEntry | None) -> None:
+        self.report.outcomes[slot] = outcome
+        if outcome.status not in ("unchanged", "filtered"):
+            self.report.bytes_read += outcome.bytes
+        if entry is not None:
+            self.report.ledger.add(entry)
+
+    def add(self, path: Path, size: int, mtime_ns: int) -> None:
+        store, request, report = self.store, self.request, self.report
+        key = path_key(path)
+        slot = len(report.outcomes)
+        report.outcomes.append(Outcome(key, "unchanged"))
+        row = registry_get(store, path)
+        if row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns):
+            outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
+            outcome.page = row.page
+            self._finish(slot, outcome, None)
+            return
+        digest = ""
+        try:
+            digest = file_sha256(path)
+            if row is not None and row.status != ERROR and row.sha256 == digest:
+                registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
+                outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
+                self._finish(slot, outcome, None)
+                return
+            read = _read(request, path)
+        except Exception as exc:  # a bug must not stop a backfill of thousands of files
+            self._failed(slot, key, size, mtime_ns, digest, exc)
+            return
+        if read is None:
+            outcome = Outcome(key, "filtered", f"project is not {request.project}", bytes=size)
+            self._finish(slot, outcome, None)
+            return
+        sessions = {m.session_id for m in read.messages}
+        if sessions & self.sessions:  # planned against the store: never twice in a patch
+            self.flush()
+        self.pending.append(_Pending(slot, path, key, size, mtime_ns, digest, read))
+        self.sessions |= sessions
+        self.bytes += size
+        if len(self.pending) >= BATCH_FILES or self.bytes >= BATCH_BYTES:
+            self.flush()
+
+    def _failed(
+        self, slot: int, key: str, size: int, mtime_ns: int, digest: str, exc: Exception
+    ) -> None:
+        if isinstance(exc, MemgraphError):
+            outcome = Outcome(key, ERROR, " ".join(str(exc).split())[:500], bytes=size)
+            entry = file_entry(key, "unreadable_file" if isinstance(exc, ReaderError) else "error")
+        else:
+            reason = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+            outcome = Outcome(key, ERROR, reason[:500], bytes=size)
+            entry = file_entry(key, "internal_error")
+        self._finish(slot, outcome, entry)
+        # ledger before registry: a registry row means "done", so everything about
+        # the file must already be stored when it appears (a kill in between is
+        # repaired by the rerun, which redoes the file and replaces its entry)
+        ledger_put(self.store, [entry], self.when)
+        registry_put(self.store, self._registry_row(outcome, size, mtime_ns, digest))
+
+    def _registry_row(self, outcome: Outcome, size: int, mtime_ns: int, digest: str) -> RegistryRow:
+        return RegistryRow(
+            path=outcome.path,
             size=size,
             mtime_ns=mtime_ns,
             sha256=digest,
@@ -226,10 +293,60 @@ def _one(
             reason=outcome.reason,
             message_count=outcome.message_count,
             page=outcome.page,
-            processed_at=iso(request.now or utcnow()),
-        ),
-    )
-    return outcome, entry
+            processed_at=iso(self.request.now or utcnow()),
+        )
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        self.sessions, self.bytes = set(), 0
+        if not pending:
+            return
+        from memgraph.fileio import deferred_fsync
+        from profiles.voice.capture import capture_many
+
+        request = self.request
+        items: list[CaptureItem] = [
+            (
+                p.read.messages,
+                CaptureRequest(
+                    transcript=p.path,
+                    vault=request.vault,
+                    min_messages=request.min_messages,
+                    now=request.now,
+                    privacy=request.privacy,
+                ),
+                p.read.path,
+            )
+            for p in pending
+        ]
+        try:
+            with deferred_fsync():
+                results = capture_many(self.store, items)
+        except Exception as exc:
+            if len(pending) > 1:  # one bad transcript costs only itself: one at a time
+                for p in pending:
+                    self.pending = [p]
+                    self.flush()
+                return
+            p = pending[0]
+            self._failed(p.slot, p.key, p.size, p.mtime_ns, p.digest, exc)
+            return
+        entries: list[LedgerEntry] = []
+        rows: list[RegistryRow] = []
+        for p, result in zip(pending, results, strict=True):
+            result.harness, result.stats = p.read.harness, p.read.stats
+            result.session_id = result.session_id or p.read.session_id
+            if result.page_error is not None:
+                self._failed(p.slot, p.key, p.size, p.mtime_ns, p.digest, result.page_error)
+                continue
+            outcome = _outcome(p.key, result, request.vault, p.size)
+            entry = entry_from_stats(p.key, result.stats)
+            self._finish(p.slot, outcome, entry)
+            entries.append(entry)
+            rows.append(self._registry_row(outcome, p.size, p.mtime_ns, p.digest))
+        ledger_put(self.store, entries, self.when)  # before the registry: see _failed
+        for row in rows:
+            registry_put(self.store, row)
 
 
 def record_capture(
@@ -274,7 +391,8 @@ def _row(row: RegistryRow, **changes: object) -> RegistryRow:
     return RegistryRow(**{**as_dict(row), **changes})
 
 
-def _capture(store: Store, request: BackfillRequest, path: Path) -> CaptureResult | None:
+def _read(request: BackfillRequest, path: Path) -> TranscriptRead | None:
+    """The transcript's messages, or None when it belongs to another project."""
     from profiles.voice.prefilter import PrefilterOptions
     from profiles.voice.readers import ReadOptions, read_transcript
 
@@ -284,19 +402,27 @@ def _capture(store: Store, request: BackfillRequest, path: Path) -> CaptureResul
         if resolve_project(cwd) != request.project:
             return None
     capture = CaptureRequest(
-        transcript=path, vault=request.vault, min_messages=request.min_messages, now=request.now
+        transcript=path,
+        vault=request.vault,
+        min_messages=request.min_messages,
+        now=request.now,
+        privacy=request.privacy,
     )
-    result = capture_messages(store, read.messages, capture, transcript=read.path)
-    result.harness, result.stats = read.harness, read.stats
-    result.session_id = result.session_id or read.session_id
-    return result
+    return screened(read, capture)
+
+
+def excluded_reason(result: CaptureResult) -> str | None:
+    """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
+    if result.messages:
+        return None
+    return next((k for k in sorted(result.stats.dropped) if k.startswith("excluded_")), None)
 
 
 def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
     pages = result.pages
     page = pages[0].relative_to(vault).as_posix() if pages else None
     status = PAGED if pages else SKIPPED
-    reason = None if pages else (result.skipped or "no_messages")
+    reason = None if pages else (excluded_reason(result) or result.skipped or "no_messages")
     return Outcome(
         key, status, reason, result.session_id, result.messages, page, size, result.revised
     )

@@ -18,10 +18,11 @@ from pathlib import Path, PurePosixPath
 from memgraph.documents import MemoryEdge, MemoryNode, ProfileName, UpsertEdge, UpsertNode, utcnow
 from memgraph.documents.patch import GraphOp
 from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import MemgraphError
 from memgraph.ids import edge_id, is_safe_name
 from memgraph.store import Store
 from memgraph.store.rows import iso
-from profiles.voice.model import OperatorMessage, ReadStats
+from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
 from profiles.voice.nodes import (
     MESSAGE_KEYS,
     SESSION_KEYS,
@@ -44,6 +45,10 @@ from profiles.voice.views import (
     write_session_page_ex,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.privacy import PrivacyPolicy
+
 PROPOSER = "voice.capture"
 
 
@@ -57,6 +62,8 @@ class CaptureRequest:
     now: datetime | None = None
     constellation: str | None = None  # override the cwd-derived name
     write_pages: bool = True
+    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
+    privacy: PrivacyPolicy | None = None
 
 
 @dataclass
@@ -81,6 +88,9 @@ class CaptureResult:
     nodes_written: int = 0
     sessions: list[SessionCapture] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
+    # capture_many with several items: a page that could not be written (the
+    # nodes are stored); the caller reports it for this transcript only
+    page_error: MemgraphError | None = field(default=None, repr=False)
 
     @property
     def revised(self) -> int:
@@ -109,12 +119,20 @@ def capture_transcript(store: Store, request: CaptureRequest) -> CaptureResult:
     read = read_transcript(
         request.transcript, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
     )
+    read = screened(read, request)
     result = capture_messages(store, read.messages, request, transcript=read.path)
     result.harness = read.harness
     result.stats = read.stats
     if result.session_id is None:
         result.session_id = read.session_id or request.session_id
     return result
+
+
+def screened(read: TranscriptRead, request: CaptureRequest) -> TranscriptRead:
+    """The privacy stage between the reader and the nodes (profiles.voice.privacy)."""
+    from profiles.voice.privacy import PrivacyPolicy, screen
+
+    return screen(read, request.privacy or PrivacyPolicy(), cwd=request.cwd)
 
 
 def _session_context(msgs: list[OperatorMessage], request: CaptureRequest) -> tuple[str, str]:
@@ -132,7 +150,58 @@ def capture_messages(
     transcript: str | None = None,
 ) -> CaptureResult:
     """Capture already-read messages: one patch for all of them, then pages."""
-    now = request.now or utcnow()
+    return capture_many(store, [(messages, request, transcript)])[0]
+
+
+# (messages, request, transcript path as read) of one transcript
+CaptureItem = tuple[list[OperatorMessage], CaptureRequest, str | None]
+
+
+def sessions_of(messages: list[OperatorMessage]) -> set[str]:
+    return {m.session_id for m in messages}
+
+
+def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
+    """Capture several transcripts in ONE patch (one transaction), then their pages.
+
+    Backfill batches small sessions this way. The transcripts must not share a
+    session (each one's ops are planned against the store as it is before the
+    patch): the caller starts a new batch instead. With one item this is
+    ``capture_messages``. ``nodes_written`` is the patch's total, on each result.
+    """
+    now = (items[0][1].now if items else None) or utcnow()
+    planned = [_plan(store, *item, now=item[1].now or now) for item in items]
+    ops = [op for _, item_ops, _ in planned for op in item_ops]
+    if ops:
+        reason = planned[0][0].transcript if len(items) == 1 else f"{len(items)} transcripts"
+        applied = apply_patch(
+            store, new_patch(ops, proposer=PROPOSER, reason=f"capture {reason}"), now
+        )
+        for result, _, _ in planned:
+            result.nodes_written = applied.nodes_written
+    for (result, _, plans), (_, request, _) in zip(planned, items, strict=True):
+        try:
+            for plan in plans:
+                if plan.skipped is None and request.write_pages:
+                    plan.page, plan.page_written = write_session_page_ex(
+                        store, request.vault, plan.session_id, min_messages=request.min_messages
+                    )
+                result.sessions.append(plan)
+        except MemgraphError as exc:
+            if len(items) == 1:
+                raise
+            result.page_error = exc
+    return [result for result, _, _ in planned]
+
+
+def _plan(
+    store: Store,
+    messages: list[OperatorMessage],
+    request: CaptureRequest,
+    transcript: str | None,
+    *,
+    now: datetime,
+) -> tuple[CaptureResult, list[GraphOp], list[SessionCapture]]:
     path = storable_path(transcript or str(request.transcript))
     result = CaptureResult(transcript=path, harness="", session_id=None, messages=len(messages))
     by_session: dict[str, list[OperatorMessage]] = defaultdict(list)
@@ -140,7 +209,7 @@ def capture_messages(
         by_session[msg.session_id].append(msg)
     if not by_session:
         result.session_id = request.session_id
-        return result
+        return result, [], []
     # the transcript's own session (the one most of its messages belong to)
     result.session_id = max(by_session, key=lambda s: len(by_session[s]))
     ops: list[GraphOp] = []
@@ -149,18 +218,7 @@ def capture_messages(
         session_ops, plan = _session_ops(store, sid, by_session[sid], request, path, now)
         ops.extend(session_ops)
         plans.append(plan)
-    if ops:
-        applied = apply_patch(
-            store, new_patch(ops, proposer=PROPOSER, reason=f"capture {path}"), now
-        )
-        result.nodes_written = applied.nodes_written
-    for plan in plans:
-        if plan.skipped is None and request.write_pages:
-            plan.page, plan.page_written = write_session_page_ex(
-                store, request.vault, plan.session_id, min_messages=request.min_messages
-            )
-        result.sessions.append(plan)
-    return result
+    return result, ops, plans
 
 
 def _session_ops(
@@ -173,6 +231,8 @@ def _session_ops(
 ) -> tuple[list[GraphOp], SessionCapture]:
     project, constellation = _session_context(msgs, request)
     session, stored_msgs = session_nodes(store, sid)
+    if session is not None and session.lifecycle == "forgotten":  # `memgraph forget`
+        return [], SessionCapture(sid, project, constellation, len(msgs), 0, skipped="forgotten")
     stored = {n.id: n for n in stored_msgs}
     if session is not None:  # a session keeps the place it was first given
         constellation = str(session.attributes.get("constellation") or constellation)
@@ -239,6 +299,8 @@ def _versioned(
     for new in fresh:
         uuid = str(new.attributes.get("record_uuid"))
         known = versions.get(uuid, [])
+        if any(v.lifecycle == "forgotten" for v in known):
+            continue  # `memgraph forget` removed this record: never captured again
         current = _current(known)
         if current is None or current.claim == new.claim:
             node = new if current is None else _as_version(new, current)
@@ -307,6 +369,7 @@ __all__ = [
     "CaptureRequest",
     "CaptureResult",
     "SessionCapture",
+    "capture_many",
     "capture_messages",
     "capture_transcript",
     "message_node_id",

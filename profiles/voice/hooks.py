@@ -101,8 +101,11 @@ class FileDigest:
         return self._value
 
 
-def session_end(raw: bytes | str, store_path: str | Path, vault: Path) -> str:
-    """Capture the session named by the hook JSON; the one-line summary."""
+def session_end(
+    raw: bytes | str, store_path: str | Path, vault: Path, *, redact: bool | None = None
+) -> str:
+    """Capture the session named by the hook JSON; the one-line summary.
+    ``redact=False`` (``--no-redact``) keeps pasted secrets; None: the config's."""
     from memgraph.inputs import open_regular
 
     hook = parse_hook_input(raw)
@@ -112,20 +115,30 @@ def session_end(raw: bytes | str, store_path: str | Path, vault: Path) -> str:
 
     store = open_store(store_path)
     try:
-        return capture_for_hook(store, hook, vault, digest)
+        return capture_for_hook(store, hook, vault, digest, redact=redact)
     finally:
         store.close()
 
 
 def capture_for_hook(
-    store: Store, hook: HookInput, vault: Path, digest: FileDigest | None = None
+    store: Store,
+    hook: HookInput,
+    vault: Path,
+    digest: FileDigest | None = None,
+    *,
+    redact: bool | None = None,
 ) -> str:
     """Capture + registry row; the one-line summary the hook prints."""
     from profiles.voice.backfill import record_capture
     from profiles.voice.capture import CaptureRequest, capture_transcript
+    from profiles.voice.privacy import PrivacyPolicy
 
     request = CaptureRequest(
-        transcript=hook.transcript_path, vault=vault, session_id=hook.session_id, cwd=hook.cwd
+        transcript=hook.transcript_path,
+        vault=vault,
+        session_id=hook.session_id,
+        cwd=hook.cwd,
+        privacy=PrivacyPolicy.from_config(redact),
     )
     result = capture_transcript(store, request)
     known = digest.get() if digest is not None else None
@@ -142,7 +155,8 @@ def capture_for_hook(
             f"no page: {outcome.reason}{changed}"
         )
     entry = entry_from_stats(outcome.path, result.stats)
-    if entry.dropped:  # nothing is dropped without a word
+    if entry.dropped or entry.redacted or outcome.reason in ("excluded_project", "excluded_path"):
+        # nothing is dropped (or redacted, or excluded) without a word
         line += "\n" + summary_line(totals_of([entry]))
     return line
 

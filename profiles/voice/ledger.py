@@ -37,6 +37,9 @@ class LedgerEntry:
     filtered: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
     file_error: str | None = None  # reason the whole file was not read
+    # secrets redacted / private spans removed by kind (profiles.voice.privacy):
+    # inside captured messages, so not part of the line balance
+    redacted: dict[str, int] = field(default_factory=dict)
 
     @property
     def balanced(self) -> bool:
@@ -52,6 +55,7 @@ class LedgerEntry:
             "filtered": dict(sorted(self.filtered.items())),
             "dropped": dict(sorted(self.dropped.items())),
             "file_error": self.file_error,
+            "redacted": dict(sorted(self.redacted.items())),
         }
 
 
@@ -61,7 +65,9 @@ def entry_from_stats(path: str, stats: ReadStats) -> LedgerEntry:
         filtered[NO_HUMAN_TEXT] = filtered.get(NO_HUMAN_TEXT, 0) + stats.skipped_fast
     if stats.blank:
         filtered[BLANK] = filtered.get(BLANK, 0) + stats.blank
-    return LedgerEntry(path, stats.lines, stats.kept, filtered, dict(stats.bad))
+    return LedgerEntry(
+        path, stats.lines, stats.kept, filtered, dict(stats.bad), redacted=dict(stats.redacted)
+    )
 
 
 def file_entry(path: str, reason: str) -> LedgerEntry:
@@ -83,6 +89,14 @@ class Ledger:
     def has_drops(self) -> bool:
         return any(e.dropped or e.file_error for e in self.entries)
 
+    @property
+    def has_privacy(self) -> bool:
+        """Anything redacted, or left out by an exclude or as private."""
+        return any(
+            e.redacted or any(k.startswith("excluded_") or k == "private_only" for k in e.filtered)
+            for e in self.entries
+        )
+
     def summary_line(self) -> str:
         return summary_line(self.totals())
 
@@ -91,7 +105,9 @@ def totals_of(entries: list[LedgerEntry]) -> dict[str, object]:
     filtered: Counter[str] = Counter()
     dropped: Counter[str] = Counter()
     files: Counter[str] = Counter()
+    redacted: Counter[str] = Counter()
     for e in entries:
+        redacted.update(e.redacted)
         filtered.update(e.filtered)
         dropped.update(e.dropped)
         if e.file_error:
@@ -105,6 +121,8 @@ def totals_of(entries: list[LedgerEntry]) -> dict[str, object]:
         "dropped_by_reason": dict(sorted(dropped.items())),
         "filtered_by_rule": dict(sorted(filtered.items())),
         "files_not_read": dict(sorted(files.items())),
+        "redacted": sum(redacted.values()),
+        "redacted_by_kind": dict(sorted(redacted.items())),
     }
 
 
@@ -120,6 +138,10 @@ def summary_line(totals: dict[str, object]) -> str:
     )
     if reasons:
         line += " (" + ", ".join(f"{k} {v}" for k, v in reasons.items()) + ")"
+    kinds = totals.get("redacted_by_kind")
+    if isinstance(kinds, dict) and kinds:
+        line += f"; {totals['redacted']} redacted ("
+        line += ", ".join(f"{k} {v}" for k, v in kinds.items()) + ")"
     if files:
         n = sum(files.values())
         line += f"; {n} file{'s' if n != 1 else ''} not read ("
@@ -134,7 +156,10 @@ def ledger_put(store: Store, entries: list[LedgerEntry], recorded_at: str) -> No
     from memgraph.store.sqlite_ext.ledger import put_rows
 
     if entries and isinstance(store, SQLiteStore):
-        rows = [(e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error) for e in entries]
+        rows = [
+            (e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error, e.redacted)
+            for e in entries
+        ]
         put_rows(store, rows, recorded_at)
 
 

@@ -50,6 +50,9 @@ class ReadStats:
     # sums to bad_lines. Every line read is exactly one of: skipped_fast, blank,
     # a bad reason, a dropped rule, or kept (profiles.voice.ledger checks this).
     bad: dict[str, int] = field(default_factory=dict)
+    # secrets replaced by markers and <private> spans removed, by kind
+    # (profiles.voice.privacy; not lines: the messages are still captured)
+    redacted: dict[str, int] = field(default_factory=dict)
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1

@@ -5,6 +5,8 @@ Stdlib only (``memgraph voice`` formats with it in its fast path).
 
 from __future__ import annotations
 
+from memgraph.dates import show
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from profiles.voice.search import VoiceHit, VoiceStats
@@ -21,22 +23,32 @@ FULL = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
 
 
 def render_hits(
-    hits: list[VoiceHit], as_json: bool, full: bool, query: str = "", tty: bool = False
+    hits: list[VoiceHit],
+    as_json: bool,
+    full: bool,
+    query: str = "",
+    tty: bool = False,
+    utc: bool = False,
 ) -> str:
     """The hits as printed; one-line hits show the window around the first match
-    of ``query`` (highlighted when ``tty``)."""
+    of ``query`` (highlighted when ``tty``: colour allowed, ``memgraph.terminal.color``)."""
     if as_json:
         return "".join(format_json(h) + "\n" for h in hits)
     from profiles.voice.snippet import query_terms
 
     terms = query_terms(query)
-    return "".join(format_line(h, full, terms, tty) + "\n" for h in hits)
+    return "".join(format_line(h, full, terms, tty, utc) + "\n" for h in hits)
 
 
 def format_line(
-    hit: VoiceHit, full: bool = False, terms: list[str] | None = None, tty: bool = False
+    hit: VoiceHit,
+    full: bool = False,
+    terms: list[str] | None = None,
+    tty: bool = False,
+    utc: bool = False,
 ) -> str:
-    """``[2026-04-14 14:32 atlas 80166115] "text..."`` (UTC). The text is cut to 120
+    """``[2026-04-14 16:32 CEST atlas 80166115] "text..."`` (local time and zone;
+    UTC with ``utc``). The text is cut to 120
     characters around the first match of ``terms`` (from the start when it lies in
     the first 120), the match highlighted when ``tty``; ``full`` prints it whole."""
     if full:
@@ -51,7 +63,7 @@ def format_line(
             text = snippet.highlight(text, span)
     const = hit.constellation.translate(ONE_LINE) or "-"
     sid = hit.session_id[:8].translate(ONE_LINE) or "-"
-    return f'[{hit.timestamp:%Y-%m-%d %H:%M} {const} {sid}] "{text}"'
+    return f'[{show(hit.timestamp, utc)} {const} {sid}] "{text}"'
 
 
 def format_json(hit: VoiceHit) -> str:
@@ -75,10 +87,10 @@ def _pct(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "0.0%"
 
 
-def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
+def stats_rows(stats: VoiceStats, utc: bool = False) -> list[tuple[str, str]]:
     """(label, value) rows: printed as plain lines, or a rich table on a TTY."""
     span = (
-        f"{stats.first:%Y-%m-%d %H:%M} .. {stats.last:%Y-%m-%d %H:%M}"
+        f"{show(stats.first, utc)} .. {show(stats.last, utc)}"
         if stats.first and stats.last
         else "-"
     )
@@ -90,7 +102,7 @@ def stats_rows(stats: VoiceStats) -> list[tuple[str, str]]:
         ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
         ("range", span),
     ]
-    rows += [(f"constellation {k or '-'}", str(c)) for k, c in stats.by_constellation]
+    rows += [(f"project {k or '-'}", str(c)) for k, c in stats.by_constellation]
     rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
     lines, captured, filtered, dropped = stats.ledger
     rows.append(
@@ -111,7 +123,7 @@ def stats_json(stats: VoiceStats) -> dict[str, object]:
         "unclassified": stats.unclassified,
         "first": stats.first.isoformat().replace("+00:00", "Z") if stats.first else None,
         "last": stats.last.isoformat().replace("+00:00", "Z") if stats.last else None,
-        "by_constellation": dict(stats.by_constellation),
+        "by_project": dict(stats.by_constellation),
         "by_classification": dict(stats.by_classification),
         "ledger": {
             "lines": lines,
@@ -123,9 +135,9 @@ def stats_json(stats: VoiceStats) -> dict[str, object]:
     }
 
 
-def render_stats(stats: VoiceStats, as_json: bool = False) -> str:
+def render_stats(stats: VoiceStats, as_json: bool = False, utc: bool = False) -> str:
     if as_json:
         import json
 
         return json.dumps(stats_json(stats), ensure_ascii=False, separators=(",", ":")) + "\n"
-    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats))
+    return "".join(f"{label}: {value}\n" for label, value in stats_rows(stats, utc))

@@ -33,9 +33,13 @@ from pathlib import Path
 from memgraph.fileio import atomic_write_text, read_text_nofollow
 from profiles.voice.pages import (
     CLASSIFICATIONS_HEADING,
+    DAY_HEADING,
     MESSAGES_HEADING,
+    MG_V1,
+    MG_V2,
     PageError,
     VoicePage,
+    marker_version,
     parse_page,
     render_page,
     split_frontmatter,
@@ -43,7 +47,6 @@ from profiles.voice.pages import (
 
 CONFLICT_SUFFIX = ".conflict.md"
 HISTORY = 8  # owned-text digests of memgraph's recent renders kept in the sidecar
-_MG = "<!-- mg "
 _MG_END = " -->"
 
 
@@ -75,6 +78,10 @@ MG_KEYS = frozenset(
         "ingested_at",
         "sources",
         "activity_window",
+        "tags",
+        "harness",
+        "branch",
+        "cwd",
     }
 )
 
@@ -95,15 +102,18 @@ def _frontmatter_block(lines: list[str]) -> Block:
         data, _, _ = split_frontmatter("\n".join(lines))
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
-    mine = {str(k): v for k, v in data.items() if k in MG_KEYS}
+    # ``tags`` are shared: memgraph's (project, classifications) and the user's
+    # own; the user's are kept, memgraph's re-added, and no tag edit is a conflict
+    mine = {str(k): v for k, v in data.items() if k in MG_KEYS and k != "tags"}
     owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
-    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS)
+    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS or k == "tags")
     return Block("frontmatter", tuple(lines), owned, extra)
 
 
 def _marker_key(line: str, n: int) -> str:
+    prefix = MG_V2 if marker_version(line) == 2 else MG_V1
     try:
-        data = json.loads(line[len(_MG) : -len(_MG_END)])
+        data = json.loads(line[len(prefix) : -len(_MG_END)])
     except (ValueError, RecursionError):
         return f"msg?{n}"
     if not isinstance(data, dict):
@@ -128,7 +138,7 @@ def split_blocks(text: str) -> list[Block]:
     key: str | None
     while i < len(lines):
         line = lines[i]
-        if line.startswith(_MG) and line.endswith(_MG_END):
+        if marker_version(line):
             j = i + 1
             while j < len(lines) and (lines[j] == ">" or lines[j].startswith("> ")):
                 j += 1
@@ -142,6 +152,13 @@ def split_blocks(text: str) -> list[Block]:
             key = "title"
         elif line == MESSAGES_HEADING and "messages" not in seen:
             key = "messages"
+        elif (
+            DAY_HEADING.match(line)
+            and "messages" in seen
+            and "classifications" not in seen
+            and f"day:{line}" not in seen
+        ):
+            key = f"day:{line}"
         elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
             key = "classifications"
         elif line.startswith("|") and "classifications" in seen and "table" not in seen:
@@ -224,6 +241,12 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
     """The new frontmatter with the keys a person added, after memgraph's."""
     import yaml
 
+    tags = dict(extra).get("tags")
+    extra = tuple((k, v) for k, v in extra if k != "tags")
+    if isinstance(tags, list):
+        block = _with_tags(block, tags)
+    if not extra:
+        return block
     try:
         text = yaml.safe_dump(
             dict(extra), sort_keys=False, allow_unicode=True, default_flow_style=False
@@ -235,6 +258,26 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
         return block  # would end the frontmatter early: keep memgraph's alone
     lines = list(block.lines)
     return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
+
+
+def _with_tags(block: Block, old: list[object]) -> Block:
+    """The new frontmatter whose ``tags`` also hold the page's earlier tags
+    (a person's own, after memgraph's)."""
+    from profiles.voice.pages import _dump_yaml
+
+    try:
+        data, _, _ = split_frontmatter("\n".join(block.lines))
+        new = data.get("tags")
+        if not isinstance(new, list):
+            return block
+        added = [t for t in old if isinstance(t, str) and t not in new]
+        if not added:
+            return block
+        data["tags"] = [*new, *added]
+        body = _dump_yaml(data).rstrip("\n").split("\n")
+    except PageError:
+        return block
+    return Block(block.key, ("---", *body, "---"), block.owned, block.extra)
 
 
 # -- the sidecar: what memgraph last wrote -------------------------------------
@@ -275,8 +318,12 @@ def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool
         parsed = parse_page(existing)
     except PageError:
         return False
-    if owned_digest(split_blocks(render_page(parsed))) != owned_digest(blocks):
-        return False
+    digest = owned_digest(blocks)
+    if owned_digest(split_blocks(render_page(parsed))) != digest:
+        from profiles.voice import pages_v1  # a page in the format before issue 20
+
+        if owned_digest(split_blocks(pages_v1.render_page(parsed))) != digest:
+            return False
     texts = {(e.record_uuid, e.version): e.text for e in page.messages}
     return all(texts.get((e.record_uuid, e.version), e.text) == e.text for e in parsed.messages)
 

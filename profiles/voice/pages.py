@@ -7,11 +7,12 @@ for ANY message text. Layout (column 0 matters)::
     <YAML frontmatter, written by yaml.safe_dump, never by hand>
     ---
 
-    # <title>
+    # atlas Session 80166115 — hook, settings, install
 
     ## Messages
 
-    <!-- mg {"uuid": ..., "ts": ..., ...} -->
+    ### 2026-04-14                      (only when the session crosses midnight)
+    <!-- mg2 {"uuid": ..., "ts": ..., "line": 17} -->
     > **14:32** — first line of the message
     > continuation line
 
@@ -19,46 +20,59 @@ for ANY message text. Layout (column 0 matters)::
 
     | # | Time | Message | Classification | Confidence | Topics |
 
-The ``<!-- mg ... -->`` line (invisible in Obsidian) is what starts a message and
-carries what the node needs (record uuid, full timestamp, origin, anchor). Every
-text line sits behind ``> ``, so no message can produce a column-0 line and fake
-a frontmatter fence, a heading or another message. Characters a markdown line
-cannot hold (controls, CR, NUL, lone surrogates, line separators) are written as
-``\\u{hex}``; a literal backslash that would start such a sequence is itself
-written ``\\u{5c}``. The ``## Classifications`` table is a human view rebuilt
-from the same entries; the parser never reads it.
+The ``<!-- mg2 ... -->`` line (invisible in Obsidian) starts a message and carries
+what the node needs that the frontmatter does not already say: record uuid, full
+timestamp, transcript line, and only the fields that differ from the page's
+(``sources[0]``, ``cwd``, ``branch``, ``harness``, origin ``prompt``). Every text
+line sits behind ``> `` and is escaped by ``profiles.voice.pagetext`` (``md_escape``
+over ``escape_line``), so no message can produce a column-0 line, nor restyle the
+page (no heading, math, HTML, list, table or fence from pasted text).
+
+Pages written before issue 20 (``<!-- mg {...} -->`` markers with every field,
+continuation lines only "stuffed") still parse; the next render writes the new
+form. The ``## Classifications`` table is a human view; the parser never reads it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError
 
-from memgraph.documents.base import Confidence, Document, JsonValue, UtcDatetime
-from memgraph.errors import ReaderError
+from memgraph.documents.base import Confidence, Document, UtcDatetime
+from profiles.voice.frontmatter import PageError, _dump_yaml, split_frontmatter
+from profiles.voice.pagetext import (
+    display_escape,
+    escape_line,
+    md_escape,
+    md_unescape,
+    unescape_line,
+)
+
+# re-exported: the per-line escaping and the frontmatter reader
+__all__ = ["PageError", "_dump_yaml", "escape_line", "split_frontmatter", "unescape_line"]
 
 PAGE_TYPE = "voice"
 MESSAGES_HEADING = "## Messages"
 CLASSIFICATIONS_HEADING = "## Classifications"
-_MG_PREFIX = "<!-- mg "
+MG_V1 = "<!-- mg "  # pages written before issue 20
+MG_V2 = "<!-- mg2 "
 _MG_SUFFIX = " -->"
 _HEADER = re.compile(r"^> \*\*(\d\d):(\d\d)\*\* — ?(.*)$")
-# Continuation lines that would read as a message header or an HTML comment get
-# one extra leading backslash (markdown shows ``\*`` as ``*``); parsing removes one.
-_STUFFED = re.compile(r"^\\*(?:\*\*\d\d:\d\d\*\* —|<!--)")
+DAY_HEADING = re.compile(r"^### (\d{4}-\d\d-\d\d)$")
+# v1 continuation lines that would read as a message header or an HTML comment
+# got one extra leading backslash; parsing removes one.
 _UNSTUFF = re.compile(r"^\\+(?:\*\*\d\d:\d\d\*\* —|<!--)")
-_CODE = re.compile(r"\\u\{([0-9a-f]{1,6})\}")
-_MAX_FRONTMATTER = 1 << 20
-
-
-class PageError(ReaderError):
-    """A voice page cannot be parsed (malformed, truncated or tampered)."""
+# status words the wiki validator knows (profiles.voice.wiki.STATUSES): a session
+# still being captured is ``active``, one whose messages are all classified ``stable``
+ACTIVE, STABLE = "active", "stable"
+_OLD_STATUS = {"captured": ACTIVE, "classified": STABLE}
+_SHARED = ("harness", "branch", "cwd")  # frontmatter defaults a marker may override
 
 
 class VoiceMessageEntry(Document):
@@ -88,13 +102,15 @@ class VoicePage(Document):
     session_id: str
     created: date
     updated: date
-    status: str = "captured"
+    status: str = ACTIVE
     valid_from: UtcDatetime
     valid_to: UtcDatetime
     ingested_at: UtcDatetime
     sources: list[str] = Field(default_factory=list)
     messages: list[VoiceMessageEntry] = Field(default_factory=list)
-    activity_window: JsonValue | None = None
+    # ids of the activity windows the session took part in (the window's artifacts
+    # live in the store: ``memgraph windows show ID``)
+    activity_window: list[str] = Field(default_factory=list)
 
     @property
     def message_count(self) -> int:
@@ -106,76 +122,80 @@ def page_relpath(constellation: str, day: date, session_id: str) -> PurePosixPat
     return PurePosixPath(constellation, "voice", f"{day.isoformat()}-{session_id[:8]}.md")
 
 
-# -- escaping ---------------------------------------------------------------
-
-
-# controls (not tab), DEL/C1, lone surrogates, line/paragraph separators, BOM and
-# non-characters; plus a backslash that would otherwise read as an escape
-_SPECIAL = re.compile(
-    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff\ufffe\uffff]|\\(?=u\{)"
-)
-
-
-def escape_line(text: str) -> str:
-    """Make one logical line safe for a markdown line, reversibly."""
-    return _SPECIAL.sub(lambda m: f"\\u{{{ord(m.group(0)):x}}}", text)
-
-
-def unescape_line(text: str) -> str:
-    def decode(m: re.Match[str]) -> str:
-        code = int(m.group(1), 16)
-        return chr(code) if code <= 0x10FFFF else m.group(0)
-
-    return _CODE.sub(decode, text)
-
-
-def _quote_lines(text: str) -> list[str]:
-    lines = text.split("\n")
+def window_ids(value: object) -> list[str]:
+    """Window ids from an ``activity_window`` value of any generation: a list of ids
+    (``[[id]]`` links on a page), one ``{id, artifacts}`` mapping or a list of them."""
+    items = value if isinstance(value, list) else [] if value is None else [value]
     out: list[str] = []
-    for i, line in enumerate(lines):
-        esc = escape_line(line)
-        if i and _STUFFED.match(esc):
-            esc = "\\" + esc
-        out.append((f"> {esc}" if esc else ">") if i else esc)
+    for item in items:
+        wid = item.get("id") if isinstance(item, dict) else item
+        if wid is None or isinstance(wid, dict | list):
+            continue
+        text = str(wid)
+        if text.startswith("[[") and text.endswith("]]") and len(text) >= 4:
+            text = text[2:-2]
+        out.append(text)
     return out
 
 
-def _unquote_line(body: str) -> str:
-    if _UNSTUFF.match(body):
-        body = body[1:]
-    return unescape_line(body)
+def page_tags(project: str, classifications: list[str | None]) -> list[str]:
+    """Obsidian tags: the project, then each classification on the page."""
+    out: list[str] = []
+    for raw in [project, *sorted({c for c in classifications if c})]:
+        tag = re.sub(r"[^\w/-]+", "-", raw).strip("-/")
+        if tag and not tag.isdigit() and tag not in out:
+            out.append(tag)
+    return out
 
 
 # -- render -----------------------------------------------------------------
+
+
+def _quote_lines(text: str) -> list[str]:
+    lines = [md_escape(escape_line(line)) for line in text.split("\n")]
+    return [lines[0], *[f"> {esc}" if esc else ">" for esc in lines[1:]]]
 
 
 def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _dump_yaml(data: dict[str, Any]) -> str:
-    text = yaml.dump(
-        data,
-        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
-        sort_keys=False,
-        allow_unicode=True,
-        width=1 << 30,
-        default_flow_style=False,
-    )
-    # Top-level values are indented by the emitter, so a fence line cannot occur;
-    # check anyway, since a fake fence would cut the frontmatter short.
-    if any(line in ("---", "...") for line in text.split("\n")):
-        raise PageError("frontmatter would contain a document marker line")
-    return text
+def _short_iso(dt: datetime) -> str:
+    """``_iso`` without a zero fraction (the marker's time: whole seconds are common)."""
+    when = dt.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ" if not when.microsecond else "%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _mg_json(entry: VoiceMessageEntry) -> str:
-    data: dict[str, Any] = {"uuid": entry.record_uuid, "ts": _iso(entry.timestamp)}
-    data["origin"] = entry.origin
-    for key in ("transcript", "line", "harness", "branch", "cwd", "classification"):
-        value = getattr(entry, key)
-        if value is not None:
-            data[key] = value
+def shared_values(page: VoicePage) -> dict[str, str]:
+    """The page-level ``harness``/``branch``/``cwd``: each one's most common value
+    over the messages (first seen wins a tie), when it is not None."""
+    out: dict[str, str] = {}
+    for key in _SHARED:
+        values = [getattr(e, key) for e in page.messages]
+        counts = Counter(values)
+        best = max(values, key=lambda v: counts[v], default=None)
+        if best is not None:
+            out[key] = best
+    return out
+
+
+def _mg_json(entry: VoiceMessageEntry, page: VoicePage, shared: dict[str, str]) -> str:
+    data: dict[str, Any] = {"uuid": entry.record_uuid, "ts": _short_iso(entry.timestamp)}
+    if entry.line is not None:
+        data["line"] = entry.line
+    if entry.origin != "prompt":
+        data["origin"] = entry.origin
+    default_src = page.sources[0] if page.sources else None
+    if entry.transcript != default_src:
+        if entry.transcript is not None and entry.transcript in page.sources:
+            data["src"] = page.sources.index(entry.transcript)
+        else:
+            data["transcript"] = entry.transcript
+    for key in _SHARED:
+        if getattr(entry, key) != shared.get(key):
+            data[key] = getattr(entry, key)
+    if entry.classification is not None:
+        data["classification"] = entry.classification
     if entry.confidence is not None:
         data["confidence"] = entry.confidence
     if entry.topics:
@@ -194,41 +214,49 @@ def _cell(text: str, limit: int = 60) -> str:
     flat = " ".join(text.split())
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
-    flat = escape_line(flat).replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[")
-    return flat.replace("<", "&lt;").replace("%%", "%\u200b%") or " "
+    return display_escape(flat) or " "
 
 
 def frontmatter(page: VoicePage) -> dict[str, Any]:
     data: dict[str, Any] = {
         "title": page.title,
-        "constellation": page.constellation,
         "type": PAGE_TYPE,
+        "project": page.project,
+        "constellation": page.constellation,  # the seed's key, kept for compatibility
+        "tags": page_tags(page.project, [e.classification for e in page.messages]),
         "created": page.created,
         "updated": page.updated,
         "status": page.status,
         "session_id": page.session_id,
-        "project": page.project,
         "valid_from": _iso(page.valid_from),
         "valid_to": _iso(page.valid_to),
         "message_count": page.message_count,
         "ingested_at": _iso(page.ingested_at),
+        **shared_values(page),
         "sources": list(page.sources),
     }
-    if page.activity_window is not None:
-        data["activity_window"] = page.activity_window
+    if page.activity_window:
+        data["activity_window"] = [f"[[{wid}]]" for wid in page.activity_window]
     return data
 
 
 def render_page(page: VoicePage) -> str:
     """The page's markdown; deterministic (same page -> same bytes)."""
     out = ["---", _dump_yaml(frontmatter(page)).rstrip("\n"), "---", ""]
-    heading = escape_line(page.title.replace("\n", " ")).strip()
+    heading = display_escape(" ".join(page.title.split()))
     out.append(f"# {heading or 'voice session'}")
     out += ["", MESSAGES_HEADING, ""]
+    shared = shared_values(page)
+    days = {e.timestamp.astimezone(UTC).date() for e in page.messages}
+    day: date | None = None
     for entry in page.messages:
+        when = entry.timestamp.astimezone(UTC)
+        if len(days) > 1 and when.date() != day:
+            day = when.date()
+            out += [f"### {day.isoformat()}", ""]
         lines = _quote_lines(entry.text)
-        hhmm = entry.timestamp.astimezone(UTC).strftime("%H:%M")
-        out.append(f"{_MG_PREFIX}{_mg_json(entry)}{_MG_SUFFIX}")
+        hhmm = when.strftime("%H:%M")
+        out.append(f"{MG_V2}{_mg_json(entry, page, shared)}{_MG_SUFFIX}")
         out.append(f"> **{hhmm}** — {lines[0]}" if lines[0] else f"> **{hhmm}** —")
         out.extend(lines[1:])
         out.append("")
@@ -249,67 +277,73 @@ def render_page(page: VoicePage) -> str:
 # -- parse ------------------------------------------------------------------
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader without anchors/aliases: a page's frontmatter never needs them,
-    and alias bombs would blow up validation downstream."""
+def marker_version(line: str) -> int:
+    """2 or 1 for a message marker line, 0 for any other line."""
+    if not line.endswith(_MG_SUFFIX):
+        return 0
+    if line.startswith(MG_V2):
+        return 2
+    return 1 if line.startswith(MG_V1) else 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise PageError("frontmatter uses YAML aliases, which voice pages never contain")
-        return super().compose_node(parent, index)
+
+_V1_KEYS = frozenset(
+    {"origin", "transcript", "line", "harness", "branch", "cwd"}
+    | {"classification", "confidence", "topics", "ingested_at", "version"}
+)
+_V2_KEYS = _V1_KEYS | {"src"}
 
 
-def split_frontmatter(text: str, source: str = "page") -> tuple[dict[str, Any], list[str], int]:
-    """(frontmatter mapping, body lines, line number of the first body line)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if not lines or lines[0] != "---":
-        raise PageError(f"{source}: no YAML frontmatter (a page starts with a '---' line)")
+def _entry(raw: str, version: int, defaults: dict[str, Any], source: str, lineno: int) -> Any:
+    prefix = MG_V2 if version == 2 else MG_V1
     try:
-        end = lines.index("---", 1)
-    except ValueError:
-        raise PageError(f"{source}: frontmatter is not closed by a '---' line") from None
-    raw = "\n".join(lines[1:end])
-    if len(raw) > _MAX_FRONTMATTER:
-        raise PageError(f"{source}: frontmatter larger than {_MAX_FRONTMATTER} bytes")
-    try:
-        data = yaml.load(raw, Loader=_NoAliasLoader)
-    except PageError as exc:
-        raise PageError(f"{source}: {exc}") from None
-    except yaml.YAMLError as exc:
-        first = " ".join(str(exc).split())[:200]
-        raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
-    except RecursionError:
-        raise PageError(f"{source}: frontmatter is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise PageError(f"{source}: frontmatter is not a YAML mapping")
-    return data, lines[end + 1 :], end + 2
-
-
-def _entry(raw: str, source: str, lineno: int) -> dict[str, Any]:
-    try:
-        data = json.loads(raw[len(_MG_PREFIX) : -len(_MG_SUFFIX)])
+        data = json.loads(raw[len(prefix) : -len(_MG_SUFFIX)])
     except (ValueError, RecursionError):
         raise PageError(f"{source}:{lineno}: message marker holds invalid JSON") from None
     if not isinstance(data, dict):
         raise PageError(f"{source}:{lineno}: message marker is not a JSON object")
-    keys = {"uuid": "record_uuid", "ts": "timestamp"}
-    known = {"origin", "transcript", "line", "harness", "branch", "cwd"}
-    known |= {"classification", "confidence", "topics", "ingested_at", "version"}
-    out: dict[str, Any] = {}
+    known = _V2_KEYS if version == 2 else _V1_KEYS
+    out: dict[str, Any] = dict(defaults) if version == 2 else {}
     for key, value in data.items():
-        if key in keys:
-            out[keys[key]] = value
+        if key in ("uuid", "ts"):
+            out["record_uuid" if key == "uuid" else "timestamp"] = value
+        elif key == "src":
+            sources = defaults.get("_sources", [])
+            if value is not None and not (
+                isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(sources)
+            ):
+                raise PageError(f"{source}:{lineno}: message marker src is not a sources index")
+            out["transcript"] = None if value is None else sources[value]
         elif key in known:
             out[key] = value
         else:
             raise PageError(f"{source}:{lineno}: unknown message marker key {key[:40]!r}")
+    out.pop("_sources", None)
     return out
 
 
-def _parse_messages(lines: list[str], first: int, source: str) -> list[VoiceMessageEntry]:
+def _v1_line(body: str) -> str:
+    if _UNSTUFF.match(body):
+        body = body[1:]
+    return unescape_line(body)
+
+
+def _v2_line(body: str) -> str:
+    return unescape_line(md_unescape(body))
+
+
+def _marker_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """What a v2 marker leaves out: the first source and the page-level shared values."""
+    sources = data.get("sources")
+    srcs = sources if isinstance(sources, list) else []
+    out: dict[str, Any] = {"_sources": srcs, "transcript": srcs[0] if srcs else None}
+    for key in _SHARED:
+        out[key] = data.get(key)
+    return out
+
+
+def _parse_messages(
+    lines: list[str], first: int, source: str, defaults: dict[str, Any]
+) -> list[VoiceMessageEntry]:
     try:
         start = lines.index(MESSAGES_HEADING)
     except ValueError:
@@ -320,21 +354,24 @@ def _parse_messages(lines: list[str], first: int, source: str) -> list[VoiceMess
         line = lines[i]
         if line == CLASSIFICATIONS_HEADING:
             break  # a heading a person added between messages is their text, not an end
-        if not (line.startswith(_MG_PREFIX) and line.endswith(_MG_SUFFIX)):
-            i += 1  # blank lines and anything a person added outside a message
+        version = marker_version(line)
+        if not version:
+            i += 1  # blank lines, day headings and anything a person added
             continue
         lineno = first + i
-        data = _entry(line, source, lineno)
+        data = _entry(line, version, defaults, source, lineno)
         header = _HEADER.match(lines[i + 1]) if i + 1 < len(lines) else None
         if header is None:
             raise PageError(
                 f"{source}:{lineno + 1}: message marker not followed by '> **HH:MM** —'"
             )
+        decode = _v2_line if version == 2 else unescape_line
         # the first line is never stuffed: it follows the header on the same line
-        text_lines = [unescape_line(header.group(3))]
+        text_lines = [decode(header.group(3))]
+        decode = _v2_line if version == 2 else _v1_line
         i += 2
         while i < len(lines) and (lines[i] == ">" or lines[i].startswith("> ")):
-            text_lines.append(_unquote_line(lines[i][2:]))
+            text_lines.append(decode(lines[i][2:]))
             i += 1
         data["text"] = "\n".join(text_lines)
         try:
@@ -362,7 +399,6 @@ _PAGE_KEYS = (
     "valid_to",
     "ingested_at",
     "sources",
-    "activity_window",
 )
 
 
@@ -371,7 +407,7 @@ def parse_page(text: str, source: str = "page") -> VoicePage:
     data, body, first = split_frontmatter(text, source)
     if data.get("type") != PAGE_TYPE:
         raise PageError(f"{source}: not a voice page (type: {str(data.get('type'))[:40]!r})")
-    messages = _parse_messages(body, first, source)
+    messages = _parse_messages(body, first, source, _marker_defaults(data))
     count = data.get("message_count")
     if count != len(messages):
         raise PageError(
@@ -382,6 +418,11 @@ def parse_page(text: str, source: str = "page") -> VoicePage:
     for key in ("created", "updated"):
         if isinstance(fields.get(key), datetime):
             raise PageError(f"{source}: {key} must be a date (YYYY-MM-DD)")
+    status = fields.get("status")
+    if isinstance(status, str):
+        fields["status"] = _OLD_STATUS.get(status, status)
+    if "activity_window" in data:
+        fields["activity_window"] = window_ids(data["activity_window"])
     try:
         return VoicePage.model_validate({**fields, "messages": messages})
     except ValidationError as exc:

@@ -181,13 +181,16 @@ def _iso(dt: datetime) -> str:
     return iso(dt)
 
 
-def format_probe(result: ProbeResult) -> str:
-    """One status line with perfdata, plus the remediation when not OK."""
+def format_probe(result: ProbeResult, utc: bool = False) -> str:
+    """One status line with perfdata, plus the remediation when not OK (the day in
+    local time, UTC with ``utc``)."""
+    from memgraph.dates import show
+
     cov = result.coverage
     cov_text = f"{cov:.0%}" if cov is not None else "n/a"
     line = (
         f"VOICE {result.status_name} - {result.reason}: coverage {cov_text} "
-        f"({result.accounted}/{result.completed} sessions since {result.since.date()}), "
+        f"({result.accounted}/{result.completed} sessions since {show(result.since, utc)[:10]}), "
         f"pages last 48h: {result.pages_48h}"
         f" | coverage={(cov or 0) * 100:.0f}%;60;30 sessions={result.completed}"
         f" accounted={result.accounted} pages_48h={result.pages_48h}"

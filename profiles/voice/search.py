@@ -21,9 +21,9 @@ messages classified ``command`` sort after every other hit.
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 
+from memgraph import dates
 from memgraph.errors import InvalidId, MemgraphError, UsageError
 from memgraph.fts import to_fts5_query
 from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, record
@@ -64,6 +64,7 @@ class VoiceQuery:
     as_of: datetime | None = None  # only what was ingested at or before this time
     window: str | None = None  # activity window id (profiles.activity)
     word: bool = False  # whole words only (no substring tier)
+    include_commands: bool = False  # also bare slash commands ("/model" alone): --all
 
 
 @record(frozen=True)
@@ -102,32 +103,8 @@ class VoiceStats:
 
 # -- parsing -------------------------------------------------------------------
 
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def parse_when(text: str, *, end_of_day: bool = False, flag: str = "date") -> datetime:
-    """``YYYY-MM-DD`` or an ISO timestamp -> aware UTC; naive timestamps are UTC.
-
-    A bare date means its first microsecond, or its last with ``end_of_day``
-    (so ``--until 2026-04-14`` includes that whole day).
-    """
-    s = text.strip()
-    try:
-        if _DAY.fullmatch(s):
-            d = date.fromisoformat(s)
-            start = datetime(d.year, d.month, d.day, tzinfo=UTC)
-            dt = start + timedelta(days=1, microseconds=-1) if end_of_day else start
-        else:
-            dt = datetime.fromisoformat(s)
-            dt = (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
-        if not 1000 <= dt.year <= 9999:
-            raise ValueError("out of range")  # 4-digit years keep stored text in time order
-    except (ValueError, OverflowError):
-        raise UsageError(
-            f"{flag}: bad date {text[:60]!r}; use YYYY-MM-DD or an ISO timestamp "
-            "such as 2026-04-14T14:32:00Z"
-        ) from None
-    return dt
+# The one date parser (memgraph.dates): also YYYY-MM-DD, today, yesterday, 7d, 2w.
+parse_when = dates.parse_when
 
 
 def iso(dt: datetime) -> str:
@@ -186,6 +163,7 @@ def search_request(q: VoiceQuery, only: Sequence[str] | None = None) -> VoiceSea
         recency_days=RECENCY_DAYS,
         demote="command",
         word=q.word,
+        bare_commands=q.include_commands,
     )
 
 
@@ -312,8 +290,7 @@ def check_filter_values(
     if q.project and not run(VoiceSearch(project=q.project, limit=1)):
         names = sorted({str(k) for k, _ in stats().by_constellation if k})
         raise UsageError(
-            f"--project: no project or constellation {q.project[:60]!r} in the voice index; "
-            f"known: {_listed(names)}"
+            f"--project: no project {q.project[:60]!r} in the voice index; known: {_listed(names)}"
         )
 
 
@@ -330,12 +307,15 @@ def no_hits_line(
     keyword = q.query.strip()
     what = f"for {keyword!r}" if keyword else "for these filters"
     active = [(n, f) for n, f in _FILTER_FLAGS if getattr(q, n)]
-    if not keyword or not active:
-        return f"no hits {what}"
 
     def found(query: VoiceQuery) -> bool:
         request = search_request(_with(query, limit=1), only if query.window else None)
         return request is not None and bool(run(request))
+
+    if not q.include_commands and found(_with(q, include_commands=True)):
+        return f"no hits {what}: every match is a bare slash command (--all shows them)"
+    if not keyword or not active:
+        return f"no hits {what}"
 
     if not found(_with(q, **{n: _CLEARED.get(n) for n, _ in active})):
         return f"no hits {what} (none without filters either)"

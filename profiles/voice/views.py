@@ -10,8 +10,9 @@ rewrites nothing: ``updated`` is the newest node ``updated_at`` and
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -29,8 +30,17 @@ from profiles.voice.nodes import (
     safe_component,
     session_node_id,
 )
-from profiles.voice.pages import VoiceMessageEntry, VoicePage, page_relpath, render_page
+from profiles.voice.pages import (
+    ACTIVE,
+    STABLE,
+    VoiceMessageEntry,
+    VoicePage,
+    page_relpath,
+    render_page,
+    window_ids,
+)
 from profiles.voice.prefilter import is_trivial
+from profiles.voice.titles import TermWeights, page_title, session_title, term_weights
 
 MIN_MESSAGES = 3
 LOG_NAME = "log.md"
@@ -40,49 +50,10 @@ class VaultError(MemgraphError):
     """A voice page or log.md cannot be written (permissions, a directory in the way)."""
 
 
-# English stopwords plus the filler of talking to an agent; titles should name
-# the topic ("hook install settings"), not the politeness around it.
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can can't cannot could couldn't did didn't
-    do does doesn't doing don't down during each few for from further get got had hadn't has
-    hasn't have haven't having he her here hers herself him himself his how i i'm if in into
-    is isn't it it's its itself just let let's like make me more most much must my myself
-    need no nor not now of off on once one only or other ought our ours ourselves out over
-    own please same shall she should shouldn't so some such than that that's the their
-    theirs them themselves then there there's these they they're this those through to too
-    under until up us use used using very want was wasn't we we're were weren't what what's
-    when where which while who whom why will with won't would wouldn't yes yeah you you're
-    your yours yourself yourselves ok okay thanks thank hi hello hey sure go see look think
-    know still really maybe right well way thing things something anything everything file
-    files code work working done try new check add run looks good great fine back first next
-    may might lets via etc http https www com org
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[^\W\d_][\w'-]*[^\W_]|[^\W\d_]{2,}")
-_URL = re.compile(r"\b\w+://\S+")
-
-
-def page_title(texts: Iterable[str], fallback: str) -> str:
-    """Top-3 keywords (frequency, then first appearance), else ``fallback``."""
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    for text in texts:
-        for word in _WORD.findall(_URL.sub(" ", text).lower()):
-            word = word.strip("'-")
-            # two CJK characters make a word; two Latin letters rarely name a topic
-            if len(word) < (3 if word.isascii() else 2) or word in STOPWORDS:
-                continue
-            counts[word] += 1
-            first.setdefault(word, len(first))
-    top = sorted(counts, key=lambda w: (-counts[w], first[w]))[:3]
-    return " ".join(top) if top else fallback
-
-
 def is_qualifying(node: MemoryNode) -> bool:
     """A stored message that counts for (and appears on) the page: not retired,
     and not a bare acknowledgement (the prefilter's trivial rule)."""
-    if node.kind != "message" or node.lifecycle in ("retired", "superseded"):
+    if node.kind != "message" or node.lifecycle in ("retired", "superseded", "forgotten"):
         return False
     origin = node.attributes.get("origin")
     return not (origin in ("prompt", "queued") and is_trivial(node.claim))
@@ -144,8 +115,11 @@ def _version(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
-def build_page(session: MemoryNode | None, messages: list[MemoryNode]) -> VoicePage:
-    """The page for a session's qualifying messages (at least one)."""
+def build_page(
+    session: MemoryNode | None, messages: list[MemoryNode], weights: TermWeights | None = None
+) -> VoicePage:
+    """The page for a session's qualifying messages (at least one); ``weights``:
+    the corpus's term statistics for the title (``titles.term_weights``)."""
     if not messages:
         raise ValueError("a voice page needs at least one message")
     attrs: dict[str, Any] = dict(messages[0].attributes)
@@ -160,20 +134,22 @@ def build_page(session: MemoryNode | None, messages: list[MemoryNode]) -> VoiceP
     entries = [_entry(n, page_ingested) for n in messages]
     sources = sorted({e.transcript for e in entries if e.transcript})
     start = min(times).astimezone(UTC)
+    session_id = str(attrs.get("session_id"))
+    keywords = page_title([n.claim for n in messages], "", weights)
     return VoicePage(
-        title=page_title((n.claim for n in messages), start.date().isoformat()),
+        title=session_title(project, session_id, keywords or start.date().isoformat()),
         constellation=constellation,
         project=project,
-        session_id=str(attrs.get("session_id")),
+        session_id=session_id,
         created=start.date(),
         updated=max(updated.astimezone(UTC).date(), start.date()),
-        status="classified" if all(e.classification for e in entries) else "captured",
+        status=STABLE if all(e.classification for e in entries) else ACTIVE,
         valid_from=start,
         valid_to=max(times),
         ingested_at=page_ingested,
         sources=sources,
         messages=entries,
-        activity_window=session.attributes.get("activity_window") if session else None,
+        activity_window=window_ids(session.attributes.get("activity_window")) if session else [],
     )
 
 
@@ -230,6 +206,33 @@ def append_log(vault: Path, line: str) -> None:
 
 STALE_TEMP_SECONDS = fileio.STALE_TEMP_SECONDS
 
+# page -> (its text before this run, newest log line) while ``one_log_line_per_page``
+_PENDING: ContextVar[dict[Path, tuple[str | None, Path, str]] | None] = ContextVar(
+    "voice_log_pending", default=None
+)
+
+
+@contextmanager
+def one_log_line_per_page() -> Iterator[None]:
+    """Within this block a page re-rendered several times (classify, then windows,
+    in one ``sleep``) gets ONE ``log.md`` line, at the end, and only when its file
+    then differs from what it was before the block."""
+    if _PENDING.get() is not None:  # nested: the outer block logs
+        yield
+        return
+    pending: dict[Path, tuple[str | None, Path, str]] = {}
+    token = _PENDING.set(pending)
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+        for path, (before, vault, line) in pending.items():
+            try:
+                if read_text_nofollow(path) != before:
+                    append_log(vault, line)
+            except (MemgraphError, OSError) as exc:
+                raise VaultError(f"page written, but not logged: {exc}") from None
+
 
 def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> bool:
     """Write the page if its bytes differ; log it. True when written.
@@ -264,6 +267,11 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
     line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
+    pending = _PENDING.get()
+    if pending is not None:
+        first = pending.get(path)
+        pending[path] = (existing if first is None else first[0], vault, line)
+        return True
     try:
         append_log(vault, line)
     except MemgraphError as exc:
@@ -294,7 +302,8 @@ def write_session_page_ex(
     if len(qualifying) < max(1, min_messages):
         return None, False
     relpath = session_relpath(vault, session, qualifying)
-    changed = write_page_file(vault, relpath, build_page(session, qualifying))
+    weights = term_weights(store, [n.claim for n in qualifying])
+    changed = write_page_file(vault, relpath, build_page(session, qualifying, weights))
     return safe_child(vault, *relpath.parts), changed
 
 
@@ -369,8 +378,8 @@ def session_node_from_page(page: VoicePage, relpath: PurePosixPath) -> MemoryNod
         "voice_page": relpath.as_posix(),
         "transcript": page.sources[0] if page.sources else None,
     }
-    if page.activity_window is not None:
-        attributes["activity_window"] = page.activity_window
+    if page.activity_window:  # ids only: the next windows pass fills in the artifacts
+        attributes["activity_window"] = [{"id": wid} for wid in page.activity_window]
     return MemoryNode(
         id=session_node_id(page.session_id),
         domain_id=domain_id(page.constellation),

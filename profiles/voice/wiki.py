@@ -3,7 +3,10 @@
 Page types: overview, service, decision, process, analysis, and voice (whose
 frontmatter is extended and whose body must parse as a voice page). Errors make
 a page invalid; warnings flag things a person probably did not mean (unknown
-keys, odd status). A page memgraph renders yields neither.
+keys, odd status). A page memgraph renders yields neither. A voice page in the
+design's own format (``> **HH:MM** — text`` messages without memgraph's hidden
+``<!-- mg -->`` markers: written by hand or by another tool) is valid with a
+warning: memgraph cannot import it losslessly.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from memgraph.errors import ReaderError
-from profiles.voice.pages import PAGE_TYPE, PageError, parse_page, split_frontmatter
+from profiles.voice.pages import (
+    MESSAGES_HEADING,
+    PAGE_TYPE,
+    PageError,
+    marker_version,
+    parse_page,
+    split_frontmatter,
+)
 
 PAGE_TYPES = ("overview", "service", "decision", "process", "analysis", PAGE_TYPE)
 BASE_REQUIRED = ("title", "type", "created", "updated")
@@ -31,9 +41,11 @@ VOICE_REQUIRED = (
     "ingested_at",
     "sources",
 )
-VOICE_OPTIONAL = ("activity_window",)
+VOICE_OPTIONAL = ("activity_window", "harness", "branch", "cwd")
 STATUSES = ("draft", "active", "stable", "stale", "deprecated", "superseded", "archived")
-VOICE_STATUSES = ("captured", "classified")
+# memgraph writes active/stable (issue 20); captured/classified: pages written before
+VOICE_STATUSES = ("active", "stable", "captured", "classified")
+_DESIGN_HEADER = re.compile(r"^> \*\*\d\d:\d\d\*\* —")
 _LIST_KEYS = ("tags", "aliases", "sources", "related")
 _MAX_PAGE_BYTES = 64 << 20
 # vault bookkeeping files, not pages: skipped when a directory is walked
@@ -44,17 +56,18 @@ NOT_PAGES = ("log.md", "index.md")
 class WikiProblem:
     level: str  # "error" | "warning"
     message: str
+    line: int | None = None  # 1-based line of the page, when known
 
     def __str__(self) -> str:
         return f"{self.level}: {self.message}"
 
 
-def _err(message: str) -> WikiProblem:
-    return WikiProblem("error", message)
+def _err(message: str, line: int | None = None) -> WikiProblem:
+    return WikiProblem("error", message, line)
 
 
-def _warn(message: str) -> WikiProblem:
-    return WikiProblem("warning", message)
+def _warn(message: str, line: int | None = None) -> WikiProblem:
+    return WikiProblem("warning", message, line)
 
 
 def _is_iso_datetime(value: Any) -> bool:
@@ -117,11 +130,49 @@ def _check_voice(data: dict[str, Any], text: str, source: str) -> list[WikiProbl
     try:
         page = parse_page(text, source)
     except PageError as exc:
-        return [_err(str(exc).removeprefix(f"{source}: "))]
+        design = _design_format(text, data)
+        if design is not None:
+            return design
+        return [_page_error(str(exc), source)]
     if page.valid_to < page.valid_from:
         problems.append(_err("valid_to is before valid_from"))
     if page.status not in VOICE_STATUSES:
         problems.append(_warn(f"voice status {page.status!r} is not one of {VOICE_STATUSES}"))
+    return problems
+
+
+def _page_error(message: str, source: str) -> WikiProblem:
+    """A ``PageError`` as a problem, its ``source:LINE:`` prefix as the line."""
+    rest = message.removeprefix(f"{source}:")
+    head, sep, tail = rest.partition(": ")
+    if sep and head.isdigit():
+        return _err(tail, int(head))
+    return _err(message.removeprefix(f"{source}: "))
+
+
+def _design_format(text: str, data: dict[str, Any]) -> list[WikiProblem] | None:
+    """Problems of a voice page without memgraph's markers, or None when it has any
+    marker (then the parse error stands) or is not in that format."""
+    _, body, first = split_frontmatter(text)
+    if any(marker_version(line) for line in body) or MESSAGES_HEADING not in body:
+        return None
+    headers = [i for i, line in enumerate(body) if _DESIGN_HEADER.match(line)]
+    where = first + body.index(MESSAGES_HEADING)
+    problems = [
+        _warn(
+            "voice page without memgraph's <!-- mg --> message markers (the design's own "
+            "format): valid, but memgraph cannot import or re-render it losslessly",
+            where,
+        )
+    ]
+    count = data.get("message_count")
+    if count != len(headers):
+        problems.append(
+            _warn(f"message_count {str(count)[:20]} but {len(headers)} '> **HH:MM** —' messages")
+        )
+    status = data.get("status")
+    if status is not None and status not in VOICE_STATUSES:
+        problems.append(_warn(f"voice status {str(status)[:40]!r} is not one of {VOICE_STATUSES}"))
     return problems
 
 

@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from memgraph.errors import ConfigError, MemgraphError
+from memgraph.errors import ConfigError, MemgraphError, UsageError
 
 EVENTS = {"SessionStart": "hook session-start", "SessionEnd": "hook session-end"}
 SIDECAR = ".memgraph.json"
@@ -75,8 +75,26 @@ def _ours(group: Any, mark: str) -> bool:
     )  # fmt: skip
 
 
-def install(path: Path, base: str | None = None) -> list[str]:
-    """Add the missing hooks; the events added (empty: nothing to do)."""
+def installed_events(path: Path) -> list[str]:
+    """The events whose memgraph hook is in the settings file (for ``memgraph doctor``);
+    an unreadable file is a ``ConfigError`` naming it."""
+    _, data = _load(path)
+    return [
+        e
+        for e, mark in EVENTS.items()
+        if any(_ours(g, mark) for g in _groups(data, e, path, False))
+    ]
+
+
+def hook_command(base: str, event: str) -> str:
+    """The command line install writes for ``event``."""
+    return f"{base} {EVENTS[event]}"
+
+
+def install(path: Path, base: str | None = None, *, create: bool = False) -> list[str]:
+    """Add the missing hooks; the events added (empty: nothing to do). A missing
+    parent directory is created only with ``create`` (else a ``UsageError``: a
+    typo in the path, or Claude Code is not installed)."""
     from memgraph.fileio import atomic_write_text, replace_config_file
 
     original, data = _load(path)
@@ -86,25 +104,61 @@ def install(path: Path, base: str | None = None) -> list[str]:
         groups = _groups(data, event, path, create=True)
         if any(_ours(g, mark) for g in groups):
             continue
-        groups.append({"hooks": [{"type": "command", "command": f"{base} {mark}"}]})
+        groups.append({"hooks": [{"type": "command", "command": hook_command(base, event)}]})
         added.append(event)
     if not added:
         return []
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        if not create:
+            raise UsageError(
+                f"{path.parent} does not exist (is Claude Code installed?); nothing changed. "
+                "Create it, or rerun with --create"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
     side = _sidecar(path)
-    record: dict[str, Any] = {"original": original, "installed": text, "added": added}
+    commands = {e: hook_command(base, e) for e in added}
+    record: dict[str, Any] = {
+        "original": original,
+        "installed": text,
+        "added": added,
+        "commands": commands,
+    }
     if side.exists():  # a second install on top: keep the first original
         try:
             earlier = json.loads(_read(side))
             record["original"] = earlier.get("original", original)
             record["added"] = sorted(set(earlier.get("added", [])) | set(added))
-        except (OSError, ValueError, MemgraphError):
+            record["commands"] = {**earlier.get("commands", {}), **commands}
+        except (OSError, ValueError, MemgraphError, AttributeError, TypeError):
             pass
     atomic_write_text(side, json.dumps(record, ensure_ascii=False) + "\n")
     # a symlinked settings file keeps its link and mode (memgraph.fileio)
     replace_config_file(path, text)
     return added
+
+
+def _without(groups: list[Any], mark: str, command: Any) -> list[Any]:
+    """``groups`` minus the hook entry install added: the exact recorded command
+    (older sidecars: any memgraph entry with the mark); a group left empty goes."""
+
+    def added(h: Any) -> bool:
+        if not isinstance(h, dict) or not isinstance(h.get("command"), str):
+            return False
+        if isinstance(command, str):
+            return bool(h["command"] == command)
+        return mark in h["command"] and "memgraph" in h["command"]
+
+    kept: list[Any] = []
+    for group in groups:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(inner, list) or not any(added(h) for h in inner):
+            kept.append(group)
+            continue
+        rest = [h for h in inner if not added(h)]
+        if rest:
+            kept.append({**group, "hooks": rest})
+    return kept
 
 
 def uninstall(path: Path) -> list[str]:
@@ -131,10 +185,12 @@ def uninstall(path: Path) -> list[str]:
         side.unlink()
         return added
     hooks = data.get("hooks")
+    commands = record.get("commands")
+    commands = commands if isinstance(commands, dict) else {}
     if isinstance(hooks, dict):
         for event in added:
             groups = _groups(data, event, path, create=False)
-            kept = [g for g in groups if not _ours(g, EVENTS[event])]
+            kept = _without(groups, EVENTS[event], commands.get(event))
             if kept:
                 hooks[event] = kept
             else:

@@ -131,3 +131,38 @@ def test_turn_index_quotes_words_and_scopes(tmp_path: Path) -> None:
     ids = [nid for nid, _ in hits]
     assert turns.in_scope([*ids, "n-missing"], VoiceScope(session_id="q1")) == set(ids)
     s.close()
+
+
+def test_time_questions_and_time_expressions() -> None:
+    from context_cut.turns import asks_when_question, says_when
+
+    assert asks_when_question("When did Ana adopt the dog?")
+    assert asks_when_question("In what year did Ben marry?")
+    assert not asks_when_question("What glaze colours will Ben use?")
+    assert says_when("I adopted a rescue dog last month")
+    assert says_when("My pottery class starts on Tuesday")
+    assert says_when("We moved here in 2019")
+    assert not says_when("Blue and a deep green, like the lake")
+    assert not says_when("Lastly, the yearbook")  # whole words only
+
+
+def test_a_when_question_prefers_the_turn_that_says_when(store: Store) -> None:
+    scope = TurnScope(project="chat-a")
+    alone = {"prev": 0.0, "next": 0.0, "prev2": 0.0, "next2": 0.0}
+    q = "when glaze colours pottery"
+    glaze, starts = "What glaze colours will you use?", "My pottery class starts on Tuesday"
+    # two query words make the glaze turn the better lexical hit...
+    assert _texts(store, q, scope=scope, weights=TurnWeights(when=1.0, **alone))[:2] == [
+        glaze,
+        starts,
+    ]
+    # ...but only the other one says when
+    assert _texts(store, q, scope=scope, weights=TurnWeights(when=5.0, **alone))[:2] == [
+        starts,
+        glaze,
+    ]
+    # a question that does not ask when is not affected
+    got = _texts(
+        store, "glaze colours pottery", scope=scope, weights=TurnWeights(when=5.0, **alone)
+    )
+    assert got[:2] == [glaze, starts]

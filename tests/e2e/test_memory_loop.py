@@ -74,7 +74,7 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
     ]
     async with Client(params, read_timeout_seconds=120) as client:
         for text, tension, question in texts:
-            args = {"text": text, "session_id": "agent-s1", "project": PROJECT}
+            args = {"text": text, "session": "agent-s1", "project": PROJECT}
             if question:
                 args["question"] = question
             if tension:
@@ -86,7 +86,7 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
                 {
                     "profile": "role_self",
                     "text": "I check the operator's last correction before changing the renderer",
-                    "session_id": "agent-s1",
+                    "session": "agent-s1",
                     "project": PROJECT,
                 },
             )
@@ -97,7 +97,7 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
                 {
                     "profile": "candidate_intervention",
                     "text": "suggest a regression test for the plume flicker",
-                    "session_id": "agent-s1",
+                    "session": "agent-s1",
                     "project": PROJECT,
                 },
             )
@@ -108,7 +108,7 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
                 {
                     "profile": "agency_pressure",
                     "text": "the vent timestep change is unreviewed",
-                    "session_id": "agent-s1",
+                    "session": "agent-s1",
                     "project": PROJECT,
                 },
             )
@@ -119,9 +119,9 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
                 {
                     "profile": "repo_architecture",
                     "text": "the volcano simulation core owns the timestep",
-                    "session_id": "agent-s1",
+                    "session": "agent-s1",
                     "project": PROJECT,
-                    "files": ["sim/core.py"],
+                    "file": ["sim/core.py"],
                 },
             )
         )
@@ -130,9 +130,9 @@ async def _agent(env: dict[str, str]) -> dict[str, Any]:
             {
                 "profile": "role_self",
                 "text": "the renderer lives in render.py",
-                "session_id": "agent-s1",
+                "session": "agent-s1",
                 "project": PROJECT,
-                "files": ["render.py"],
+                "file": ["render.py"],
             },
         )
     return out

@@ -134,7 +134,7 @@ def test_journey(tmp_path: Path) -> None:
     r = _cli(env, "voice", "jittered backoff")
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == 1 and "fetch_orders" in r.stdout
-    assert r.stdout.startswith("[2026-11-30 09:00 orders-service ")
+    assert r.stdout.startswith("[2026-11-30 09:00 UTC orders-service ")
     r = _cli(env, "voice", "zzyzx")
     assert r.returncode == 0 and r.stdout == ""
 

@@ -115,12 +115,12 @@ def test_mcp_answers_every_request(sandbox: dict[str, Path]) -> None:
         proc.stdin.flush()
         cases = [
             ("voice_search", '{"query": "a\\ud800b"}', "'query'"),
-            ("note", '{"content": "x\\udfff"}', "'content'"),
+            ("note", '{"text": "x\\udfff"}', "'text'"),
             ("wake", '{"persona": "\\ud800"}', "'persona'"),
-            ("context", '{"query": "ok", "cut": "\\udc00"}', "'cut'"),
+            ("context", '{"text": "ok", "cut": "\\udc00"}', "'cut'"),
             ("voice_search", json.dumps({"query": " ".join(["w"] * 50000)}), "at most"),
             ("voice_search", json.dumps({"query": " OR ".join(["w"] * 5000)}), "at most"),
-            ("context", json.dumps({"query": "x " * 3000}), "at most"),
+            ("context", json.dumps({"text": "x " * 3000}), "at most"),
         ]
         for i, (tool, args, expect) in enumerate(cases, start=10):
             raw = (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -141,3 +142,26 @@ def test_note_fast_path_uses_the_resolver(
     notes = [n.claim for n in store.iter_nodes("session", "note")]
     store.close()
     assert "hello from the lean path" in notes
+
+
+def test_privacy_settings_from_env_file_and_flag(tmp_path: Path) -> None:
+    from memgraph.config import privacy
+    from memgraph.errors import ConfigError
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        'redact = false\nexclude_projects = ["billing"]\nexclude_paths = ["~/clients"]\n'
+    )
+    env = {"MEMGRAPH_CONFIG": str(cfg), "HOME": str(tmp_path)}
+    on, projects, paths_ = privacy(env=env)
+    assert (on, projects) == (False, ("billing",))
+    assert paths_ == (os.path.expanduser("~/clients"),)
+    assert privacy(env={**env, "MEMGRAPH_REDACT": "1"})[0] is True
+    assert privacy(False, env={**env, "MEMGRAPH_REDACT": "yes"})[0] is False  # the flag wins
+    listed = {"MEMGRAPH_EXCLUDE_PROJECTS": "a, b,,c", "MEMGRAPH_CONFIG": str(tmp_path / "none")}
+    assert privacy(env=listed) == (True, ("a", "b", "c"), ())
+    with pytest.raises(ConfigError, match="redact must be true or false"):
+        privacy(env={"MEMGRAPH_REDACT": "maybe", "MEMGRAPH_CONFIG": str(tmp_path / "none")})
+    cfg.write_text("exclude_projects = 3\n")
+    with pytest.raises(ConfigError, match="exclude_projects must be a list"):
+        privacy(env={"MEMGRAPH_CONFIG": str(cfg)})

@@ -34,12 +34,12 @@ TEXTS = [
 ]
 
 
-def _messages() -> list[Any]:
+def _messages(texts: list[str] = TEXTS) -> list[Any]:
     from profiles.voice.model import OperatorMessage
     from profiles.voice.nodes import NodeContext, message_node
 
     nodes = []
-    for i, text in enumerate(TEXTS):
+    for i, text in enumerate(texts):
         sid = "s-alpha-0001" if i < 5 else "s-beta-0002"
         msg = OperatorMessage(
             session_id=sid,
@@ -103,6 +103,16 @@ SEARCHES = [
     VoiceSearch(query="the login", session_prefix="s-beta"),
     VoiceSearch(query="login login", unclassified=True),
     VoiceSearch(query="the deploy of", since="2026-06-01T00:00:00.000000Z", limit=3),
+    # common words past `candidates` matches (VoiceSearch, common_plan): "the" and
+    # "login" are in >= half of all nodes (by time), "fix"/"deploy" in 2 of 10 (score)
+    VoiceSearch(query="the", candidates=3),
+    VoiceSearch(query="login", candidates=2, limit=1),
+    VoiceSearch(query="the login", candidates=2),
+    VoiceSearch(query="fix", candidates=1),
+    VoiceSearch(query="deploy", candidates=1),
+    VoiceSearch(query="the", candidates=4, project="atlas"),
+    VoiceSearch(query="compact", bare_commands=False),
+    VoiceSearch(bare_commands=False),
 ]
 
 
@@ -122,6 +132,27 @@ def test_voice_search_same_hits_same_order(mg_store: Store, reference: Any, requ
             w.constellation,
             w.voice_page,
         )
+
+
+BARE = ["/model", "/exit", "/model opus", "use /model to switch", "/model\nthen the tests", "/3"]
+
+
+def test_bare_slash_commands_left_out_on_request(mg_store: Store) -> None:
+    """``bare_commands=False``: a message that is one slash command and nothing else
+    (``/model``, ``/exit``) is left out of searches and listings; with arguments or
+    prose it stays. Every backend applies the same rule (rows.BARE_COMMAND)."""
+    patch = new_patch([UpsertNode(node=n) for n in _messages(BARE)], patch_id="p-bare")
+    apply_patch(mg_store, patch, now=T0 + timedelta(days=300))
+    voice = indexes(mg_store).voice
+
+    def texts(**kw: Any) -> list[str]:
+        return sorted(r.text for r in voice.search(VoiceSearch(**kw)))
+
+    assert texts(query="model") == sorted(BARE[:1] + BARE[2:5])
+    assert texts(query="model", bare_commands=False) == sorted(BARE[2:5])
+    assert texts(query="mod", bare_commands=False) == sorted(BARE[2:5])  # substring tier
+    assert texts() == sorted(BARE)
+    assert texts(bare_commands=False) == sorted([*BARE[2:5], "/3"])
 
 
 def test_voice_stats_and_session_reads(mg_store: Store, reference: Any) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import StoreError
-from memgraph.fts import query_terms
+from memgraph.fts import plan_words, query_terms
 from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
@@ -36,6 +36,7 @@ from memgraph.store.postgres.fts import (
 )
 from memgraph.store.postgres.schema import FTS, N_FTS, VOICE
 from memgraph.store.rows import (
+    BARE_COMMAND,
     ActivityRow,
     ActivitySource,
     NoteIndexRow,
@@ -46,6 +47,7 @@ from memgraph.store.rows import (
     VoiceIndexStats,
     VoiceRow,
     VoiceSearch,
+    common_plan,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +97,13 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.only is not None:
         where.append("v.node_id = ANY(%s)")
         args.append(list(q.only))
+    if not q.bare_commands:
+        # rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
+            " AND left(x.title, 1) = '/' AND x.body ~ %s)"
+        )
+        args.append("^" + BARE_COMMAND + "$")
     return where, args
 
 
@@ -216,7 +225,7 @@ class PgVoiceIndex:
         # it) and the rows holding each phrase
         having, having_args = _body_df(phrases)
         rows = self.store.fetch_all(
-            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, {_HIT}"
+            f"{head}SELECT s.*, v.node_id, v.ts, v.day, v.classification, n.ntok, n.seq, {_HIT}"
             " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
             " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1) AS ref"
             f"{having} FROM node_stats) s CROSS JOIN nodes n"
@@ -239,12 +248,19 @@ class PgVoiceIndex:
         nodes, total, ref = rows[0][0], rows[0][1], float(rows[0][2] or 0.0)
         avgdl = total / nodes if nodes and total else 1.0
         weights = [idf(int(nodes), int(h)) for h in rows[0][3:k]]
-        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        matched = []
         for r in rows:
-            nid, ts, day, cls, ntok = r[k : k + 5]
-            hit = r[k + 5 :]
+            hit = r[k + 6 :]
             freqs = count_hits(phrases, hit[5])
-            if not all(freqs):
+            if all(freqs):
+                matched.append((r[k : k + 6], freqs, hit))
+        plan = self._plan(q, int(nodes), len(matched))
+        if plan != "full":  # common words: the newest `candidates` matches only
+            matched = sorted(matched, key=lambda m: int(m[0][5]))[-max(q.candidates, q.limit) :]
+        scored: list[tuple[int, float, str, str, Sequence[Any]]] = []
+        for (nid, ts, day, cls, ntok, _seq), freqs, hit in matched:
+            if plan == "recent":  # the words tell nothing: newest first, score 0.0
+                scored.append((1 if cls == q.demote else 0, 0.0, ts, nid, (cls, hit)))
                 continue
             score = bm25(weights, freqs, int(ntok), avgdl)
             score *= 0.5 + 0.5 / (1.0 + max(0.0, ref - float(day)) / q.recency_days)
@@ -272,11 +288,29 @@ class PgVoiceIndex:
         ties) are those of the Python path and of SQLite (tests compare them)."""
         if q.limit < 1:
             return []
-        if len(phrases) > 1:  # several plain words: memgraph.store.postgres.voice_words
-            from memgraph.store.postgres.voice_words import ranked_words
+        from memgraph.store.postgres import voice_words
 
-            hits, _ = ranked_words(self, q, phrases, head, head_args, clause, args)
-            return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+        if len(phrases) > 1:  # several plain words: memgraph.store.postgres.voice_words
+            hits, matched, nodes = voice_words.ranked_words(
+                self, q, phrases, head, head_args, clause, args
+            )
+        else:
+            hits, matched, nodes = self._one_term(q, phrases, head, head_args, clause, args)
+        plan = self._plan(q, nodes, matched)
+        if plan != "full":  # common words: the newest `candidates` matches only
+            return voice_words.bounded(self, q, phrases, plan, head, head_args, clause, args)
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _one_term(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> tuple[list[VoiceRow], int, int]:
+        """(best hits, matches, node count) of one word or one prefix."""
         cte = head.rstrip() + "," if head else "WITH"
         # one prefix: the live messages holding it are the rows of g
         having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
@@ -323,7 +357,8 @@ class PgVoiceIndex:
             f" sc AS (SELECT g.node_id, g.cls IS NOT DISTINCT FROM %s AS dm,"
             f" -({' + '.join(terms)}) * {recency} AS score FROM g{filtered} CROSS JOIN f),"
             " cut AS (SELECT dm, score FROM sc ORDER BY dm, score LIMIT 1 OFFSET %s)"
-            f" SELECT sc.score, v.node_id, v.ts, v.classification, {_HIT} FROM sc"
+            f" SELECT (SELECT count(*) FROM sc), (SELECT nodes FROM f), sc.score, v.node_id,"
+            f" v.ts, v.classification, {_HIT} FROM sc"
             " JOIN voice_messages v ON v.node_id = sc.node_id JOIN nodes n ON n.id = sc.node_id"
             " WHERE NOT EXISTS (SELECT 1 FROM cut) OR (sc.dm, sc.score) <= (SELECT * FROM cut)"
             " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
@@ -338,8 +373,23 @@ class PgVoiceIndex:
                 q.limit,
             ],
         )
-        hits = [_row(float(r[0]), r[1], r[2], r[3], r[4:]) for r in rows]
-        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+        hits = [_row(float(r[2]), r[3], r[4], r[5], r[6:]) for r in rows]
+        return hits, int(rows[0][0]) if rows else 0, int(rows[0][1]) if rows else 0
+
+    def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
+        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
+        words = plan_words(q.query)
+        if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
+            return "full"
+        counts = self.store.fetch_all(
+            "SELECT "
+            + ", ".join(
+                f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
+                for _ in words
+            ),
+            [phrase_tsquery(((w,), False)) for w in words],
+        )[0]
+        return common_plan(nodes, min(int(c) for c in counts))
 
     def _partial_tier(
         self,
@@ -671,6 +721,8 @@ class PgActivity:
 
 
 def pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.postgres.scrub import PgScrub
+
     return StoreIndexes(
         voice=PgVoiceIndex(store),
         registry=PgRegistry(store),
@@ -678,4 +730,5 @@ def pg_indexes(store: PostgresStore) -> StoreIndexes:
         notes=PgNoteAppend(store),
         terms=PgTermStats(store),
         activity=PgActivity(store),
+        scrub=PgScrub(store),
     )

@@ -38,10 +38,12 @@ def ranked_words(
     head_args: list[object],
     clause: str,
     args: list[object],
-) -> tuple[list[VoiceRow], int]:
-    """The best ``q.limit`` whole-word hits of several one-word phrases, and how many
-    messages matched (every word, the filters)."""
-    from memgraph.store.postgres.indexes import _HIT, _body_df, _row
+    only: list[str] | None = None,
+) -> tuple[list[VoiceRow], int, int]:
+    """(the best ``q.limit`` whole-word hits of one-word phrases, how many messages
+    matched every word and the filters, the node count). ``only``: rank these
+    messages (already filtered) instead."""
+    from memgraph.store.postgres.indexes import _body_df
 
     words = [p[0][0] for p in phrases]
     k = len(words)
@@ -53,22 +55,35 @@ def ranked_words(
     )
     # filters other than liveness (voice_terms holds live messages only)
     filtered = f" JOIN voice_messages v ON v.node_id = p0.node_id AND {clause}"
-    if clause == LIVE:
-        filtered = ""
+    if clause == LIVE or only is not None:
+        filtered, head, head_args = "", "", []
+    where, where_args = "p0.term = %s", list[object]([words[0]])
+    if only is not None:
+        where, where_args = f"{where} AND p0.node_id = ANY(%s)", [*where_args, only]
     rows = index.store.fetch_all(
         f"{head}SELECT s.*, p0.node_id, p0.ntok, p0.day, p0.classification, {tfs}"
         " FROM (SELECT nodes, tokens, (SELECT day FROM voice_messages"
         " WHERE lifecycle <> 'retired' ORDER BY ts DESC LIMIT 1) AS ref"
         f"{having} FROM node_stats) s CROSS JOIN voice_terms p0{joins}{filtered}"
-        " WHERE p0.term = %s",
-        [*head_args, *having_args, *words[1:], *(args if filtered else []), words[0]],
+        f" WHERE {where}",
+        [*head_args, *having_args, *words[1:], *(args if filtered else []), *where_args],
     )
     if not rows or q.limit < 1:
-        return [], len(rows)
+        return [], len(rows), int(rows[0][0]) if rows else 0
     scored = _scores(q, rows, k)
     scored.sort(key=lambda s: (s[0], s[1]))
     cut = scored[min(q.limit, len(scored)) - 1][:2]
     best = {nid: (dm, score, cls) for dm, score, nid, cls in scored if (dm, score) <= cut}
+    return _hits(index, q, best), len(rows), int(rows[0][0])
+
+
+def _hits(
+    index: PgVoiceIndex, q: VoiceSearch, best: dict[str, tuple[int, float, str | None]]
+) -> list[VoiceRow]:
+    """The rows of ``best`` ({node id: (demote, score, class)}) with their text, by
+    (demote, score, ts DESC, node id), the first ``q.limit``."""
+    from memgraph.store.postgres.indexes import _HIT, _row
+
     texts = index.store.fetch_all(
         f"SELECT v.node_id, v.ts, {_HIT} FROM voice_messages v JOIN nodes n"
         " ON n.id = v.node_id WHERE v.node_id = ANY(%s)",
@@ -79,7 +94,52 @@ def ranked_words(
     found.sort(key=lambda f: f[2], reverse=True)
     found.sort(key=lambda f: f[0][:2])
     hits = [_row(score, nid, ts, cls, hit) for (_, score, cls), nid, ts, hit in found]
-    return hits[: q.limit], len(rows)
+    return hits[: q.limit]
+
+
+def bounded(
+    index: PgVoiceIndex,
+    q: VoiceSearch,
+    phrases: list[Phrase],
+    plan: str,
+    head: str,
+    head_args: list[object],
+    clause: str,
+    args: list[object],
+) -> list[VoiceRow]:
+    """Common words (``rows.common_plan``): the newest ``max(candidates, limit)``
+    matches meeting the filters (``nodes.seq``, SQLite's rowid order), ranked by
+    the law (``"bounded"``) or ordered by time (``"recent"``, score 0.0). The
+    newest are found walking the voice messages by ``seq`` downwards, each word a
+    probe of the ``voice_terms`` key (a common word is met every few rows)."""
+    cap = max(q.candidates, q.limit)
+    words = [p[0][0] for p in phrases]
+    has = " AND ".join(
+        "EXISTS (SELECT 1 FROM voice_terms t WHERE t.term = %s AND t.node_id = n.id)" for _ in words
+    )
+    filtered = f" JOIN voice_messages v ON v.node_id = n.id AND {clause}"
+    if clause == LIVE:
+        filtered = ""
+    newest = [
+        str(r[0])
+        for r in index.store.fetch_all(
+            f"{head}SELECT n.id FROM nodes n{filtered} WHERE n.profile = 'voice'"
+            " AND n.kind = 'message' AND n.lifecycle <> 'retired'"
+            f" AND {has} ORDER BY n.seq DESC LIMIT %s",
+            [*head_args, *(args if filtered else []), *words, cap],
+        )
+    ]
+    if plan != "recent":
+        return ranked_words(index, q, phrases, "", [], clause, args, only=newest)[0]
+    rows = index.store.fetch_all(
+        "SELECT node_id, ts, classification FROM voice_messages WHERE node_id = ANY(%s)",
+        [newest],
+    )
+    order = sorted(rows, key=lambda r: r[0])
+    order.sort(key=lambda r: r[1], reverse=True)
+    order.sort(key=lambda r: r[2] == q.demote)
+    best = {str(nid): (int(cls == q.demote), 0.0, cls) for nid, _, cls in order[: q.limit]}
+    return _hits(index, q, best)
 
 
 def _scores(q: VoiceSearch, rows: Sequence[Any], k: int) -> list[Scored]:

@@ -34,8 +34,13 @@ MIGRATIONS: list[Migration] = [
     )
 ]
 
-# (path, lines, captured, filtered {rule: n}, dropped {reason: n}, file_error)
-LedgerRow = tuple[str, int, int, dict[str, int], dict[str, int], str | None]
+# (path, lines, captured, filtered {rule: n}, dropped {reason: n}, file_error,
+#  redacted {kind: n})
+LedgerRow = tuple[str, int, int, dict[str, int], dict[str, int], str | None, dict[str, int]]
+# Redaction counts (profiles.voice.privacy) ride in the ``filtered`` JSON under
+# ``redacted:<kind>`` keys (no schema change); they are not lines, so the line
+# sums below leave them out.
+REDACTED = "redacted:"
 
 
 def put_rows(conns: Conns, rows: list[LedgerRow], recorded_at: str) -> None:
@@ -50,12 +55,12 @@ def put_rows(conns: Conns, rows: list[LedgerRow], recorded_at: str) -> None:
                     p,
                     n,
                     c,
-                    json.dumps(f, sort_keys=True),
+                    json.dumps({**f, **{REDACTED + k: v for k, v in r.items()}}, sort_keys=True),
                     json.dumps(d, sort_keys=True),
                     e,
                     recorded_at,
                 )
-                for p, n, c, f, d, e in rows
+                for p, n, c, f, d, e, r in rows
             ],
         )
 
@@ -75,14 +80,16 @@ def all_rows(conns: Conns) -> list[LedgerRow]:
             f, d = json.loads(filtered), json.loads(dropped)
             if not isinstance(f, dict) or not isinstance(d, dict):
                 raise ValueError
+            counts = {str(k): int(v) for k, v in f.items()}
             out.append(
                 (str(path), int(lines), int(captured),
-                 {str(k): int(v) for k, v in f.items()},
+                 {k: v for k, v in counts.items() if not k.startswith(REDACTED)},
                  {str(k): int(v) for k, v in d.items()},
-                 str(error) if error else None)
+                 str(error) if error else None,
+                 {k[len(REDACTED):]: v for k, v in counts.items() if k.startswith(REDACTED)})
             )  # fmt: skip
         except (ValueError, TypeError):
-            out.append((str(path), 0, 0, {}, {}, "damaged_ledger_row"))
+            out.append((str(path), 0, 0, {}, {}, "damaged_ledger_row", {}))
     return out
 
 
@@ -100,7 +107,8 @@ def totals_conn(
     for column in ("filtered", "dropped"):
         sums[column] = conn.execute(
             "SELECT coalesce(sum(j.value), 0) FROM voice_ledger, "
-            f"json_each(voice_ledger.{column}) j WHERE json_valid(voice_ledger.{column})"
+            f"json_each(voice_ledger.{column}) j WHERE json_valid(voice_ledger.{column}) "
+            f"AND j.key NOT LIKE '{REDACTED}%'"
         ).fetchone()[0]
     reasons = conn.execute(
         "SELECT j.key, sum(j.value) FROM voice_ledger, json_each(voice_ledger.dropped) j "

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memgraph.errors import StoreError
+from memgraph.store.docpack import pack
 from memgraph.store.rows import NoteIndexRow, NoteWrite, SessionRow
 from memgraph.store.schema import Migration, index_new_node_rows, max_node_rowid
 
@@ -209,12 +210,12 @@ def write_note(conn: sqlite3.Connection, w: NoteWrite) -> None:
     )
     conn.executemany(
         "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [(r.id, r.patch_id, r.op, r.target_id, r.at, r.doc) for r in w.receipts],
+        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in w.receipts],
     )
     p = w.patch
     conn.execute(
         "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (p.id, p.status, p.created_at, p.doc),
+        (p.id, p.status, p.created_at, pack(p.doc)),
     )
 
 

@@ -16,6 +16,8 @@ import json
 import sqlite3
 from typing import Any
 
+from memgraph.store.docpack import unpack
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
@@ -134,7 +136,59 @@ class SQLiteStanding:
                 "(SELECT coalesce(max(seq), 0) - ? FROM receipts) ORDER BY seq DESC",
                 (scan,),
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(unpack(r[0])) for r in rows]
+
+
+# `memgraph wake`'s lean path (memgraph/cli/wake_fast.py): the newest active note
+# (of a persona, or of any) and the sessions whose YAML views it must check.
+WAKE_NOTE = (
+    "SELECT text, session_id, ts, persona, node_id, harness FROM session_notes "
+    "WHERE lifecycle = 'active'{persona} ORDER BY ts DESC, session_id DESC, node_id DESC LIMIT 1"
+)
+
+
+def wake_reads(
+    conn: sqlite3.Connection, persona: str | None
+) -> tuple[tuple[str, ...] | None, list[tuple[str, str, str]], list[str]] | None:
+    """(newest note row, (session id, persona, workspace) of the sessions, every
+    persona with a session); None when the session tables are absent."""
+    if not (_has_table(conn, "session_notes") and _has_table(conn, "session_sessions")):
+        return None
+    where, args = ("", ()) if persona is None else (" AND persona = ?", (persona,))
+    row = conn.execute(WAKE_NOTE.format(persona=where), args).fetchone()
+    sessions = conn.execute(
+        "SELECT session_id, persona, workspace FROM session_sessions"
+        + where.replace("AND", "WHERE"),
+        args,
+    ).fetchall()
+    personas = [
+        r[0] for r in conn.execute("SELECT DISTINCT persona FROM session_sessions ORDER BY 1")
+    ]
+    note = tuple(str(v) for v in row) if row else None
+    return note, [(str(a), str(b), str(c)) for a, b, c in sessions], personas
+
+
+def light_wake_reads(
+    path: Any, persona: str | None
+) -> tuple[tuple[str, ...] | None, list[tuple[str, str, str]], list[str]] | None:
+    """``wake_reads`` on a store file opened read-only without the store class; None
+    when this path cannot answer for sure (not a store, a foreign or newer one, older
+    tables, busy): the caller takes the full path, which refuses or migrates."""
+    from memgraph.errors import MemgraphError
+    from memgraph.store.guard import check_file, check_schema
+    from memgraph.store.sqlite_ext.base import LightSQLite
+
+    try:
+        check_file(path)
+        light = LightSQLite(path, readonly=True)
+        try:
+            with light.read() as conn:
+                check_schema(conn, path)
+                return wake_reads(conn, persona)
+        finally:
+            light.close()
+    except (sqlite3.Error, MemgraphError):
+        return None
 
 
 class LightStanding(SQLiteStanding):

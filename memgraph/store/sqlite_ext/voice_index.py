@@ -16,14 +16,23 @@ Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Sequence
 
 from memgraph.errors import StoreError
-from memgraph.fts import query_terms, to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch
+from memgraph.fts import plan_words, query_terms, to_fts5_query
+from memgraph.store.rows import (
+    BARE_COMMAND,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceSearch,
+    as_dict,
+    common_plan,
+)
 from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
+from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
+from memgraph.store.sqlite_ext.turn_index import SQLiteTurnIndex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -203,6 +212,15 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
     if q.only is not None:
         where.append(f"v.node_id IN ({','.join('?' * len(q.only))})")
         args += list(q.only)
+    if not q.bare_commands:
+        # rows.BARE_COMMAND; the title (first line, short) is tested first so the
+        # body is read only for the few messages that start with "/"
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM nodes AS x WHERE x.rowid = v.rowid"
+            " AND x.title GLOB '/[A-Za-z]*' AND x.body GLOB '/[A-Za-z]*'"
+            " AND x.body NOT GLOB ?)"
+        )
+        args.append("*[ \t\n\r\f\v]*")
     return where, args
 
 
@@ -243,8 +261,28 @@ def _row(r: tuple[object, ...]) -> VoiceRow:
     )
 
 
+_BARE = re.compile(BARE_COMMAND)
+
+
 def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
-    """``VoiceIndex.search`` on an open connection (inside a read snapshot)."""
+    """``VoiceIndex.search`` on an open connection (inside a read snapshot).
+
+    ``bare_commands=False``: bare slash commands are rare, and testing every
+    candidate row against its node costs ~50% more on a common word. So the search
+    runs without that filter first and, only when a bare command is among the rows
+    it returns, again with it. Same answer: leaving out rows that are not in the
+    top ``limit`` cannot change the top ``limit`` (whole-word or substring tier).
+    ``recent_sessions`` picks sessions by their newest message, which a bare command
+    can be: that case always filters in SQL, as do listings (newest first, they stop
+    at ``limit`` rows anyway)."""
+    if not q.bare_commands and q.recent_sessions == 0 and q.query.strip():
+        rows = _search_conn(conn, VoiceSearch(**{**as_dict(q), "bare_commands": True}))
+        if not any(_BARE.fullmatch(r.text) for r in rows):
+            return rows
+    return _search_conn(conn, q)
+
+
+def _search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
     match = to_fts5_query(q.query) if q.query.strip() else ""
     if q.query.strip() and not match:
         return []
@@ -266,10 +304,32 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
         ).fetchall()
         rows.reverse()  # listings read oldest to newest, like a transcript
         return [_row(r) for r in rows]
-    ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+    # Match the message text (body) only: the title is a cut copy of its first
+    # line, and a word cut in half there must not match.
+    body = f"body : ({match})"
+    try:
+        plan, floor = _common_plan(conn, q, body, clause, args)
+        bounded, values = clause, args
+        if plan != "full":  # the newest candidates only (rowid >= floor)
+            bounded, values = f"{clause} AND node_fts.rowid >= ?", [*args, floor]
+        if plan == "recent":
+            cursor = conn.execute(_recent_sql(bounded), [body, *values, q.demote, q.limit])
+        else:
+            ref = conn.execute("SELECT julianday(max(ts)) FROM voice_index").fetchone()[0] or 0.0
+            params = [q.demote, ref, float(q.recency_days), body, *values, q.limit]
+            cursor = conn.execute(_ranked_sql(bounded), params)
+        hits = [_row(r) for r in cursor.fetchall()]
+        if not q.word and len(hits) < q.limit:
+            hits += _partial_tier(conn, q, clause, args, hits)
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"voice search failed: {exc}") from None
+    return hits
+
+
+def _ranked_sql(clause: str) -> str:
     # node_fts drives the join (CROSS JOIN fixes the order): one FTS scan, then
     # rowid lookups, instead of probing FTS once per filtered index row.
-    sql = f"""
+    return f"""
         WITH m AS (
             SELECT v.rowid AS rid, v.ts AS ts, v.node_id AS nid,
                    coalesce(v.classification = ?, 0) AS tier,
@@ -282,16 +342,40 @@ def search_conn(conn: sqlite3.Connection, q: VoiceSearch) -> list[VoiceRow]:
         SELECT m.score, {_HIT_COLUMNS}
         FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
         ORDER BY m.tier, m.score, m.ts DESC, m.nid"""
-    # Match the message text (body) only: the title is a cut copy of its first
-    # line, and a word cut in half there must not match.
-    params = [q.demote, ref, float(q.recency_days), f"body : ({match})", *args, q.limit]
-    try:
-        hits = [_row(r) for r in conn.execute(sql, params).fetchall()]
-        if not q.word and len(hits) < q.limit:
-            hits += _partial_tier(conn, q, clause, args, hits)
-    except sqlite3.OperationalError as exc:
-        raise StoreError(f"voice search failed: {exc}") from None
-    return hits
+
+
+def _recent_sql(clause: str) -> str:
+    # no bm25(): it would count every match of every phrase first (its idf)
+    return f"""
+        WITH m AS (
+            SELECT v.rowid AS rid FROM node_fts CROSS JOIN voice_index AS v
+            ON v.rowid = node_fts.rowid WHERE node_fts MATCH ? AND {clause}
+        )
+        SELECT 0.0, {_HIT_COLUMNS}
+        FROM m JOIN voice_index AS v ON v.rowid = m.rid JOIN nodes AS n ON n.rowid = m.rid
+        ORDER BY coalesce(v.classification = ?, 0), v.ts DESC, v.node_id LIMIT ?"""
+
+
+def _common_plan(
+    conn: sqlite3.Connection, q: VoiceSearch, body: str, clause: str, args: list[object]
+) -> tuple[str, int]:
+    """(plan, lowest candidate rowid) for a keyword query (``VoiceSearch``, ``common_plan``).
+
+    First one walk of the newest matches, stopped after the cap (most queries end
+    here: at most that many matches rank fully); past that, the words' document
+    frequencies (``common_words.frequencies``)."""
+    words = plan_words(q.query)
+    cap = max(q.candidates, q.limit)  # never fewer candidates than hits asked for
+    if not words or q.candidates < 1:
+        return "full", 0
+    floor = newest_floor(conn, body, clause, args, cap)
+    if not floor:  # at most `cap` matches: rank them all
+        return "full", 0
+    figures = frequencies(conn, words)
+    if figures is None:
+        return "full", 0
+    nodes, found = figures
+    return common_plan(nodes, min(found.get(w, 0) for w in words)), floor
 
 
 def _partial_tier(
@@ -401,72 +485,4 @@ class SQLiteVoiceIndex:
         return int(messages), int(nodes)
 
 
-def _scope_sql(scope: VoiceScope) -> tuple[str, list[object]]:
-    # only a record's current version (an older one of a changed record is superseded)
-    where: list[str] = ["v.lifecycle != 'superseded'"]
-    args: list[object] = []
-    for column, value in (
-        ("project", scope.project),
-        ("session_id", scope.session_id),
-        ("constellation", scope.constellation),
-    ):
-        if value is not None:
-            where.append(f"v.{column} = ?")
-            args.append(value)
-    if scope.since is not None:
-        where.append("v.ts >= ?")
-        args.append(scope.since)
-    return " AND ".join(where), args
-
-
-def _quoted(word: str, prefix: bool) -> str:
-    return '"' + word.replace('"', '""') + '"' + ("*" if prefix else "")
-
-
-class SQLiteTurnIndex:
-    """Scoped OR-BM25 over ``node_fts`` joined 1:1 with ``voice_index`` (``TurnIndex``)."""
-
-    def __init__(self, conns: Conns) -> None:
-        self.conns = conns
-
-    def rank_any(
-        self,
-        words: Sequence[tuple[str, bool]],
-        scope: VoiceScope,
-        limit: int,
-        title_weight: float = 1.0,
-    ) -> list[tuple[str, float]]:
-        parts = [_quoted(w, p) for w, p in words if w]
-        if not parts or limit <= 0:
-            return []
-        clause, args = _scope_sql(scope)
-        # node_fts drives (CROSS JOIN fixes the order): one FTS scan, then rowid
-        # lookups into the index for the scope
-        sql = (
-            f"SELECT v.node_id, bm25(node_fts, {float(title_weight)!r}, 1.0) AS score "
-            "FROM node_fts CROSS JOIN voice_index AS v ON v.rowid = node_fts.rowid "
-            f"WHERE node_fts MATCH ? AND {clause} ORDER BY score LIMIT ?"
-        )
-        with self.conns.read() as conn:
-            try:
-                rows = conn.execute(sql, [" OR ".join(parts), *args, limit]).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"turn ranking failed: {exc}") from None
-        return [(str(n), -float(score)) for n, score in rows]
-
-    def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
-        if not ids:
-            return set()
-        clause, args = _scope_sql(scope)
-        found: set[str] = set()
-        with self.conns.read() as conn:
-            for i in range(0, len(ids), 500):
-                chunk = list(ids[i : i + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = conn.execute(
-                    f"SELECT v.node_id FROM voice_index AS v WHERE v.node_id IN ({marks}) "
-                    f"AND {clause}",
-                    [*chunk, *args],
-                ).fetchall()
-                found.update(str(r[0]) for r in rows)
-        return found
+__all__ = ["MIGRATIONS", "NEW_NODE_ROWS", "SQLiteTurnIndex", "SQLiteVoiceIndex", "search_conn"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, tzinfo
 from pathlib import Path
@@ -189,10 +189,20 @@ def build_ops(
     return ops, problems
 
 
-def run_night_pass(store: Store, request: NightPassRequest, proposer: Proposer) -> NightPassResult:
+# Messages handed to the proposer at a time (the progress bar moves per chunk;
+# the same chunks whether or not a bar is shown, so answers never depend on it).
+PROPOSE_CHUNK = 256
+
+
+def run_night_pass(
+    store: Store,
+    request: NightPassRequest,
+    proposer: Proposer,
+    progress: Callable[[int, int], None] | None = None,
+) -> NightPassResult:
     """Run one pass; see the module docstring. Raises ``ProposalRejected``,
     ``PatchRejected`` or the proposer's error (``OllamaUnavailable`` ...) with
-    the store unchanged."""
+    the store unchanged. ``progress(messages proposed, messages selected)``."""
     now = request.now or datetime.now(UTC)
     if now.tzinfo is None:
         raise ConfigError("the night pass needs a timezone-aware time")
@@ -210,7 +220,14 @@ def run_night_pass(store: Store, request: NightPassRequest, proposer: Proposer) 
         return result
     by_id = {n.id: n for n in nodes}
     # the proposer runs before any write: if it fails, nothing has changed
-    proposals = proposer.propose([(n.id, n.claim) for n in nodes])
+    items = [(n.id, n.claim) for n in nodes]
+    proposals = []
+    for at in range(0, len(items), PROPOSE_CHUNK):
+        if progress is not None:
+            progress(at, len(items))
+        proposals += proposer.propose(items[at : at + PROPOSE_CHUNK])
+    if progress is not None:
+        progress(len(items), len(items))
     answered = {p.id for p in proposals}
     result.unanswered = sum(1 for i in by_id if i not in answered)
     ops, problems = build_ops(by_id, proposals, proposer.name)

@@ -52,6 +52,10 @@ from profiles.voice.nodes import (
     storable_path,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.privacy import PrivacyPolicy
+
 PROPOSER = "voice.import"
 ORIGIN = "import"
 MAX_BYTES = 2 * 1024**3  # an export larger than this is refused, not read
@@ -69,6 +73,8 @@ class ImportRequest:
     project: str | None = None  # project/constellation; default from the format or file
     now: datetime | None = None
     dry_run: bool = False
+    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
+    privacy: PrivacyPolicy | None = None
 
 
 @dataclass
@@ -87,6 +93,7 @@ class ImportResult:
     nodes_written: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    redacted: dict[str, int] = field(default_factory=dict)  # secrets/private spans by kind
 
     @property
     def bad_records(self) -> int:
@@ -99,8 +106,14 @@ class ImportResult:
             f"imported {self.messages} message(s) from {self.conversations} conversation(s) "
             f"[{self.format}] into project {self.project}: {self.new} new, {self.updated} "
             f"updated, {self.unchanged} unchanged; {self.filtered} filtered by speaker; "
-            f"{skipped} skipped" + (f" ({why})" if why else "")
+            f"{skipped} skipped" + (f" ({why})" if why else "") + self._redacted_line()
         )
+
+    def _redacted_line(self) -> str:
+        if not self.redacted:
+            return ""
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.redacted.items()))
+        return f"; {sum(self.redacted.values())} redacted ({kinds})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +131,7 @@ class ImportResult:
             "nodes_written": self.nodes_written,
             "skipped": dict(sorted(self.skipped.items())),
             "bad_records": self.bad_records,
+            "redacted": dict(sorted(self.redacted.items())),
         }
 
 
@@ -213,7 +227,7 @@ def import_conversations(store: Store, request: ImportRequest) -> ImportResult:
     )
     wanted = {s.casefold() for s in request.speakers}
     by_session: dict[str, list[Turn]] = defaultdict(list)
-    for turn in parsed.turns:
+    for turn in _screened(parsed.turns, request, project, ref, result):
         if wanted and turn.speaker.casefold() not in wanted:
             result.filtered += 1
             continue
@@ -229,6 +243,35 @@ def import_conversations(store: Store, request: ImportRequest) -> ImportResult:
     _apply(store, batch, request, ref, now, result)
     result.sessions = len(by_session)
     return result
+
+
+def _screened(
+    turns: list[Turn], request: ImportRequest, project: str, ref: str, result: ImportResult
+) -> list[Turn]:
+    """The privacy stage (profiles.voice.privacy): excluded project/path, private
+    spans, secrets; what is left out is counted in ``result.skipped``."""
+    import dataclasses
+
+    from profiles.voice.privacy import PRIVATE_ONLY, PrivacyPolicy, excluded
+    from profiles.voice.redact import redact
+
+    policy = request.privacy or PrivacyPolicy()
+    reason = excluded(policy, project, None, ref)
+    if reason is not None:
+        result.skipped[reason] = result.skipped.get(reason, 0) + len(turns)
+        return []
+    out: list[Turn] = []
+    for turn in turns:
+        text, counts = redact(turn.text, secrets=policy.redact)
+        if counts:
+            for kind, n in counts.items():
+                result.redacted[kind] = result.redacted.get(kind, 0) + n
+            if not text.strip():
+                result.skipped[PRIVATE_ONLY] = result.skipped.get(PRIVATE_ONLY, 0) + 1
+                continue
+            turn = dataclasses.replace(turn, text=text)
+        out.append(turn)
+    return out
 
 
 def _apply(
@@ -258,6 +301,9 @@ def _session_ops(
     from profiles.voice.views import session_nodes
 
     session, stored_msgs = session_nodes(store, storable(sid))
+    if session is not None and session.lifecycle == "forgotten":  # `memgraph forget`
+        result.skipped["forgotten"] = result.skipped.get("forgotten", 0) + len(turns)
+        return []
     stored = {n.id: n for n in stored_msgs}
     if session is not None:  # a conversation keeps the project it was first given
         project = str(session.attributes.get("project") or ctx.project)
@@ -270,6 +316,10 @@ def _session_ops(
         fresh[node.id] = node  # a repeated record id: the last one wins
     for node_id, node in list(fresh.items()):
         before = stored.get(node_id)
+        if before is not None and before.lifecycle == "forgotten":
+            del fresh[node_id]  # `memgraph forget` removed it: never imported again
+            result.skipped["forgotten"] = result.skipped.get("forgotten", 0) + 1
+            continue
         if before is not None and before.claim != node.claim:
             # a message's text is verbatim and never revised in place: the stored
             # text stays, the difference is reported

@@ -110,7 +110,7 @@ def test_since_and_force(db: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "env", "message"),
     [
-        (["--since", "yesterday"], {}, "--since 'yesterday' is not a date"),
+        (["--since", "last tuesday"], {}, "--since: bad date 'last tuesday'"),
         (["-c", "bert"], {}, "unknown classifier 'bert'"),
         ([], {"MEMGRAPH_NIGHT_WINDOW": "late"}, "night_window 'late' is not HH:MM-HH:MM"),
     ],

@@ -112,12 +112,33 @@ def test_install_is_idempotent_and_keeps_settings(isolated_env: Path) -> None:
     assert json.loads(settings.read_text()) == data
 
 
-def test_install_creates_a_missing_file(tmp_path: Path) -> None:
+def test_install_creates_a_missing_directory_only_when_asked(tmp_path: Path) -> None:
     target = tmp_path / "proj" / ".claude" / "settings.local.json"
-    result = runner.invoke(app, ["hook", "install", "--settings", str(target)])
+    refused = runner.invoke(app, ["hook", "install", "--settings", str(target)])
+    assert refused.exit_code == 2
+    assert refused.output.startswith(f"Error: {target.parent} does not exist")
+    assert "--create" in refused.output
+    assert not (tmp_path / "proj").exists()
+    result = runner.invoke(app, ["hook", "install", "--settings", str(target), "--create"])
     assert result.exit_code == 0
     cmd = json.loads(target.read_text())["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
     assert cmd.endswith("memgraph hook session-end")
+    lines = result.output.splitlines()
+    assert lines[0] == f"created directory {target.parent}"
+    assert lines[1] == f"created {target}"
+    assert lines[2] == f"installed SessionStart hook in {target}: {cmd[: -len('end')]}start"
+    assert lines[3] == f"installed SessionEnd hook in {target}: {cmd}"
+    # an existing file in an existing directory: no --create needed, nothing else created
+    again = tmp_path / "settings.json"
+    again.write_text("{}")
+    result = runner.invoke(
+        app, ["hook", "install", "--settings", str(again), "--command", "mg hook session-end"]
+    )
+    assert result.exit_code == 0
+    assert (
+        result.output.splitlines()[0]
+        == f"installed SessionStart hook in {again}: mg hook session-start"
+    )
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,7 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
     }
     code, out, _ = _fast(capsys, "plain", "--session=s1", "--at", "2021-01-01T00:00:00+00:00")
     assert code == 0 and out.startswith("noted n-") and "2021-01-01T00:00:00.000000Z" in out
-    texts = [line.split(" ", 2)[2] for line in invoke("session", "show", "s1").stdout.splitlines()]
+    texts = [line.split(" ", 4)[4] for line in invoke("session", "show", "s1").stdout.splitlines()]
     assert texts[0] == "plain" and texts[-2:] == ["fast one", "typer one"]
     for argv in (["x", "--session", "../etc"], ["x", "--session", "s1", "--at", "nope"], [" "]):
         argv_s1 = argv if "--session" in argv else [*argv, "--session", "s1"]
@@ -102,3 +102,53 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
     assert _fast(capsys, "--help")[0] is None
     assert _fast(capsys, "a", "b", "--session", "s1")[0] is None
     assert _fast(capsys, "a", "--bogus", "--session", "s1")[0] is None
+
+
+def test_wake_without_persona_takes_the_most_recent_session_of_any_persona(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMGRAPH_PERSONA", raising=False)
+    invoke("session", "start", "a1", "--persona", "alice")
+    invoke("session", "start", "b1", "--persona", "bob")
+    invoke("note", "alice earlier", "--session", "a1")
+    invoke("note", "bob later", "--session", "b1")
+    r = invoke("wake")
+    assert r.exit_code == 0 and r.stdout == "bob later\n"
+    assert r.stderr == "wake: persona bob (most recently active; session b1)\n"
+    assert json.loads(invoke("wake", "--json").stdout)["persona"] == "bob"
+    invoke("note", "alice latest", "--session", "a1")
+    assert invoke("wake").stdout == "alice latest\n"
+    # an explicit persona (flag or env) is that persona's, and says nothing extra
+    r = invoke("wake", "--persona", "bob")
+    assert (r.stdout, r.stderr) == ("bob later\n", "")
+    monkeypatch.setenv("MEMGRAPH_PERSONA", "bob")
+    assert invoke("wake").stdout == "bob later\n"
+
+
+def test_wake_for_a_persona_without_sessions_says_so(isolated_env: Path) -> None:
+    from profiles.session.api import DEFAULT_AXIOM
+
+    invoke("session", "start", "a1", "--persona", "alice")
+    r = invoke("wake", "--persona", "carol")
+    assert r.exit_code == 0 and r.stdout == DEFAULT_AXIOM + "\n"
+    assert r.stderr == "wake: persona carol has no sessions yet (personas with sessions: alice)\n"
+
+
+def test_mcp_wake_without_persona_follows_the_cli_rule(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MCP `wake` with no persona argument or configured persona uses the most recently
+    active session of any persona, as `memgraph wake` does."""
+    from memgraph.config import load_settings
+    from memgraph.mcp_server import MemgraphTools
+
+    monkeypatch.delenv("MEMGRAPH_PERSONA", raising=False)
+    invoke("session", "start", "a1", "--persona", "alice")
+    invoke("session", "start", "b1", "--persona", "bob")
+    invoke("note", "alice earlier", "--session", "a1")
+    invoke("note", "bob later", "--session", "b1")
+    tools = MemgraphTools(load_settings())
+    assert tools.wake()["persona"] == "bob"
+    assert tools.wake("alice")["persona"] == "alice"
+    monkeypatch.setenv("MEMGRAPH_PERSONA", "alice")
+    assert tools.wake()["persona"] == "alice"

@@ -19,11 +19,11 @@ runner = CliRunner()
 
 def test_backfill_uses_env_roots_and_reruns_clean(isolated_env: Path) -> None:
     write_transcript(isolated_env / "transcripts" / "p" / f"{SID}.jsonl", claude_records(PROMPTS))
-    first = runner.invoke(app, ["voice", "--backfill"])
+    first = runner.invoke(app, ["voice", "--backfill", "-v"])
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
     assert lines[0] == "paged    atlas/voice/2026-04-14-80166115.md  (4 messages)"
-    assert lines[-1].startswith("backfill: 1 transcripts, 1 paged, 0 skipped, 0 unchanged")
+    assert lines[-1].startswith("backfill: 1 transcript: 1 paged, 0 skipped, 0 errors; ")
     second = runner.invoke(app, ["voice", "--backfill", "--json"])
     assert second.exit_code == 0
     objs = [json.loads(line) for line in second.stdout.splitlines()]
@@ -54,10 +54,10 @@ def test_backfill_flags(isolated_env: Path) -> None:
     none = runner.invoke(
         app, ["voice", "--backfill", "--transcripts", str(root), "--project", "zz"]
     )
-    assert "1 transcripts, 0 paged" in none.stdout
+    assert "1 transcript: 0 paged, 1 skipped (1 unchanged)" in none.stdout
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2026-13-01", "20"])
+@pytest.mark.parametrize("value", ["last tuesday", "2026-13-01", "20"])
 def test_backfill_bad_since_is_usage_error(value: str) -> None:
     result = runner.invoke(app, ["voice", "--backfill", "--since", value])
     assert result.exit_code == 2
@@ -81,7 +81,7 @@ def test_extract_prints_qualifying_messages_and_writes_nothing(isolated_env: Pat
     assert not (isolated_env / "mg-home").exists() and not (isolated_env / "vault").exists()
     plain = runner.invoke(app, ["voice", "extract", str(path)])
     assert plain.stdout.splitlines()[0] == (
-        "[2026-04-14 14:32 80166115] please wire the session-end hook into the settings file"
+        "[2026-04-14 14:32 UTC 80166115] please wire the session-end hook into the settings file"
     )
     everything = runner.invoke(app, ["voice", "extract", str(path), "--json", "--all"])
     assert len(everything.stdout.splitlines()) == 4
@@ -101,11 +101,11 @@ def test_extract_corpus_file(corpus: Path) -> None:
 
 
 def test_progress_bar_draws_on_stderr_only(capsys: pytest.CaptureFixture[str]) -> None:
-    from memgraph.cli.voice_capture import _progress_bar
+    from memgraph.terminal import Bar, progress
 
-    with _progress_bar(True) as update:
+    with Bar("backfill", unit="bytes") as update:
         update(5, 10, "a.jsonl")
         update(10, 10, "b.jsonl")
     assert capsys.readouterr().out == ""
-    with _progress_bar(False) as nothing:
+    with progress("backfill") as nothing:  # stderr is not a terminal here
         assert nothing is None

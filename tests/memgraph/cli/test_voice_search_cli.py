@@ -59,7 +59,7 @@ def voice(*args: str) -> tuple[int, str, str]:
 def test_default_line_format(populated: Path) -> None:
     code, out, err = voice('"fact table"')
     assert (code, err) == (0, "")
-    assert out == f'[2026-04-14 14:32 atlas {SID[:8]}] "we keep the fact table in postgres"\n'
+    assert out == f'[2026-04-14 14:32 UTC atlas {SID[:8]}] "we keep the fact table in postgres"\n'
 
 
 def test_one_line_per_hit_cut_at_120_chars(populated: Path) -> None:
@@ -81,7 +81,7 @@ def test_one_line_per_hit_cut_at_120_chars(populated: Path) -> None:
 def test_full_prints_whole_text(populated: Path) -> None:
     code, out, _ = voice("two", "--full")
     assert code == 0
-    assert out == '[2026-04-15 09:05 zeta bbbb2222] "line one\nline two fact"\n'
+    assert out == '[2026-04-15 09:05 UTC zeta bbbb2222] "line one\nline two fact"\n'
     code, out, _ = voice("事实*", "--full")
     assert "事实" * 100 + " fact" in out
 
@@ -126,7 +126,7 @@ def test_filters(populated: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["fact", "--since", "yesterday"], 2, "--since: bad date 'yesterday'"),
+        (["fact", "--since", "last tuesday"], 2, "--since: bad date 'last tuesday'"),
         (["fact", "--until", "2026-13-01"], 2, "--until: bad date"),
         (["fact", "--as-of", "\x00"], 2, "--as-of: bad date"),
         (["fact", "--limit", "0"], 2, "--limit must be at least 1"),
@@ -173,8 +173,9 @@ def test_stats_plain_when_not_a_tty(populated: Path) -> None:
     assert code == 0
     assert out.startswith("messages: 4\nsessions: 4\npages: 1\nclassified: 1 (25.0%)\n")
     assert "unclassified: 3 (75.0%)\n" in out
-    assert "range: 2026-04-14 14:32 .. 2026-04-17 12:00\n" in out
-    assert "constellation atlas: 3\n" in out and "classification decision: 1\n" in out
+    assert "range: 2026-04-14 14:32 UTC .. 2026-04-17 12:00 UTC\n" in out
+    assert "project atlas: 3\n" in out and "classification decision: 1\n" in out
+    assert "constellation" not in out  # the vocabulary says "project"
 
 
 def test_stats_rich_table_on_a_tty(populated: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,7 +113,7 @@ def test_unknown_type_or_project_lists_the_valid_values() -> None:
     assert "unclassified" in err and err.count("\n") == 1
     code, _, err = voice("fact", "--project", "orino")
     assert code == 2
-    assert err.startswith("Error: --project: no project or constellation 'orino'")
+    assert err.startswith("Error: --project: no project 'orino'")
     assert "known: " in err and "orion" in err
 
 

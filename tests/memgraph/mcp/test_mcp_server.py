@@ -83,11 +83,11 @@ async def _drive(env: dict[str, str]) -> dict[str, Any]:
             "voice_search", {"query": "x", "since": "not-a-date"}
         )
         out["stats"] = _payload(await client.call_tool("voice_stats", {}))
-        out["note"] = _payload(await client.call_tool("note", {"content": "from mcp"}))
+        out["note"] = _payload(await client.call_tool("note", {"text": "from mcp"}))
         out["wake"] = _payload(await client.call_tool("wake", {}))
-        out["bad_cut"] = await client.call_tool("context", {"query": "cache", "cut": "nope"})
+        out["bad_cut"] = await client.call_tool("context", {"text": "cache", "cut": "nope"})
         out["context"] = _payload(
-            await client.call_tool("context", {"query": "cache etag", "cut": "repo", "budget": 300})
+            await client.call_tool("context", {"text": "cache etag", "cut": "repo", "budget": 300})
         )
         # still alive after every bad call
         out["after"] = _payload(await client.call_tool("voice_search", {"query": "jitter"}))

@@ -43,7 +43,9 @@ def _receipt_actors(env: Path, node_id: str) -> list[str]:
         rows = conn.execute("SELECT doc FROM receipts WHERE target_id = ?", (node_id,)).fetchall()
     finally:
         conn.close()
-    return [json.loads(r[0])["actor"] for r in rows]
+    from memgraph.store.docpack import unpack
+
+    return [json.loads(unpack(r[0]))["actor"] for r in rows]
 
 
 @pytest.mark.parametrize("path", ["typer", "lean"])

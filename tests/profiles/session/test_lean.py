@@ -64,10 +64,13 @@ def test_lean_rows_equal_engine_rows(tmp_path: Path) -> None:
     node = next(n for n in a.nodes if n.id == res.node_id)
     assert ra[0].details["hash"] == node_hash(node)
     # stored docs validate strictly as documents
-    row = lean_store.conn.execute(  # type: ignore[attr-defined]
-        "SELECT doc FROM patches WHERE doc LIKE '%memgraph note%'"
-    ).fetchone()
-    patch = MemoryPatchCandidate.model_validate_json(row[0])
+    from memgraph.store.docpack import unpack
+
+    docs = [  # stored packed (memgraph.store.docpack)
+        unpack(d)
+        for (d,) in lean_store.conn.execute("SELECT doc FROM patches")  # type: ignore[attr-defined]
+    ]
+    patch = MemoryPatchCandidate.model_validate_json(next(d for d in docs if "memgraph note" in d))
     assert isinstance(patch.ops[0].node, MemoryNode)  # type: ignore[union-attr]
     assert isinstance(patch.ops[1].edge, MemoryEdge)  # type: ignore[union-attr]
     for r in ra:

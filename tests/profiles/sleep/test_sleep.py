@@ -304,6 +304,6 @@ def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     finally:
         s.close()
     out = runner.invoke(app, ["probe"]).output
-    assert "sleep: last run 2026-03-01T03:00:00Z (applied" in out
+    assert "sleep: last run 2026-03-01 03:00 UTC (applied" in out
     data = json.loads(runner.invoke(app, ["probe", "--json"]).output)
     assert data["sleep"]["last_changed"] == "2026-03-01T03:00:00Z"

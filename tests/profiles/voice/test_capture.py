@@ -45,7 +45,7 @@ def test_capture_writes_nodes_page_and_one_log_line(store: Store, tmp_path: Path
     assert session.page == page_path and session.page_written
     page = parse_page(page_path.read_text(encoding="utf-8"))
     assert [m.text for m in page.messages] == PROMPTS[:3]
-    assert page.title == "hook settings wire"
+    assert page.title == "atlas Session 80166115 — hook, settings, session"
     assert (page.constellation, page.project, page.session_id) == ("atlas", "atlas", SID)
     assert validate_file(page_path) == []
     log = (tmp_path / "v" / "log.md").read_text().splitlines()

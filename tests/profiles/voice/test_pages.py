@@ -98,34 +98,25 @@ def test_all_hostile_on_one_page() -> None:
 text_no_surrogates = st.text(alphabet=st.characters(blacklist_categories=("Cs",)))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(text_no_surrogates, min_size=1, max_size=5))
 def test_round_trip_any_text(texts: list[str]) -> None:
     p = page(*texts)
     assert parse_page(render_page(p)) == p
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(), min_size=1, max_size=3))
 def test_round_trip_with_surrogates(texts: list[str]) -> None:
     p = page(*texts)
     assert parse_page(render_page(p)) == p
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | text_no_surrogates,
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(text_no_surrogates, children, max_size=3)
-    ),
-    max_leaves=10,
-)
-
-
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(
     title=text_no_surrogates,
     source=text_no_surrogates,
-    window=json_values,
+    window=st.lists(text_no_surrogates, max_size=3),
     classification=st.none() | text_no_surrogates,
     topics=st.lists(text_no_surrogates, max_size=3),
     extra=st.none() | text_no_surrogates,
@@ -133,7 +124,7 @@ json_values = st.recursive(
 def test_round_trip_any_metadata(
     title: str,
     source: str,
-    window: object,
+    window: list[str],
     classification: str | None,
     topics: list[str],
     extra: str | None,
@@ -161,19 +152,20 @@ def test_escape_line_is_reversible_and_line_safe(text: str) -> None:
 
 
 def test_render_is_deterministic_and_valid_yaml_frontmatter() -> None:
-    p = page("one", "two", "three", activity_window={"id": "aw-2026-04-14-1432", "artifacts": []})
+    p = page("one", "two", "three", activity_window=["aw-2026-04-14-1432"])
     assert render_page(p) == render_page(p.model_copy(deep=True))
     data, _, _ = split_frontmatter(render_page(p))
     assert data["type"] == "voice"
     assert data["message_count"] == 3
     assert data["created"] == date(2026, 4, 14)
-    assert data["activity_window"]["id"] == "aw-2026-04-14-1432"
+    assert data["activity_window"] == ["[[aw-2026-04-14-1432]]"]
+    assert data["tags"] == ["atlas"]
     assert yaml.safe_load(render_page(p).split("---\n")[1]) == data
 
 
 def test_seed_layout() -> None:
     text = render_page(page("please fix the hook", "then the page"))
-    assert text.startswith("---\ntitle: hook install settings\nconstellation: atlas\ntype: voice\n")
+    assert text.startswith("---\ntitle: hook install settings\ntype: voice\nproject: atlas\n")
     assert "\n## Messages\n" in text and "\n## Classifications\n" in text
     assert "> **14:32** — please fix the hook\n" in text
     assert "> **14:33** — then the page\n" in text
@@ -212,7 +204,7 @@ def test_malformed_pages_raise_one_line(text: str, needle: str) -> None:
 
 def test_truncated_page_is_detected() -> None:
     text = render_page(page("one", "two", "three"))
-    cut = text[: text.rindex("<!-- mg")]
+    cut = text[: text.rindex("<!-- mg2")]
     with pytest.raises(PageError, match="message_count 3 but 2"):
         parse_page(cut)
 
@@ -231,7 +223,7 @@ def test_tampered_marker_and_time_are_rejected() -> None:
     with pytest.raises(PageError, match="shown time"):
         parse_page(text.replace("> **14:33**", "> **15:33**"))
     with pytest.raises(PageError, match="unknown message marker key"):
-        parse_page(text.replace('"origin"', '"evil"'))
+        parse_page(text.replace('"line"', '"evil"'))
     with pytest.raises(PageError, match="not followed"):
         parse_page(text.replace("> **14:33** — two", "two"))
     with pytest.raises(PageError, match="bad message field"):
@@ -243,19 +235,19 @@ def test_tampered_marker_and_time_are_rejected() -> None:
 def test_deep_nesting_is_a_page_error() -> None:
     text = render_page(page("one"))
     with pytest.raises(PageError, match="invalid JSON"):
-        parse_page(text.replace('"origin": "prompt"', '"topics": ' + "[" * 100000))
+        parse_page(text.replace('"line": 10', '"topics": ' + "[" * 100000))
     with pytest.raises(PageError, match=r"nested too deeply|not valid YAML"):
         parse_page("---\na: " + "[" * 100000 + "\n---\n")
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
     with contextlib.suppress(PageError):
         parse_page(text)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.binary())
 def test_arbitrary_bytes_after_a_valid_header(noise: bytes) -> None:
     text = render_page(page("one", "two", "three"))

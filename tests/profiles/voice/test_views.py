@@ -84,8 +84,8 @@ def test_classification_table_and_activity_window(store: Store, tmp_path: Path) 
         "| 0.75 | hooks, pages |" in text
     )
     page = parse_page(text)
-    assert page.status == "classified"
-    assert page.activity_window == window
+    assert page.status == "stable"
+    assert page.activity_window == [window["id"]]
     assert page.updated.isoformat() == "2026-06-01"
     assert page.messages[0].classification == "decision"
     assert validate_file(path) == []
@@ -140,10 +140,10 @@ def rebuilt_id(page: object) -> str:
 @pytest.mark.parametrize(
     ("texts", "title"),
     [
-        (["Fix the login page", "the login page is slow", "page cache?"], "page login fix"),
+        (["Fix the login page", "the login page is slow", "page cache?"], "page, login, fix"),
         (["ok", "yes"], "2026-04-14"),
         (["see https://example.com/very/long/url thanks"], "2026-04-14"),
-        (["数据库 迁移", "数据库"], "数据库 迁移"),
+        (["数据库 迁移", "数据库"], "数据库, 迁移"),
     ],
 )
 def test_page_title(texts: list[str], title: str) -> None:

@@ -48,8 +48,7 @@ def test_every_wiki_type_is_accepted_without_warnings(kind: str) -> None:
 
 def test_rendered_voice_page_is_valid_without_warnings() -> None:
     assert validate_wiki_page(voice_page_text()) == []
-    window = {"id": "aw-1", "artifacts": [{"type": "commit"}]}
-    assert validate_wiki_page(voice_page_text(activity_window=window)) == []
+    assert validate_wiki_page(voice_page_text(activity_window=["aw-1"])) == []
 
 
 @pytest.mark.parametrize(
@@ -69,7 +68,7 @@ def test_rendered_voice_page_is_valid_without_warnings() -> None:
         ("---\na: [\n---\n", "error", "not valid YAML"),
         (wiki("voice"), "error", "voice page misses"),
         (voice_page_text().replace("message_count: 1", "message_count: 2"), "error", "truncated"),
-        (voice_page_text().replace("status: captured", "status: nope"), "warning", "status"),
+        (voice_page_text().replace("status: active", "status: nope"), "warning", "status"),
         (
             voice_page_text().replace("valid_from: '2026", "valid_from: 'x2026"),
             "error",

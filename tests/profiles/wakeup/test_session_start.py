@@ -179,7 +179,7 @@ def test_install_uninstall_is_byte_identical(tmp_path: Path, existing: str | Non
     if existing is not None:
         path.parent.mkdir()
         path.write_text(existing)
-    assert install(path, "/opt/bin/memgraph") == ["SessionStart", "SessionEnd"]
+    assert install(path, "/opt/bin/memgraph", create=True) == ["SessionStart", "SessionEnd"]
     data = json.loads(path.read_text())
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
         "/opt/bin/memgraph hook session-start"
@@ -204,6 +204,32 @@ def test_uninstall_after_user_edits_removes_only_ours(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     assert uninstall(path) == ["SessionStart", "SessionEnd"]
     assert json.loads(path.read_text()) == {"hooks": {"SessionEnd": [other]}, "model": "sonnet"}
+
+
+def test_uninstall_after_edits_keeps_the_users_hooks_in_a_shared_group(tmp_path: Path) -> None:
+    """The user moved our entry into their own group and added a memgraph command of
+    their own: uninstall takes out exactly the entry install wrote."""
+    path = tmp_path / "settings.json"
+    path.write_text("{}")
+    install(path, "/opt/mg")
+    data = json.loads(path.read_text())
+    mine = {"type": "command", "command": "/home/me/memgraph hook session-end --vault /v"}
+    ours = data["hooks"]["SessionEnd"][0]["hooks"][0]
+    data["hooks"]["SessionEnd"] = [{"matcher": "x", "hooks": [mine, ours]}]
+    path.write_text(json.dumps(data))
+    assert uninstall(path) == ["SessionStart", "SessionEnd"]
+    assert json.loads(path.read_text()) == {
+        "hooks": {"SessionEnd": [{"matcher": "x", "hooks": [mine]}]}
+    }
+
+
+def test_install_refuses_a_missing_directory(tmp_path: Path) -> None:
+    from memgraph.errors import UsageError
+
+    path = tmp_path / "nowhere" / "settings.json"
+    with pytest.raises(UsageError, match="does not exist"):
+        install(path, "/opt/mg")
+    assert not path.parent.exists()
 
 
 def test_cli_install_then_uninstall(tmp_path: Path) -> None:

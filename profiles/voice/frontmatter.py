@@ -1,0 +1,71 @@
+"""YAML frontmatter of vault pages: written by the safe dumper only, read by a
+SafeLoader that refuses aliases; every problem is one ``PageError`` line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from memgraph.errors import ReaderError
+
+_MAX_FRONTMATTER = 1 << 20
+
+
+class PageError(ReaderError):
+    """A voice page cannot be parsed (malformed, truncated or tampered)."""
+
+
+def _dump_yaml(data: dict[str, Any]) -> str:
+    text = yaml.dump(
+        data,
+        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 30,
+        default_flow_style=False,
+    )
+    # Top-level values are indented by the emitter, so a fence line cannot occur;
+    # check anyway, since a fake fence would cut the frontmatter short.
+    if any(line in ("---", "...") for line in text.split("\n")):
+        raise PageError("frontmatter would contain a document marker line")
+    return text
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader without anchors/aliases: a page's frontmatter never needs them,
+    and alias bombs would blow up validation downstream."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise PageError("frontmatter uses YAML aliases, which voice pages never contain")
+        return super().compose_node(parent, index)
+
+
+def split_frontmatter(text: str, source: str = "page") -> tuple[dict[str, Any], list[str], int]:
+    """(frontmatter mapping, body lines, line number of the first body line)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if not lines or lines[0] != "---":
+        raise PageError(f"{source}: no YAML frontmatter (a page starts with a '---' line)")
+    try:
+        end = lines.index("---", 1)
+    except ValueError:
+        raise PageError(f"{source}: frontmatter is not closed by a '---' line") from None
+    raw = "\n".join(lines[1:end])
+    if len(raw) > _MAX_FRONTMATTER:
+        raise PageError(f"{source}: frontmatter larger than {_MAX_FRONTMATTER} bytes")
+    try:
+        data = yaml.load(raw, Loader=_NoAliasLoader)
+    except PageError as exc:
+        raise PageError(f"{source}: {exc}") from None
+    except yaml.YAMLError as exc:
+        first = " ".join(str(exc).split())[:200]
+        raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
+    except RecursionError:
+        raise PageError(f"{source}: frontmatter is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise PageError(f"{source}: frontmatter is not a YAML mapping")
+    return data, lines[end + 1 :], end + 2

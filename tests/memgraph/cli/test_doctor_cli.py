@@ -1,0 +1,172 @@
+"""`memgraph doctor` on a healthy setup and on broken ones: exit codes, the named
+problem and the command that fixes it."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import memgraph
+from memgraph.cli.app import app
+
+runner = CliRunner()
+SAMPLE = Path(memgraph.__file__).parent / "sample"
+
+
+def _fake_crontab(tmp: Path, line: str | None) -> Path:
+    table = tmp / "crontab.txt"
+    if line is not None:
+        table.write_text(line + "\n")
+    script = tmp / "fake-crontab"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'T="{table}"\n'
+        'if [ "$1" = "-l" ]; then\n'
+        '  if [ -f "$T" ]; then cat "$T"; else echo "no crontab for user" >&2; exit 1; fi\n'
+        "else exit 2; fi\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+@pytest.fixture
+def healthy(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Captured sample, vault, both hooks installed, sleep scheduled."""
+    monkeypatch.setenv("MEMGRAPH_TRANSCRIPTS", str(SAMPLE / "claude" / "projects"))
+    result = runner.invoke(app, ["voice", "--backfill"])
+    assert result.exit_code == 0, result.output
+    settings = isolated_env / "home" / ".claude" / "settings.json"
+    result = runner.invoke(app, ["hook", "install", "--settings", str(settings), "--create"])
+    assert result.exit_code == 0, result.output
+    cron = _fake_crontab(isolated_env, "0 2 * * * memgraph sleep # memgraph-sleep")
+    monkeypatch.setenv("MEMGRAPH_CRONTAB", str(cron))
+    return isolated_env
+
+
+def _doctor(*args: str) -> tuple[int, str, dict[str, object]]:
+    text = runner.invoke(app, ["doctor", *args])
+    as_json = runner.invoke(app, ["doctor", "--json", *args])
+    assert text.exit_code == as_json.exit_code
+    return text.exit_code, text.output, json.loads(as_json.output)
+
+
+def _statuses(report: dict[str, object]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    for c in checks:
+        found.setdefault(c["name"], set()).add(c["status"])
+    return found
+
+
+def test_healthy_setup_is_all_ok(healthy: Path) -> None:
+    code, out, report = _doctor()
+    assert code == 0, out
+    assert out.rstrip().endswith("no problems found")
+    statuses = _statuses(report)
+    for name in ("config", "store", "vault", "capture", "ledger", "hooks", "sleep", "extras"):
+        assert statuses.get(name) == {"ok"}, (name, out)
+    paths = report["paths"]
+    assert isinstance(paths, dict)
+    assert paths["store"] == str(healthy / "mg-home" / "memgraph.db")
+    assert paths["vault"] == str(healthy / "vault")
+    assert "SessionStart, SessionEnd" in out
+    assert "quick_check ok, schema" in out
+    assert "last capture 20" in out
+
+
+def test_fresh_install_warns_but_passes(isolated_env: Path) -> None:
+    code, out, report = _doctor()
+    assert code == 0
+    assert "fix: memgraph voice --backfill" in out
+    assert "fix: memgraph hook install" in out
+    assert report["problems"] == 0
+    assert not (isolated_env / "mg-home" / "memgraph.db").exists()  # never created here
+
+
+def test_corrupt_store_is_a_problem(healthy: Path) -> None:
+    db = healthy / "mg-home" / "memgraph.db"
+    for side in ("-wal", "-shm"):
+        Path(str(db) + side).unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    code, out, _ = _doctor()
+    assert code == 1
+    assert f"problem  store: {db}" in out
+    assert "fix: restore a copy made by `memgraph backup`" in out
+    assert "Traceback" not in out
+
+
+def test_bad_config_names_the_file(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = healthy / "config.toml"
+    config.write_text("vault = [unclosed\n")
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    code, out, report = _doctor()
+    assert code == 1
+    assert f"problem  config: invalid configuration: {config}" in out
+    assert _statuses(report)["store"] == {"ok"}  # the other checks still ran
+
+
+def test_unknown_config_key_is_a_warning(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = healthy / "config.toml"
+    config.write_text('valt = "/x"\n')
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    code, out, _ = _doctor()
+    assert code == 0
+    assert f"warn     config: {config}: unknown key(s) valt are ignored" in out
+    # every command warns once on stderr, with a suggestion
+    import memgraph.config
+
+    monkeypatch.setattr(memgraph.config, "_WARNED", set())
+    result = runner.invoke(app, ["stats"])
+    assert "unknown key 'valt' ignored (did you mean 'vault'?)" in result.stderr
+
+
+def test_bad_config_value_names_the_file(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = healthy / "config.toml"
+    config.write_text('window_gap_minutes = "often"\n')
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    code, out, _ = _doctor()
+    assert code == 1
+    assert f"invalid configuration in {config}" in out
+
+
+def test_missing_vault_with_pages_is_a_problem(healthy: Path) -> None:
+    import shutil
+
+    shutil.rmtree(healthy / "vault")
+    code, out, _ = _doctor()
+    assert code == 1
+    assert "problem  vault:" in out and "fix: memgraph render" in out
+
+
+def test_conflict_and_broken_hooks(healthy: Path) -> None:
+    page = next((healthy / "vault").glob("*/voice/*.md"))
+    conflict = page.with_name(page.stem + ".conflict.md")
+    conflict.write_text("x")
+    settings = healthy / "home" / ".claude" / "settings.json"
+    settings.write_text("{not json")
+    code, out, _ = _doctor()
+    assert code == 1
+    assert f"problem  conflict: {conflict}" in out
+    assert "problem  hooks:" in out and f"fix: fix the JSON in {settings}" in out
+
+
+def test_configured_extra_missing_is_a_problem(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "ollama" else real(name, *a),
+    )
+    monkeypatch.setenv("MEMGRAPH_CLASSIFIER", "ollama")
+    code, out, _ = _doctor()
+    assert code == 1
+    assert "fix: pip install 'memgraph[ollama]'" in out

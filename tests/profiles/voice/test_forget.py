@@ -1,0 +1,225 @@
+"""``memgraph forget``: the text leaves the store, FTS, history, pages, snapshots and vectors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgraph.documents import to_json
+from memgraph.errors import PatchRejected
+from memgraph.store import Store
+from memgraph.store.interfaces import indexes
+from memgraph.store.rows import VoiceSearch
+from memgraph.store.sqlite import SQLiteStore
+from profiles.voice.capture import CaptureRequest, capture_messages
+from profiles.voice.forget import ForgetRequest, find_targets, forget
+from profiles.voice.policy import FORGOTTEN
+from tests.memgraph.conftest import open_backend
+from tests.profiles.voice._capture_helpers import SID, op_msg
+
+SECRET = "the vault combination is quokka-7731-marmalade"
+OTHER = "keep this one: the retry loop needs jitter"
+
+
+def _capture(store: Store, vault: Path, texts: list[str], sid: str = SID) -> None:
+    msgs = [op_msg(t, i, sid=sid) for i, t in enumerate(texts)]
+    capture_messages(store, msgs, CaptureRequest(transcript=Path("/t/x.jsonl"), vault=vault))
+
+
+def _snapshot_json(store: Store) -> str:
+    return to_json(store.export_snapshot())
+
+
+def _search(store: Store, words: str) -> list[str]:
+    return [r.node_id for r in indexes(store).voice.search(VoiceSearch(query=words, limit=50))]
+
+
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    store = open_backend(request.param, tmp_path, request)
+    yield store
+    store.close()
+
+
+def test_forget_a_message_leaves_a_tombstone_and_no_text(backend: Store, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER, "and a third message about tests", "yes"])
+    target = _search(backend, "quokka")
+    assert len(target) == 1 and "quokka" in _snapshot_json(backend)
+    page = next(p for p in vault.rglob("*.md") if p.name != "log.md")
+    assert "quokka" in page.read_text() and "quokka" in (vault / "log.md").read_text()
+
+    result = forget(
+        backend, ForgetRequest(message_ids=(target[0],), reason="pasted", by="ada", vault=vault)
+    )
+    assert [n.id for n in result.messages] == target
+    with backend.reader() as r:
+        node = r.get_nodes(target)[target[0]]
+    assert node.lifecycle == "forgotten" and node.claim == FORGOTTEN == node.title
+    assert node.attributes["forgotten_by"] == "ada" and node.attributes["forgotten_at"]
+    receipt = [x for x in backend.receipts(target_id=target[0]) if x.after == "forgotten"]
+    assert len(receipt) == 1 and receipt[0].reason == "forget by ada: pasted"
+    assert receipt[0].actor == "voice.forget" and receipt[0].at
+    # store rows, history, patches, receipts: the snapshot is all of them
+    dump = _snapshot_json(backend)
+    assert "quokka" not in dump and "marmalade" not in dump
+    assert OTHER in dump and '"yes"' in dump  # nothing else touched
+    assert _search(backend, "quokka") == [] and _search(backend, "marmalade") == []
+    assert _search(backend, "jitter")  # the index still works
+    text = page.read_text()
+    assert "quokka" not in text and "jitter" in text
+    assert "quokka" not in (vault / "log.md").read_text()  # it quoted the page title
+    # exported afterwards: a snapshot file carries no trace either
+    out = tmp_path / "snap.json"
+    out.write_text(dump)
+    assert b"quokka" not in out.read_bytes()
+
+
+def test_recapture_does_not_bring_the_text_back(backend: Store, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    texts = [SECRET, OTHER, "third message here"]
+    _capture(backend, vault, texts)
+    forget(backend, ForgetRequest(query="quokka", vault=vault))
+    _capture(backend, vault, texts)  # the transcript still holds it
+    assert "quokka" not in _snapshot_json(backend)
+    assert _search(backend, "quokka") == []
+
+
+def test_forget_a_session_removes_its_page(backend: Store, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER, "third message here"])
+    other = "90000000-aaaa-bbbb-cccc-000000000002"
+    _capture(backend, vault, ["a different session", "with its own page", "ok then"], sid=other)
+    pages = sorted(p for p in vault.rglob("*.md") if p.name != "log.md")
+    result = forget(backend, ForgetRequest(session_ids=(SID,), vault=vault))
+    assert len(result.messages) == 3 and result.pages_removed
+    assert result.session_nodes
+    dump = _snapshot_json(backend)
+    assert "quokka" not in dump and "jitter" not in dump
+    assert "a different session" in dump
+    left = sorted(p for p in vault.rglob("*.md") if p.name != "log.md")
+    assert len(left) == len(pages) - 1
+    _capture(backend, vault, [SECRET, OTHER, "third message here"])  # captured again: no
+    assert "quokka" not in _snapshot_json(backend)
+    assert sorted(p for p in vault.rglob("*.md") if p.name != "log.md") == left
+    assert all("quokka" not in p.read_text() for p in vault.rglob("*") if p.is_file())
+
+
+def test_dry_run_writes_nothing(backend: Store, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER, "third message here"])
+    before = _snapshot_json(backend)
+    plan = forget(backend, ForgetRequest(query="quokka marmalade", dry_run=True, vault=vault))
+    assert len(plan.messages) == 1 and plan.dry_run
+    assert _snapshot_json(backend) == before
+
+
+def test_short_text_is_scrubbed_only_where_it_belongs(backend: Store, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    _capture(backend, vault, ["yes", "a longer message one", "a longer message two"])
+    _capture(backend, vault, ["yes", "other session text", "more of it"], sid="9" + SID[1:])
+    plan = find_targets(backend, ForgetRequest(session_ids=(SID,)))
+    yes = next(n.id for n in plan.messages if n.claim == "yes")
+    forget(backend, ForgetRequest(message_ids=(yes,)))
+    survivors = [r.text for r in indexes(backend).voice.search(VoiceSearch(limit=50))]
+    assert survivors.count("yes") == 1  # the other session's "yes" is untouched
+
+
+def test_tombstone_law() -> None:
+    from memgraph.engine import apply_patch, new_patch
+    from memgraph.store.memory import MemoryStore
+
+    store = MemoryStore()
+    _capture(store, Path("/nonexistent"), [SECRET, OTHER, "x y z"])
+    node = next(iter(store.iter_nodes(profile="voice", kind="message")))
+    from memgraph.documents import UpsertNode
+
+    bad = node.model_copy(update={"lifecycle": "forgotten"})  # keeps its text
+    with pytest.raises(PatchRejected, match="keeps no text"):
+        apply_patch(store, new_patch([UpsertNode(node=bad)]))
+    edited = node.model_copy(update={"claim": "rewritten"})  # the verbatim law still holds
+    with pytest.raises(PatchRejected, match="verbatim"):
+        apply_patch(store, new_patch([UpsertNode(node=edited)]))
+
+
+def test_sqlite_file_bytes_hold_no_trace(tmp_path: Path) -> None:
+    db = tmp_path / "mg.db"
+    store = SQLiteStore(db)
+    vault = tmp_path / "vault"
+    _capture(store, vault, [SECRET, OTHER, "third message here"])
+
+    def raw() -> bytes:
+        return b"".join(
+            p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("mg.db") and p.is_file()
+        )
+
+    assert b"quokka" in raw()
+    result = forget(store, ForgetRequest(query="quokka", vault=vault))
+    assert result.scrubbed["node_history"] >= 1 or result.scrubbed["patches"] >= 1
+    store.close()
+    assert b"quokka" not in raw() and b"marmalade" not in raw()
+    assert not any(b"quokka" in p.read_bytes() for p in vault.rglob("*") if p.is_file())
+    reopened = SQLiteStore(db)  # still a healthy store; receipts still append-only
+    assert reopened.integrity() == "ok"
+    import sqlite3
+
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        reopened.conn.execute("UPDATE receipts SET op = 'x'")
+    reopened.close()
+
+
+def test_postgres_data_files_hold_no_trace(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    import psycopg
+
+    from memgraph.store.postgres import open_postgres
+
+    server = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    store = open_postgres(url)
+    vault = tmp_path / "vault"
+    _capture(store, vault, [SECRET, OTHER, "third message here"])
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
+        oid = row.fetchone()[0]  # type: ignore[index]
+
+    def on_disk() -> list[str]:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+        base = Path(server.datadir) / "base" / str(oid)  # this database's files
+        return [
+            p.name
+            for p in base.rglob("*")
+            if p.is_file() and os.access(p, os.R_OK) and b"quokka" in p.read_bytes()
+        ]
+
+    assert on_disk()
+    forget(store, ForgetRequest(query="quokka", vault=vault))
+    store.close()
+    assert on_disk() == []
+    with psycopg.connect(url, autocommit=True) as conn, pytest.raises(psycopg.Error):
+        conn.execute("UPDATE receipts SET op = 'x'")
+
+
+@pytest.mark.parametrize("engine", ["edge", "qdrant-client"])
+def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
+    from context_cut.embedders import HashEmbedder
+    from context_cut.vectors import VectorIndex, collection_name, sync_index
+
+    store = SQLiteStore(tmp_path / "mg.db")
+    _capture(store, tmp_path / "vault", [SECRET, OTHER, "third message here"])
+    index = VectorIndex.open(path=tmp_path / "qdrant", engine=engine)
+    embedder = HashEmbedder(64)
+    sync_index(store, index, embedder)
+    target = _search(store, "quokka")
+    collection = collection_name(embedder.name, embedder.dimension, "voice")
+    assert index.present(collection, target) == set(target)
+    result = forget(store, ForgetRequest(message_ids=tuple(target)), [index.backend])
+    assert result.vector_points == 1 and result.manifests == 1
+    assert index.present(collection, target) == set()
+    assert index.count(collection) >= 2  # the others stay
+    index.close()
+    store.close()
