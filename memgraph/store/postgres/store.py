@@ -378,9 +378,14 @@ class PostgresStore(DocStore):
 
 
 def _pg_indexes(store: PostgresStore) -> StoreIndexes:
-    from memgraph.store.postgres.indexes import pg_indexes
+    import dataclasses
 
-    return pg_indexes(store)
+    from memgraph.store.postgres.indexes import pg_indexes
+    from memgraph.store.postgres.standing import PgStanding
+    from memgraph.store.postgres.turns import PgTurnIndex
+
+    found = pg_indexes(store)
+    return dataclasses.replace(found, standing=PgStanding(store), turns=PgTurnIndex(store))
 
 
 register_indexes(PostgresStore, _pg_indexes)
