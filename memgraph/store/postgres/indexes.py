@@ -290,15 +290,29 @@ class PgVoiceIndex:
             return []
         from memgraph.store.postgres import voice_words
 
+        cap = max(q.candidates, q.limit)
         if len(phrases) > 1:  # several plain words: memgraph.store.postgres.voice_words
             hits, matched, nodes = voice_words.ranked_words(
                 self, q, phrases, head, head_args, clause, args
             )
-        else:
+            plan = self._plan(q, nodes, matched)
+            newest = None
+        elif phrases[0][1] or q.candidates < 1 or not voice_words.over(self, phrases, cap):
+            # a prefix (no counted word), or at most `cap` live messages hold the word
             hits, matched, nodes = self._one_term(q, phrases, head, head_args, clause, args)
-        plan = self._plan(q, nodes, matched)
+            plan = "full"
+        else:  # a frequent word: is it common, and do more than `cap` matches pass?
+            newest = voice_words.newest(self, phrases, head, head_args, clause, args, cap + 1)
+            nodes = int(self.store.fetch_all("SELECT nodes FROM node_stats")[0][0])
+            plan = self._plan(q, nodes, len(newest))
+            if plan == "full" and len(newest) <= cap:  # these are all the matches
+                hits = voice_words.ranked_words(self, q, phrases, "", [], clause, args, newest)[0]
+            elif plan == "full":
+                hits, _, _ = self._one_term(q, phrases, head, head_args, clause, args)
         if plan != "full":  # common words: the newest `candidates` matches only
-            return voice_words.bounded(self, q, phrases, plan, head, head_args, clause, args)
+            return voice_words.bounded(
+                self, q, phrases, plan, head, head_args, clause, args, newest
+            )
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
     def _one_term(
@@ -381,6 +395,14 @@ class PgVoiceIndex:
         words = plan_words(q.query)
         if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
             return "full"
+        # a lower bound first: the live messages holding each word in their body
+        # (voice_df) and the other rows holding it in theirs (a small index); a
+        # word past half of all nodes that way is certainly past half (``recent``)
+        having, having_args = _body_df([((w,), False) for w in words])
+        lower = self.store.fetch_all(f"SELECT true{having}", having_args)[0][1:]
+        if min(int(c) for c in lower) * 2 >= nodes > 0:
+            return "recent"
+        # else the exact document frequency over title and body (every row)
         counts = self.store.fetch_all(
             "SELECT "
             + ", ".join(

@@ -97,6 +97,41 @@ def _hits(
     return hits[: q.limit]
 
 
+def over(index: PgVoiceIndex, phrases: list[Phrase], cap: int) -> bool:
+    """Do more than ``cap`` live messages hold the (one, plain) word in their body?"""
+    rows = index.store.fetch_all("SELECT n FROM voice_df WHERE term = %s", [phrases[0][0][0]])
+    return bool(rows) and int(rows[0][0]) > cap
+
+
+def newest(
+    index: PgVoiceIndex,
+    phrases: list[Phrase],
+    head: str,
+    head_args: list[object],
+    clause: str,
+    args: list[object],
+    limit: int,
+) -> list[str]:
+    """The ``limit`` matches of every word meeting the filters inserted last
+    (``nodes.seq``, SQLite's rowid order): the voice messages walked by ``seq``
+    downwards, each word a probe of the ``voice_terms`` key (a common word is met
+    every few rows)."""
+    words = [p[0][0] for p in phrases]
+    has = " AND ".join(
+        "EXISTS (SELECT 1 FROM voice_terms t WHERE t.term = %s AND t.node_id = n.id)" for _ in words
+    )
+    filtered = f" JOIN voice_messages v ON v.node_id = n.id AND {clause}"
+    if clause == LIVE:
+        filtered = ""
+    rows = index.store.fetch_all(
+        f"{head}SELECT n.id FROM nodes n{filtered} WHERE n.profile = 'voice'"
+        " AND n.kind = 'message' AND n.lifecycle <> 'retired'"
+        f" AND {has} ORDER BY n.seq DESC LIMIT %s",
+        [*head_args, *(args if filtered else []), *words, limit],
+    )
+    return [str(r[0]) for r in rows]
+
+
 def bounded(
     index: PgVoiceIndex,
     q: VoiceSearch,
@@ -106,34 +141,20 @@ def bounded(
     head_args: list[object],
     clause: str,
     args: list[object],
+    found: list[str] | None = None,
 ) -> list[VoiceRow]:
     """Common words (``rows.common_plan``): the newest ``max(candidates, limit)``
-    matches meeting the filters (``nodes.seq``, SQLite's rowid order), ranked by
-    the law (``"bounded"``) or ordered by time (``"recent"``, score 0.0). The
-    newest are found walking the voice messages by ``seq`` downwards, each word a
-    probe of the ``voice_terms`` key (a common word is met every few rows)."""
+    matches meeting the filters (``newest``; ``found`` when the caller has them),
+    ranked by the law (``"bounded"``) or ordered by time (``"recent"``, score 0.0)."""
     cap = max(q.candidates, q.limit)
-    words = [p[0][0] for p in phrases]
-    has = " AND ".join(
-        "EXISTS (SELECT 1 FROM voice_terms t WHERE t.term = %s AND t.node_id = n.id)" for _ in words
-    )
-    filtered = f" JOIN voice_messages v ON v.node_id = n.id AND {clause}"
-    if clause == LIVE:
-        filtered = ""
-    newest = [
-        str(r[0])
-        for r in index.store.fetch_all(
-            f"{head}SELECT n.id FROM nodes n{filtered} WHERE n.profile = 'voice'"
-            " AND n.kind = 'message' AND n.lifecycle <> 'retired'"
-            f" AND {has} ORDER BY n.seq DESC LIMIT %s",
-            [*head_args, *(args if filtered else []), *words, cap],
-        )
-    ]
+    if found is None:
+        found = newest(index, phrases, head, head_args, clause, args, cap)
+    found = found[:cap]
     if plan != "recent":
-        return ranked_words(index, q, phrases, "", [], clause, args, only=newest)[0]
+        return ranked_words(index, q, phrases, "", [], clause, args, only=found)[0]
     rows = index.store.fetch_all(
         "SELECT node_id, ts, classification FROM voice_messages WHERE node_id = ANY(%s)",
-        [newest],
+        [found],
     )
     order = sorted(rows, key=lambda r: r[0])
     order.sort(key=lambda r: r[1], reverse=True)
