@@ -375,6 +375,10 @@ class PostgresStore(DocStore):
                 " gin_clean_pending_list('nodes_fts_body_voice'::regclass),"
                 " gin_clean_pending_list('nodes_fts_body_other'::regclass)"
             )
+        # after the commit (VACUUM runs outside a transaction): the visibility map
+        # of the term postings, so voice search reads them index-only from the start
+        with self._lock, contextlib.suppress(psycopg.Error):
+            self.conn.execute("VACUUM voice_terms")
 
 
 def _pg_indexes(store: PostgresStore) -> StoreIndexes:
