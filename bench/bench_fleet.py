@@ -184,14 +184,16 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
                     t = time.perf_counter()
                     found = turns.rank_any(list(words), VoiceScope(), 20)
                     times[name].append((time.perf_counter() - t) * 1000)
-                    hits[name] = [n for n, _ in found]
+                    hits[name] = [f"{score:.9f}" for _, score in found]
+            # the same scores in the same order (ids of equal scores may differ: SQLite
+            # leaves ties in index order, and an imported copy has another index order)
             same = len({tuple(h) for h in hits.values()}) == 1
             label = " ".join(w + ("*" if p else "") for w, p in words)
             print(
                 f"turn ranking in-process {label!r:22s}: "
                 + "  ".join(f"{n} p50 {p50(t):6.2f} ms" for n, t in times.items())
                 + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x"
-                + f"  hits {len(hits['sqlite'])} same-order {same} ({load()})"
+                + f"  hits {len(hits['sqlite'])} same-scores {same} ({load()})"
             )
     finally:
         for store in stores.values():

@@ -355,6 +355,11 @@ class PostgresStore(DocStore):
             # a bulk load into an empty store: no statement deadline, and the voice
             # term tables filled set-based after the nodes, not row by row
             self.conn.execute("SET LOCAL statement_timeout = 0")
+            # a durable commit (one for the whole import): a server run with
+            # synchronous_commit=off could not hint the rows committed before its
+            # WAL writer's next flush, and the VACUUM below would then mark no page
+            # all-visible (index-only scans need that)
+            self.conn.execute("SET LOCAL synchronous_commit = on")
             self.conn.execute("ALTER TABLE nodes DISABLE TRIGGER nodes_voiceterms_ins")
             txn.put_domains(snapshot.domains)
             txn.put_node_history(snapshot.node_history)

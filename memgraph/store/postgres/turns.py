@@ -4,10 +4,12 @@ The twin of ``memgraph.store.sqlite_ext.turn_index`` (``context_cut.turns``,
 turn-level recall). FTS5's ``bm25(node_fts, title_weight, 1.0)`` for rows
 matching ANY word: the text index over title + body (``nodes_fts``) finds the
 live, current voice messages in the scope, the corpus figures come from
-``node_stats`` and one GIN count per word, and the instances are counted on
-each candidate's title and body (``fts.count_hits``) exactly as the voice
-search's phrase path does, so scores equal SQLite's. Each word is tokenised as
-FTS5 tokenises a quoted string (``'lake" OR "x'`` is the phrase "lake or x").
+``node_stats`` and one GIN count per word. A word's instances in a body are
+its ``voice_terms`` tf (key probes; a prefix sums the lexemes it starts), in a
+title they are counted on the text (``fts.count_hits``), so scores equal
+SQLite's. Each word is tokenised as FTS5 tokenises a quoted string
+(``'lake" OR "x'`` is the phrase "lake or x"); such a phrase of several tokens,
+or a prefix of more than ``PREFIX_TERMS`` lexemes, is counted on the bodies.
 
 Common words (``rows.common_plan``): when more than ``max(limit, CANDIDATES)``
 messages in scope match and every plain word is in >= 1/``COMMON_SHARE`` of
@@ -66,6 +68,30 @@ def _phrases(words: Sequence[tuple[str, bool]]) -> list[Phrase]:
     return list(dict.fromkeys(found))
 
 
+PREFIX_TERMS = 64  # a prefix standing for more lexemes is counted on the texts
+
+
+def _lexemes(conn: Any, phrases: list[Phrase]) -> list[list[str]] | None:
+    """The body lexemes each one-token phrase counts in ``voice_terms`` (a prefix:
+    the live messages' lexemes it starts); None when some phrase needs the text."""
+    found: list[list[str]] = []
+    for words, prefix in phrases:
+        if len(words) != 1:
+            return None
+        word = words[0]
+        if not prefix:
+            found.append([word])
+            continue
+        rows = conn.execute(
+            "SELECT term FROM voice_df WHERE term >= %s AND term < %s AND n > 0 LIMIT %s",
+            (word, word[:-1] + chr(ord(word[-1]) + 1), PREFIX_TERMS + 1),
+        ).fetchall()
+        if len(rows) > PREFIX_TERMS:
+            return None
+        found.append([str(r[0]) for r in rows])
+    return found
+
+
 class PgTurnIndex:
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
@@ -104,17 +130,30 @@ class PgTurnIndex:
             nodes, total = int(head[0]), int(head[1])
             dfs = [int(c) for c in head[2:]]
             floor = self._floor(conn, words, phrases, dfs, nodes, candidates, [*args, match], limit)
-            rows = conn.execute(
-                f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
-                [*args, match, floor],
-            ).fetchall()
+            lexemes = _lexemes(conn, phrases)
+            if lexemes is None:  # a quoted word of several tokens: count on the texts
+                rows = conn.execute(
+                    f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
+                    [*args, match, floor],
+                ).fetchall()
+                body_tf = [count_hits(phrases, r[4]) for r in rows]
+            else:  # body instances from voice_terms (key probes), titles counted here
+                tf = "".join(
+                    ", coalesce((SELECT sum(t.tf) FROM voice_terms t"
+                    " WHERE t.term = ANY(%s) AND t.node_id = n.id), 0)"
+                    for _ in lexemes
+                )
+                rows = conn.execute(
+                    f"SELECT n.id, n.seq, n.ntok, n.title{tf}{candidates} AND n.seq >= %s",
+                    [*lexemes, *args, match, floor],
+                ).fetchall()
+                body_tf = [[int(t) for t in r[4:]] for r in rows]
         avgdl = total / nodes if nodes and total else 1.0
         weights = [idf(nodes, h) for h in dfs]
         scored: list[tuple[float, int, str]] = []
-        for nid, seq, ntok, title, body in rows:
+        for (nid, seq, ntok, title, *_), body in zip(rows, body_tf, strict=True):
             freqs = [
-                title_weight * t + b
-                for t, b in zip(count_hits(phrases, title), count_hits(phrases, body), strict=True)
+                title_weight * t + b for t, b in zip(count_hits(phrases, title), body, strict=True)
             ]
             if not any(freqs):
                 continue
