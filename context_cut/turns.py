@@ -78,8 +78,8 @@ class TurnScope:
     def admits(self, node: MemoryNode) -> bool:
         if node.profile.value != "voice" or node.kind != "message":
             return False
-        if node.lifecycle in ("retired", "superseded"):
-            return False  # withdrawn, or an older version of a changed record
+        if node.lifecycle in ("retired", "superseded", "forgotten"):
+            return False  # withdrawn, an older version of a changed record, a tombstone
         attrs = node.attributes
         if self.project is not None and attrs.get("project") != self.project:
             return False

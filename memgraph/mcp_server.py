@@ -171,7 +171,11 @@ class MemgraphTools:
                 "no session: pass session, or start the server with MEMGRAPH_SESSION set"
             )
         request = NoteRequest(
-            session_id=sid, text=text, workspace=self.settings.workspace, harness="mcp"
+            session_id=sid,
+            text=text,
+            workspace=self.settings.workspace,
+            harness="mcp",
+            redact=self.settings.redact,
         )
         with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(note(store, request))

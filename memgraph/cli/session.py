@@ -152,8 +152,14 @@ def note(
     home: Path | None = HomeOpt,
     workspace: Path | None = WorkspaceOpt,
     as_json: bool = JsonOpt,
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Keep pasted secrets (API keys, tokens) as typed."
+    ),
 ) -> None:
-    """Add a note to the active session and re-render its YAML file."""
+    """Add a note to the active session and re-render its YAML file.
+
+    Secrets are redacted and ``<private>`` spans removed, as at capture."""
+    from memgraph.config import privacy
     from memgraph.documents import utcnow
     from memgraph.errors import UsageError
     from profiles.session.api import NoteRequest
@@ -177,19 +183,27 @@ def note(
             raise UsageError(NO_SESSION)
         explicit = persona or os.environ.get("MEMGRAPH_PERSONA") or None
         when = parse_at(at, utcnow()) if at is not None else None
-        req = NoteRequest(sid, text, s.workspace, h, explicit, when)
+        secrets = privacy(False if no_redact else None)[0]
+        req = NoteRequest(sid, text, s.workspace, h, explicit, when, redact=secrets)
         if explicit is None:
             # a new session takes the configured persona; an existing one keeps its own
             from profiles.session.api import find_session as find
 
             with store.reader() as reader:
                 if find(reader, sid) is None:
-                    req = NoteRequest(sid, text, s.workspace, h, s.persona, when)
+                    req = NoteRequest(sid, text, s.workspace, h, s.persona, when, redact=secrets)
         result = add_note(store, req)
     finally:
         store.close()
     line = note_output(
-        result.id, result.session_id, result.persona, result.timestamp, h, result.file, as_json
+        result.id,
+        result.session_id,
+        result.persona,
+        result.timestamp,
+        h,
+        result.file,
+        as_json,
+        result.redacted,
     )
     sys.stdout.write(line + "\n")
     if result.view_error:

@@ -59,6 +59,8 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
             break
         if arg == "--json":
             as_json = True
+        elif arg == "--no-redact":
+            opts[arg] = "1"
         elif arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _OPTIONS:
             key, value = arg.split("=", 1)
             opts[key] = value
@@ -100,7 +102,7 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
         _load(name)
     records: Any = _load("records")
     harness_mod: Any = _load("harness")
-    from memgraph.config import paths, resolve
+    from memgraph.config import paths, privacy, resolve
 
     # the one resolver, as the typer command's load_settings: home, and the
     # configured session when the environment names none
@@ -122,6 +124,8 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
     if persona is not None:
         records.check_name(persona, "persona")
     records.check_text(text)
+    secrets = privacy(False if "--no-redact" in opts else None, env)[0]
+    text, redacted = records.redact_note(text, secrets)
     now = datetime.now(UTC)
     at = records.parse_at(opts["--at"], now) if "--at" in opts else now
     lean: Any = _load("lean")
@@ -152,7 +156,9 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
             )
     except MemgraphError as exc:
         warning = " ".join(str(exc).split())
-    line = records.note_output(result.node_id, sid, result.persona, at, harness, path, as_json)
+    line = records.note_output(
+        result.node_id, sid, result.persona, at, harness, path, as_json, redacted
+    )
     sys.stdout.write(line + "\n")
     if warning:
         sys.stderr.write(records.view_warning(result.node_id, warning) + "\n")

@@ -31,7 +31,8 @@ def validate(
         "text", "--format", help="text, or github (GitHub Actions ::error annotations)."
     ),
 ) -> None:
-    """Validate wiki pages (overview, service, decision, process, analysis, voice)."""
+    """Validate wiki pages (overview, service, decision, process, analysis, voice) and
+    window notes (activity_window)."""
     from memgraph.cli.annotations import FORMATS, github_annotation
     from memgraph.errors import UsageError
     from profiles.voice.wiki import iter_pages, validate_file

@@ -174,7 +174,10 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
         # receipts and patches may be packed (SQLite, memgraph.store.docpack)
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
-    receipts = read(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
+    def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack
+        return [model.model_validate_json(unpack(d)) for d in docs(sql)]
+
+    receipts = packed(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
     return MemoryGraphSnapshot(
         exported_at=as_of(receipts),
         schema_version=version,
@@ -184,7 +187,7 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
         summaries=read(MemorySummary, "SELECT doc FROM summaries ORDER BY id"),
         receipts=receipts,
         embeddings=read(MemoryEmbeddingManifest, "SELECT doc FROM embeddings ORDER BY node_id"),
-        patches=read(MemoryPatchCandidate, "SELECT doc FROM patches ORDER BY created_at, id"),
+        patches=packed(MemoryPatchCandidate, "SELECT doc FROM patches ORDER BY created_at, id"),
         node_history=read(MemoryNode, "SELECT doc FROM node_history ORDER BY seq"),
         edge_history=read(MemoryEdge, "SELECT doc FROM edge_history ORDER BY seq"),
         summary_history=read(MemorySummary, "SELECT doc FROM summary_history ORDER BY seq"),

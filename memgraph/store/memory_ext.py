@@ -138,7 +138,7 @@ class MemoryVoiceIndex:
             return []
         if q.only is not None and not q.only:
             return []
-        live = self._live()
+        live = [x for x in self._live() if x[0].lifecycle != "forgotten"]  # no tombstone
         everything = live
         only = set(q.only) if q.only is not None else None
         project = _nocase(q.project) if q.project else None

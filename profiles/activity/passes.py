@@ -122,6 +122,7 @@ def recompute_around(
         total.unchanged += stats.unchanged
         total.patches += stats.patches
         total.changed_sessions |= stats.changed_sessions
+        total.changed_windows |= stats.changed_windows
     return total
 
 
@@ -149,6 +150,8 @@ class WindowsResult:
     repos_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     annotated: int = 0
+    notes_written: int = 0  # window notes re-rendered (those pages wrote are not counted)
+    notes_removed: int = 0  # window notes of ids that are no window any more
 
 
 def run_windows(store: Store, request: WindowsRequest) -> WindowsResult:
@@ -197,4 +200,21 @@ def run_windows(store: Store, request: WindowsRequest) -> WindowsResult:
 
         vault_root = request.vault
         result.annotated = annotate_sessions(store, sorted(done.stats.changed_sessions), vault_root)
+    if request.annotate and request.vault is not None and done.stats.changed_windows:
+        result.notes_written, result.notes_removed = _sync_notes(
+            store, request.vault, sorted(done.stats.changed_windows)
+        )
     return result
+
+
+def _sync_notes(store: Store, vault: Path, window_ids: list[str]) -> tuple[int, int]:
+    """Window notes on disk follow their window: re-rendered while it is current
+    (pages re-rendered by ``annotate_sessions`` already wrote theirs), removed once
+    its id names no current window (``profiles.activity.winnote``)."""
+    from profiles.activity.winnote import note_path, remove_stale_notes, write_note
+
+    written = 0
+    for wid in window_ids:
+        if note_path(vault, wid).is_file():
+            written += write_note(store, vault, wid)
+    return written, len(remove_stale_notes(store, vault, window_ids))

@@ -114,6 +114,7 @@ class StoreStats:
     unchanged: int = 0
     patches: int = 0
     changed_sessions: set[str] = field(default_factory=set)
+    changed_windows: set[str] = field(default_factory=set)  # window ids written or superseded
 
 
 def current_windows(store: Store, lo: datetime, hi: datetime) -> list[MemoryNode]:
@@ -174,6 +175,7 @@ def store_windows(
             ops.extend(UpsertEdge(edge=e) for e in _edges(node, "current"))
             stats.created += 1
             stats.changed_sessions |= _sessions(window)
+            stats.changed_windows.add(window.id)
         for oid, prior in list(olds.items()):
             vf, vt = prior.valid_from, prior.valid_to
             if oid in wanted or vf is None or vt is None:
@@ -193,6 +195,7 @@ def store_windows(
 def _supersede(prior: MemoryNode, stats: StoreStats) -> list[GraphOp]:
     stats.superseded += 1
     stats.changed_sessions |= _sessions(prior)
+    stats.changed_windows.add(str(prior.attributes.get("window_id")))
     reason = "recomputed: membership changed"
     ops: list[GraphOp] = [TransitionNode(node_id=prior.id, to_state="superseded", reason=reason)]
     ops.extend(UpsertEdge(edge=e) for e in _edges(prior, "superseded"))

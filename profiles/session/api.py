@@ -30,6 +30,7 @@ from profiles.session.records import (
     new_writer,
     note_edge,
     note_node,
+    redact_note,
     session_node,
     session_node_id,
 )
@@ -60,6 +61,9 @@ class NoteRequest:
     persona: str | None = None  # None: the session's own persona
     at: datetime | None = None  # valid time; a late note carries its own
     key: str | None = None  # stable per-note key; default pid + random
+    # secrets redacted as at capture (``<private>`` spans go regardless); the CLI's
+    # ``--no-redact`` / config ``redact = false`` give False
+    redact: bool = True
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class NoteResult:
     created: bool
     # the note is stored; only its YAML view could not be written (why, one line)
     view_error: str | None = None
+    redacted: dict[str, int] = field(default_factory=dict)  # kind -> markers (records.redact_note)
 
 
 @dataclass(frozen=True)
@@ -249,6 +254,7 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
         check_name(req.persona, "persona")
     check_name(req.harness, "harness")
     check_text(req.text)
+    text, redacted = redact_note(req.text, req.redact)
     now = utcnow()
     at = check_at(req.at, now)
     with store.reader() as reader:
@@ -268,7 +274,7 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     rec = NoteRecord(
         session_id=req.session_id,
         persona=persona,
-        text=req.text,
+        text=text,
         at=at,
         harness=req.harness,
         writer=req.key or new_writer(),
@@ -287,7 +293,15 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
         view_error = " ".join(str(exc).split())
         path = _view_path(store, req.session_id)
     return NoteResult(
-        node.id, req.session_id, persona, at, req.harness, path, existing is None, view_error
+        node.id,
+        req.session_id,
+        persona,
+        at,
+        req.harness,
+        path,
+        existing is None,
+        view_error,
+        redacted,
     )
 
 

@@ -98,6 +98,26 @@ def check_text(text: str) -> str:
     return text
 
 
+def redact_note(text: str, secrets: bool = True) -> tuple[str, dict[str, int]]:
+    """A note's text as it may be stored: ``<private>`` spans removed (always) and
+    secrets replaced by ``[REDACTED:<kind>]`` (unless ``secrets`` is False), as
+    capture does (``profiles.voice.redact``); counts by kind."""
+    from profiles.voice.redact import redact
+
+    out, counts = redact(text, secrets=secrets)
+    if counts and not out.strip():
+        raise UsageError("note text holds nothing but <private> spans; nothing noted")
+    return out, dict(sorted(counts.items()))
+
+
+def redacted_part(counts: dict[str, int] | None) -> str:
+    """``; 3 redacted (github-token 1, private-span 2)`` (capture's wording), or ''."""
+    if not counts:
+        return ""
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    return f"; {sum(counts.values())} redacted ({kinds})"
+
+
 def session_node_id(session_id: str) -> str:
     return node_id(PROFILE, SESSION_KIND, session_id)
 
@@ -309,21 +329,30 @@ def check_at(at: datetime, now: datetime) -> datetime:
 
 
 def note_output(
-    nid: str, session_id: str, persona: str, at: datetime, harness: str, file: Any, as_json: bool
+    nid: str,
+    session_id: str,
+    persona: str,
+    at: datetime,
+    harness: str,
+    file: Any,
+    as_json: bool,
+    redacted: dict[str, int] | None = None,
 ) -> str:
-    """The one line `memgraph note` prints (shared by the typer and lean paths)."""
+    """The one line `memgraph note` prints (shared by the typer and lean paths);
+    ``redacted``: what ``redact_note`` replaced, by kind (said only when any)."""
     if as_json:
-        return compact(
-            {
-                "id": nid,
-                "session_id": session_id,
-                "persona": persona,
-                "timestamp": fixed_iso(at),
-                "harness": harness,
-                "file": str(file),
-            }
-        )
-    return f"noted {nid} in {session_id} at {fixed_iso(at)}"
+        data: dict[str, Any] = {
+            "id": nid,
+            "session_id": session_id,
+            "persona": persona,
+            "timestamp": fixed_iso(at),
+            "harness": harness,
+            "file": str(file),
+        }
+        if redacted:
+            data["redacted"] = dict(sorted(redacted.items()))
+        return compact(data)
+    return f"noted {nid} in {session_id} at {fixed_iso(at)}{redacted_part(redacted)}"
 
 
 def view_warning(nid: str, why: str) -> str:

@@ -79,6 +79,7 @@ class ForgetResult:
     manifests: int = 0
     pages_rewritten: list[str] = field(default_factory=list)
     pages_removed: list[str] = field(default_factory=list)
+    notes_rewritten: list[str] = field(default_factory=list)  # window notes (ids)
     vector_points: int = 0
     dry_run: bool = False
 
@@ -102,6 +103,7 @@ class ForgetResult:
             "manifests": self.manifests,
             "pages_rewritten": self.pages_rewritten,
             "pages_removed": self.pages_removed,
+            "notes_rewritten": self.notes_rewritten,
             "vector_points": self.vector_points,
         }
 
@@ -251,6 +253,7 @@ def _rerender(
         if isinstance(page, str) and page and isinstance(sid, str):
             pages[page] = sid
     long = [t for t in texts if len(t) >= MIN_PAGE_CHECK]
+    notes = _notes_before(store, vault, result.sessions)
     for relpath, sid in sorted(pages.items()):
         path = safe_child(vault, *Path(relpath).parts)
         conflict = path.with_name(path.name[: -len(".md")] + ".conflict.md")
@@ -276,6 +279,50 @@ def _rerender(
         if written:
             result.pages_rewritten.append(relpath)
     _scrub_log(vault, set(pages), texts)
+    _rewrite_notes(store, vault, result, long, notes)
+
+
+def _notes_before(store: Store, vault: Path, sessions: list[str]) -> dict[str, str | None]:
+    """The window notes of the touched sessions (their lines quote messages and
+    link pages): id -> text on disk before anything is re-rendered."""
+    from memgraph.errors import UsageError as BadId
+    from memgraph.fileio import read_text_nofollow
+    from profiles.activity.winnote import note_path
+    from profiles.voice.nodes import session_node_id
+    from profiles.voice.pages import window_ids
+
+    with store.reader() as reader:
+        nodes = reader.get_nodes([session_node_id(s) for s in sessions])
+    out: dict[str, str | None] = {}
+    for node in nodes.values():
+        for wid in window_ids(node.attributes.get("activity_window")):
+            try:
+                out.setdefault(wid, read_text_nofollow(note_path(vault, wid)))
+            except BadId:
+                continue
+    return out
+
+
+def _rewrite_notes(
+    store: Store, vault: Path, result: ForgetResult, long: list[str], before: dict[str, str | None]
+) -> None:
+    """Those notes re-rendered from the store; ``force``: an edited note does not
+    keep the text, and a forgotten text a person quoted in their own lines goes too."""
+    from memgraph.fileio import atomic_write_text, read_text_nofollow
+    from profiles.activity.winnote import note_path, split_note, write_note
+    from profiles.voice import pagekeep
+
+    for wid, old in before.items():
+        write_note(store, vault, wid, force=True)
+        path = note_path(vault, wid)
+        text = read_text_nofollow(path)
+        if text is not None and any(t in text for t in long):
+            for t in sorted(long, key=len, reverse=True):
+                text = text.replace(t, FORGOTTEN)
+            atomic_write_text(path, text, root=vault)
+            pagekeep.record_written(path, text, split_note)
+        if text != old:
+            result.notes_rewritten.append(wid)
 
 
 def _scrub_log(vault: Path, pages: set[str], texts: tuple[str, ...]) -> None:

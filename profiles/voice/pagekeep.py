@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -97,16 +98,17 @@ def _scalar(value: object) -> str:
     return str(value)
 
 
-def _frontmatter_block(lines: list[str]) -> Block:
+def frontmatter_block(lines: list[str], keys: frozenset[str] = MG_KEYS) -> Block:
+    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's."""
     try:
         data, _, _ = split_frontmatter("\n".join(lines))
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
     # ``tags`` are shared: memgraph's (project, classifications) and the user's
     # own; the user's are kept, memgraph's re-added, and no tag edit is a conflict
-    mine = {str(k): v for k, v in data.items() if k in MG_KEYS and k != "tags"}
+    mine = {str(k): v for k, v in data.items() if k in keys and k != "tags"}
     owned = json.dumps(mine, sort_keys=True, default=_scalar, ensure_ascii=True)
-    extra = tuple((k, v) for k, v in data.items() if k not in MG_KEYS or k == "tags")
+    extra = tuple((k, v) for k, v in data.items() if k not in keys or k == "tags")
     return Block("frontmatter", tuple(lines), owned, extra)
 
 
@@ -132,7 +134,7 @@ def split_blocks(text: str) -> list[Block]:
         except ValueError:
             end = -1
         if end > 0:
-            blocks.append(_frontmatter_block(lines[: end + 1]))
+            blocks.append(frontmatter_block(lines[: end + 1]))
             i = end + 1
     seen: set[str] = set()
     key: str | None
@@ -208,15 +210,28 @@ def user_segments(blocks: list[Block]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def merge(new_text: str, old_blocks: list[Block]) -> str:
-    """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over."""
+Splitter = Callable[[str], list[Block]]
+
+
+def merge(
+    new_text: str,
+    old_blocks: list[Block],
+    old_ours: frozenset[str] = frozenset(),
+    split: Splitter | None = None,
+) -> str:
+    """``new_text`` (a fresh render) with the user's text of ``old_blocks`` carried over.
+
+    ``old_ours``: the tags memgraph itself put on the old page (``memgraph_tags``);
+    they are not carried, so a classification that changed replaces its tag."""
     segments = user_segments(old_blocks)
     extra = next((b.extra for b in old_blocks if b.key == "frontmatter"), ())
     if not segments and not extra:
         return new_text
-    new_blocks = split_blocks(new_text)
+    new_blocks = (split or split_blocks)(new_text)
     if extra:
-        new_blocks = [_with_extra(b, extra) if b.key == "frontmatter" else b for b in new_blocks]
+        new_blocks = [
+            _with_extra(b, extra, old_ours) if b.key == "frontmatter" else b for b in new_blocks
+        ]
     present = {b.key for b in new_blocks if b.key is not None}
     order = [b.key for b in old_blocks if b.key is not None]
     placed: dict[str, list[list[str]]] = {}
@@ -237,14 +252,16 @@ def merge(new_text: str, old_blocks: list[Block]) -> str:
     return "\n".join(out)
 
 
-def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
+def _with_extra(
+    block: Block, extra: tuple[tuple[str, object], ...], old_ours: frozenset[str] = frozenset()
+) -> Block:
     """The new frontmatter with the keys a person added, after memgraph's."""
     import yaml
 
     tags = dict(extra).get("tags")
     extra = tuple((k, v) for k, v in extra if k != "tags")
     if isinstance(tags, list):
-        block = _with_tags(block, tags)
+        block = _with_tags(block, tags, old_ours)
     if not extra:
         return block
     try:
@@ -260,9 +277,9 @@ def _with_extra(block: Block, extra: tuple[tuple[str, object], ...]) -> Block:
     return Block(block.key, (*lines[:-1], *added, lines[-1]), block.owned, extra)
 
 
-def _with_tags(block: Block, old: list[object]) -> Block:
-    """The new frontmatter whose ``tags`` also hold the page's earlier tags
-    (a person's own, after memgraph's)."""
+def _with_tags(block: Block, old: list[object], old_ours: frozenset[str] = frozenset()) -> Block:
+    """The new frontmatter whose ``tags`` also hold the page's earlier tags that
+    memgraph did not put there (a person's own, after memgraph's)."""
     from profiles.voice.pages import _dump_yaml
 
     try:
@@ -270,7 +287,7 @@ def _with_tags(block: Block, old: list[object]) -> Block:
         new = data.get("tags")
         if not isinstance(new, list):
             return block
-        added = [t for t in old if isinstance(t, str) and t not in new]
+        added = [t for t in old if isinstance(t, str) and t not in new and t not in old_ours]
         if not added:
             return block
         data["tags"] = [*new, *added]
@@ -305,6 +322,13 @@ def _read_sidecar(path: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
+def recorded_digests(path: Path) -> list[str] | None:
+    """The owned-text digests of memgraph's recent writes of ``path`` (None: no record)."""
+    record = _read_sidecar(path)
+    owned = record.get("owned") if record else None
+    return [d for d in owned if isinstance(d, str)] if isinstance(owned, list) else None
+
+
 def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
     data = {"owned": owned, "conflict": conflict}
     # a lost sidecar only means the next write checks the page itself: no fsync
@@ -328,6 +352,25 @@ def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool
     return all(texts.get((e.record_uuid, e.version), e.text) == e.text for e in parsed.messages)
 
 
+def memgraph_tags(existing: str) -> frozenset[str]:
+    """The tags memgraph rendered on a page (its project and its messages'
+    classifications); when the page no longer parses, its project's tag and
+    every tag that is a classification label."""
+    from profiles.voice.classify.labels import LABELS
+    from profiles.voice.pages import page_tags
+
+    try:
+        parsed = parse_page(existing)
+    except PageError:
+        try:
+            data, _, _ = split_frontmatter(existing)
+        except PageError:
+            return frozenset(LABELS)
+        project = data.get("project")
+        return frozenset(page_tags(str(project), list(LABELS)) if project else LABELS)
+    return frozenset(page_tags(parsed.project, [e.classification for e in parsed.messages]))
+
+
 @dataclass(frozen=True)
 class KeepResult:
     page_text: str | None  # write this to the page ...
@@ -349,11 +392,11 @@ def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> Ke
         trusted = owned_digest(blocks) in owned
     else:
         trusted = _legacy_trusted(existing, blocks, page)
-    merged = merge(rendered, blocks)
+    merged = merge(rendered, blocks, memgraph_tags(existing))
     return KeepResult(merged) if trusted else KeepResult(None, merged)
 
 
-def record_written(path: Path, text: str) -> None:
+def record_written(path: Path, text: str, split: Splitter | None = None) -> None:
     """After the page got ``text``: remember its owned text; drop our stale conflict."""
     record = _read_sidecar(path)
     if record and isinstance(record.get("conflict"), str):
@@ -365,11 +408,13 @@ def record_written(path: Path, text: str) -> None:
     # backfill) may leave the sidecar of the other's render; both are ours
     old = record.get("owned") if record else None
     recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
-    digest = owned_digest(split_blocks(text))
+    digest = owned_digest((split or split_blocks)(text))
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 
-def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
+def write_conflict(
+    path: Path, existing: str, merged: str, split: Splitter | None = None
+) -> Path | None:
     """Put ``merged`` beside ``path`` and report it; the conflict path when it changed."""
     conflict = conflict_path(path)
     record = _read_sidecar(path)
@@ -380,7 +425,7 @@ def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
         atomic_write_text(conflict, merged)
     # the page's edited owned text stays "not ours"; the conflict render's is ours,
     # so a user who copies the conflict file over the page resolves it
-    digest = owned_digest(split_blocks(merged))
+    digest = owned_digest((split or split_blocks)(merged))
     owned = [digest, *[d for d in recent if d != digest]][:HISTORY]
     _write_sidecar(path, owned, _digest(merged))
     sys.stderr.write(
@@ -391,8 +436,9 @@ def write_conflict(path: Path, existing: str, merged: str) -> Path | None:
 
 
 def list_conflicts(vault: Path) -> list[Path]:
-    """Voice pages whose new render waits beside them (``*.conflict.md``)."""
+    """Voice pages and window notes whose new render waits beside them (``*.conflict.md``)."""
     try:
-        return sorted(vault.glob(f"*/voice/*{CONFLICT_SUFFIX}"))
+        pages = list(vault.glob(f"*/voice/*{CONFLICT_SUFFIX}"))
+        return sorted([*pages, *vault.glob(f"windows/*{CONFLICT_SUFFIX}")])
     except OSError:
         return []

@@ -303,7 +303,12 @@ def write_session_page_ex(
         return None, False
     relpath = session_relpath(vault, session, qualifying)
     weights = term_weights(store, [n.claim for n in qualifying])
-    changed = write_page_file(vault, relpath, build_page(session, qualifying, weights))
+    page = build_page(session, qualifying, weights)
+    changed = write_page_file(vault, relpath, page)
+    if page.activity_window:  # the notes its [[aw-...]] links resolve to
+        from profiles.activity.winnote import write_notes
+
+        write_notes(store, vault, page.activity_window)
     return safe_child(vault, *relpath.parts), changed
 
 

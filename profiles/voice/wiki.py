@@ -28,7 +28,12 @@ from profiles.voice.pages import (
     split_frontmatter,
 )
 
+# an activity window's note (profiles.activity.winnote: the target of a page's [[aw-...]])
+WINDOW_TYPE = "activity_window"
+WINDOW_REQUIRED = ("window_id", "start", "end")
+WINDOW_OPTIONAL = ("repos", "sessions", "counts")
 PAGE_TYPES = ("overview", "service", "decision", "process", "analysis", PAGE_TYPE)
+KNOWN_TYPES = (*PAGE_TYPES, WINDOW_TYPE)
 BASE_REQUIRED = ("title", "type", "created", "updated")
 BASE_OPTIONAL = ("status", "tags", "aliases", "sources", "related", "description", "constellation")
 VOICE_REQUIRED = (
@@ -95,8 +100,8 @@ def _check_base(data: dict[str, Any]) -> list[WikiProblem]:
     if "title" in data and (not isinstance(title, str) or not title.strip()):
         problems.append(_err("title must be a non-empty string"))
     kind = data.get("type")
-    if "type" in data and kind not in PAGE_TYPES:
-        problems.append(_err(f"type {str(kind)[:40]!r} is not one of {', '.join(PAGE_TYPES)}"))
+    if "type" in data and kind not in KNOWN_TYPES:
+        problems.append(_err(f"type {str(kind)[:40]!r} is not one of {', '.join(KNOWN_TYPES)}"))
     for key in ("created", "updated"):
         value = data.get(key)
         if key in data and (not isinstance(value, date) or isinstance(value, datetime)):
@@ -189,6 +194,12 @@ def validate_wiki_page(text: str, source: str = "page") -> list[WikiProblem]:
         known |= set(VOICE_REQUIRED) | set(VOICE_OPTIONAL)
         if not any(p.level == "error" for p in problems):
             problems += _check_voice(data, text, source)
+    elif kind == WINDOW_TYPE:
+        known |= set(WINDOW_REQUIRED) | set(WINDOW_OPTIONAL)
+        problems += [_err(f"window note misses '{k}'") for k in WINDOW_REQUIRED if k not in data]
+        for key in ("start", "end"):
+            if key in data and not _is_iso_datetime(data[key]):
+                problems.append(_err(f"{key} must be an ISO-8601 timestamp with a timezone"))
     else:
         voice_only = sorted((set(VOICE_REQUIRED) - known) & set(map(str, data)))
         if voice_only:

@@ -71,7 +71,7 @@ def _nul(text: str) -> str:
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
-    where = ["v.lifecycle <> 'retired'"]
+    where = ["v.lifecycle NOT IN ('retired', 'forgotten')"]
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= %s")
@@ -218,6 +218,7 @@ class PgVoiceIndex:
     ) -> list[VoiceRow]:
         one_word = all(len(words) == 1 for words, _ in phrases)
         if one_word and (len(phrases) == 1 or not any(prefix for _, prefix in phrases)):
+            # (common words: _ranked_terms decides their plan before ranking)
             return self._ranked_terms(q, phrases, head, head_args, clause, args)
         # phrases of several words: the instances are counted on each candidate's
         # text (adjacency is not in voice_terms). Corpus figures ride on every

@@ -177,7 +177,8 @@ NEW_NODE_ROWS: tuple[str, ...] = (
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
-    where = ["1"]  # the index holds live (non-retired) messages only
+    # the index holds live (non-retired) messages; a forgotten one is a tombstone
+    where = ["v.lifecycle != 'forgotten'"]
     args: list[object] = []
     if q.since is not None:
         where.append("v.ts >= ?")

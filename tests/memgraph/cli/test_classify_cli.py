@@ -157,3 +157,50 @@ def test_voice_classify_needs_stdin() -> None:
     result = runner.invoke(app, ["voice", "classify"])
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: voice classify reads JSON lines")
+
+
+def test_classify_force_replaces_the_old_classification_tag(isolated_env: Path) -> None:
+    """A reclassified page's ``tags:`` lose the old label, keep the user's own tag."""
+    import sys
+
+    import yaml
+
+    from memgraph.documents import NodeRevision, ReviseNode
+    from profiles.voice.views import write_session_page
+
+    sys.path.insert(0, str(Path(__file__).parents[2] / "profiles" / "voice"))
+    from _capture_helpers import SID, claude_records, write_transcript
+
+    texts = ["run the tests please", "why is ci red?", "never push to main on fridays"]
+    path = write_transcript(isolated_env / "transcripts" / "t.jsonl", claude_records(texts))
+    payload = json.dumps({"session_id": SID, "transcript_path": str(path), "cwd": "/nonexistent"})
+    assert runner.invoke(app, ["hook", "session-end"], input=payload).exit_code == 0
+    # an earlier classifier (say the model) called every message a rationale
+    vault = isolated_env / "vault"
+    s = open_store(isolated_env / "mg-home" / "memgraph.db")
+    try:
+        msgs = list(s.iter_nodes(profile="voice", kind="message"))
+        attrs = [{**n.attributes, "classification": "rationale"} for n in msgs]
+        ops = [
+            ReviseNode(node_id=n.id, changes=NodeRevision(attributes=a), reason="model")
+            for n, a in zip(msgs, attrs, strict=True)
+        ]
+        apply_patch(s, new_patch(ops, proposer="test"))
+        page = write_session_page(s, vault, SID)
+    finally:
+        s.close()
+    assert page is not None
+
+    def tags() -> list[str]:
+        data = yaml.safe_load(page.read_text().split("---\n")[1])
+        return list(data["tags"])
+
+    assert tags() == ["atlas", "rationale"]
+    page.write_text(page.read_text().replace("- rationale\n", "- rationale\n- mine\n", 1))
+    out = runner.invoke(app, ["classify", "--force", "--now"])
+    assert out.exit_code == 0, out.output
+    assert "classified 3 of 3 messages (rules)" in out.stdout
+    assert "1 page re-rendered" in out.stdout
+    assert tags() == ["atlas", "command", "directive", "question", "mine"]
+    again = runner.invoke(app, ["classify", "--force", "--now"])
+    assert again.exit_code == 0 and tags() == ["atlas", "command", "directive", "question", "mine"]

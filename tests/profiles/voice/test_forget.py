@@ -223,3 +223,19 @@ def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
     assert index.count(collection) >= 2  # the others stay
     index.close()
     store.close()
+
+
+def test_tombstones_are_never_search_hits(backend: Store, tmp_path: Path) -> None:
+    """A forgotten message is not a keyword hit, a listing row, nor a recall turn."""
+    from context_cut.turns import TurnScope
+
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER, "and a third message about tests"])
+    forget(backend, ForgetRequest(query="quokka", vault=vault))
+    assert _search(backend, "forgotten") == []
+    listing = indexes(backend).voice.search(VoiceSearch(query="", limit=50))
+    assert len(listing) == 2 and all(r.text != FORGOTTEN for r in listing)
+    with backend.reader() as r:
+        nodes = list(r.get_nodes([n.id for n in backend.iter_nodes(profile="voice")]).values())
+    tomb = [n for n in nodes if n.lifecycle == "forgotten"]
+    assert len(tomb) == 1 and not TurnScope().admits(tomb[0])
