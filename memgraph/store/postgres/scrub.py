@@ -57,8 +57,13 @@ class PgScrub:
                     "DELETE FROM embeddings WHERE node_id = ANY(%s)", (list(request.node_ids),)
                 )
                 report.manifests = max(cur.rowcount, 0)
+            # a word no live message holds any more keeps a zero row in voice_df
+            # (migration 8's trigger only decrements): its text is the forgotten word
+            conn.execute("DELETE FROM voice_df WHERE n <= 0")
         if request.compact:
-            tables = ["nodes", "node_history", "voice_messages"]
+            # voice_terms/voice_df: the per-lexeme tables of migration 8 (dead
+            # tuples and index entries still hold the forgotten words)
+            tables = ["nodes", "node_history", "voice_messages", "voice_terms", "voice_df"]
             tables += [t for t, n in report.rows.items() if n and t not in tables]
             with self.store._lock:
                 for table in tables:
