@@ -1,16 +1,20 @@
 """Benchmark: whole-process start-up of the everyday commands, beside `python -c pass`.
 
-    python bench/bench_startup.py [--runs 15] [--context-db PATH]
+    python bench/bench_startup.py [--runs 15] [--context-db PATH] [--vault-out DIR]
 
 Each round runs every command once (interleaved, so load hits all alike):
 `python -c pass` (the reference), `memgraph --version`, `--help`, `voice --help`,
-`wake` (a store with 20 sessions of two personas, built here through the CLI),
-and `context "..." --cut role --budget 1500` on the 100k-node store of
-bench/bench_context.py (default /tmp/memgraph-bench-context-100000.db; build it
-with `python bench/bench_context.py` first, else that row is skipped).
-Byte-code is compiled first (`compileall`: with PYTHONDONTWRITEBYTECODE=1 every
-run would otherwise recompile). Prints median / p95 per command and the load
-average before and after (figures go to notes/benchmarks.md).
+`wake` and `note` (a store with 20 sessions of two personas, built here through
+the CLI), `recall "..."`, `voice fact --limit 10` and `context "..." --cut role` on
+a generated vault's store (bench/gen_vault.py, 2,000 pages / ~29k messages, built
+into --vault-out on first use and reused), and `context "..." --cut role --budget
+1500` on the 100k-node store of bench/bench_context.py (default
+/tmp/memgraph-bench-context-100000.db; build it with `python bench/bench_context.py`
+first, else that row is skipped). No embedder is configured (the lexical-only
+paths). Byte-code is compiled first (`compileall`: with PYTHONDONTWRITEBYTECODE=1
+every run would otherwise recompile). Prints median / p95 / min wall and median CPU
+(user+sys of the child) per command and the load average before and after
+(figures go to notes/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,13 +34,26 @@ ROOT = Path(__file__).resolve().parents[1]
 MEMGRAPH = Path(sys.executable).parent / "memgraph"
 
 
-def _run(argv: list[str], env: dict[str, str]) -> float:
+def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms: user+sys of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode()[:300]}")
-    return elapsed
+    return elapsed, cpu
+
+
+def _vault_store(out: Path) -> Path:
+    """A generated vault's store (2,000 pages), built once into ``out``."""
+    db = out / "home" / "memgraph.db"
+    if not db.is_file():
+        gen = [sys.executable, str(ROOT / "bench" / "gen_vault.py"), "--out", str(out)]
+        subprocess.run([*gen, "--pages", "2000"], check=True)
+    return db
 
 
 def _wake_home(base: Path, env: dict[str, str]) -> None:
@@ -56,6 +74,10 @@ def main() -> None:
     ap.add_argument(
         "--context-db", type=Path, default=Path("/tmp/memgraph-bench-context-100000.db")
     )
+    ap.add_argument(
+        "--vault-out", type=Path, default=Path("/tmp/memgraph-bench-startup-vault"),
+        help="gen_vault.py --out for the recall/voice/context rows (built when absent)",
+    )  # fmt: skip
     args = ap.parse_args()
     for pkg in ("memgraph", "profiles", "context_cut"):
         compileall.compile_dir(ROOT / pkg, quiet=1)
@@ -70,6 +92,7 @@ def main() -> None:
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     _wake_home(tmp, env)
+    vault_db = str(_vault_store(args.vault_out))
     mg = str(MEMGRAPH)
     commands: dict[str, list[str]] = {
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -77,7 +100,15 @@ def main() -> None:
         "memgraph --help": [mg, "--help"],
         "memgraph voice --help": [mg, "voice", "--help"],
         "memgraph wake": [mg, "wake"],
-    }
+        "memgraph note": [mg, "note", "the retry budget is per request", "--session", "s00"],
+        "memgraph voice fact --limit 10 (2k pages)": [
+            mg, "voice", "fact", "--limit", "10", "--home", str(args.vault_out / "home"),
+        ],
+        "memgraph recall (2k pages)": [mg, "recall", "retry the gateway cache", "--store", vault_db],
+        "memgraph context --cut role (2k pages)": [
+            mg, "context", "retry the gateway cache", "--cut", "role", "--store", vault_db,
+        ],
+    }  # fmt: skip
     if args.context_db.is_file():
         commands["memgraph context --cut role --budget 1500 (100k)"] = [
             mg, "context", "retry budget cache", "--cut", "role", "--budget", "1500",
@@ -87,11 +118,14 @@ def main() -> None:
         print(f"(no {args.context_db}: run bench/bench_context.py to add the context row)")
     load0 = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # one warm-up each
         _run(argv, env)
     for _ in range(args.runs):
         for name, argv in commands.items():
-            times[name].append(_run(argv, env))
+            wall, cpu = _run(argv, env)
+            times[name].append(wall)
+            cpus[name].append(cpu)
     load1 = os.getloadavg()
     ref = statistics.median(times["python -c pass"])
     print(
@@ -104,7 +138,7 @@ def main() -> None:
         p95 = values[max(0, int(len(values) * 0.95) - 1)]
         print(
             f"{name:50} median {med:6.1f} ms  p95 {p95:6.1f} ms  min {values[0]:6.1f} ms"
-            f"  ({med - ref:+.1f} ms over python -c pass)"
+            f"  cpu {statistics.median(cpus[name]):6.1f} ms  ({med - ref:+.1f} ms over python -c pass)"
         )
 
 

@@ -3,7 +3,9 @@
 Stdlib only at import, because every entry point uses it, the fast paths
 (``memgraph voice``, ``memgraph note``, ``memgraph hook session-end``) included:
 ``resolve(...)`` gives each field's raw value from the first source that has
-it, and ``paths(...)`` the store file and vault. ``load_settings(**overrides)``
+it, ``paths(...)`` the store file and vault, ``store_location(...)`` the store
+(file or URL) and ``vectors_wanted(...)`` whether an embedder is configured (the
+lean ``recall``/``context`` paths need no more). ``load_settings(**overrides)``
 validates the same raw values into the pydantic ``Settings`` model
 (``memgraph.settings``). Read only at entry points (CLI, MCP server) and passed
 down explicitly; library code never reads the environment itself.
@@ -193,7 +195,7 @@ def paths(
     home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
     vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
     chosen = raw.get("store")
-    if chosen is not None and not is_url(str(chosen)):
+    if chosen and not is_url(str(chosen)):  # "" is unset, as in ``Settings``
         return Path(chosen), vault_dir
     return home_dir / STORE_FILE, vault_dir
 
@@ -211,6 +213,28 @@ def store_url(store: str | None = None, env: Mapping[str, str] | None = None) ->
     ``store`` setting: env, then the TOML file), or None for a SQLite file."""
     raw = resolve({"store": store}, env, ("store",)).get("store")
     return raw if isinstance(raw, str) and is_url(raw) else None
+
+
+def store_location(
+    home: str | Path | None = None,
+    store: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Where the store is: ``store`` (``--store``: a file or a URL), else the
+    ``store`` setting, else ``<home>/memgraph.db``; what ``load_settings`` gives,
+    without building the pydantic model (``memgraph.cli.common.store_from``)."""
+    if store is not None:
+        return str(store)
+    return store_url(None, env) or str(paths(home=home, env=env)[0])
+
+
+def vectors_wanted(embedder: str | None = None, env: Mapping[str, str] | None = None) -> bool:
+    """Whether an embedder is configured (``--embedder``, env, file): unset or
+    ``none`` means no, so a lexical-only read (``recall``, ``context``) needs
+    neither the validated ``Settings`` nor the vector stack. Anything else, a
+    bad value included, is for ``load_settings`` and ``make_embedder`` to check."""
+    raw = resolve({"embedder": embedder}, env, ("embedder",)).get("embedder")
+    return raw not in (None, "", "none")
 
 
 def _as_list(field: str, value: object, sep: str) -> tuple[str, ...]:

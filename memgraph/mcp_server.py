@@ -95,10 +95,13 @@ class MemgraphTools:
     def _current(self, location: str, write: bool) -> Store:
         ident = store_identity(location)
         cached = self._open.get(write)
-        if cached is not None:
-            if cached[0] == location and cached[1] == ident and ident is not None:
-                return cached[2]
-            self._drop(write)  # replaced, deleted or moved: open afresh
+        if cached is not None and cached[0] == location and cached[1] == ident and ident:
+            return cached[2]
+        # replaced, deleted or moved: open afresh, and first close EVERY handle on
+        # the old file (the other slot's too: no connection outlives its file)
+        for slot, (where, seen, _) in list(self._open.items()):
+            if where != location or seen != ident or ident is None:
+                self._drop(slot)
         # read tools work on a read-only store (0444 file, read-only mount)
         store = open_store(location, for_reading=not write)
         ident = store_identity(location)

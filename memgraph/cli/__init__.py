@@ -22,6 +22,7 @@ FAST_PATHS = {
     "repo": "memgraph.cli.repo_fast",
     "recall": "memgraph.cli.recall_fast",
     "wake": "memgraph.cli.wake_fast",
+    "context": "memgraph.cli.context_fast",
 }
 
 

@@ -1,14 +1,23 @@
-"""Helpers shared by command modules: settings, store opening, output."""
+"""Helpers shared by command modules: settings, store opening, output.
+
+Stdlib at import (the lean ``recall``/``context`` paths import it): the pydantic
+``Settings`` model is built only by ``settings()``, and ``store_from`` finds the
+store with the resolver alone (``memgraph.config.store_location``).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memgraph.config import Settings, load_settings
-from memgraph.store import Store, open_store
+from memgraph.config import load_settings
+from memgraph.store import open_store
+
+if TYPE_CHECKING:
+    from memgraph.config import Settings
+    from memgraph.store import Store
 
 
 def settings(**overrides: Any) -> Settings:
@@ -23,7 +32,9 @@ def store_from(
 
     ``for_reading``: a read-only store (0444 file, read-only dir) opens read-only.
     """
-    return open_store(store_location(load_settings(home=home), store), for_reading=for_reading)
+    from memgraph.config import store_location as where
+
+    return open_store(where(home=home, store=store), for_reading=for_reading)
 
 
 def store_location(cfg: Settings, store: str | Path | None = None) -> str:

@@ -8,19 +8,18 @@ say so in one line on stderr.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 
 from memgraph.cli.common import print_json_line, store_from
 from memgraph.cli.ranked import (
+    ContextArgs,
     RecallArgs,
     config_for,
+    context_command,
     nerve_for,
     recall_command,
-    run_ranked,
 )
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
@@ -36,10 +35,6 @@ QdrantPathOpt = typer.Option(
 QdrantUrlOpt = typer.Option(
     None, "--qdrant-url", help="Qdrant server/cluster URL (env MEMGRAPH_QDRANT_URL)."
 )
-
-
-if TYPE_CHECKING:
-    from memgraph.store import Store
 
 
 def context(
@@ -66,90 +61,25 @@ def context(
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
     """A token-budgeted context packet for a repo task, role, persona or coordinator."""
-    from context_cut.api import select_context_cut
-    from context_cut.cuts import get_cut
-    from context_cut.render import packet_json, packet_lines, packet_markdown
-    from memgraph.documents import MemoryContextQuery
-    from memgraph.errors import UsageError
-
-    if as_json + markdown + prompt > 1:
-        raise UsageError("choose one of --json, --markdown and --prompt")
-    if budget <= 0 or limit <= 0:
-        raise UsageError("--budget and --limit must be positive")
-    if not text.strip():
-        raise UsageError("the query is empty")
-    spec = get_cut(cut)
-    if project is None and spec.name.value != "repo":
-        import os
-
-        from profiles.voice.nodes import resolve_project
-
-        project = resolve_project(os.getcwd())
-    sections: list[object] = []
-    if repo is not None:
-        packet = _repo_packet(text, spec.name.value, repo, budget, limit, home, store)
-    else:
-        query = MemoryContextQuery(
+    context_command(
+        ContextArgs(
             text=text,
-            cut=spec.name,
-            budget_tokens=budget,
-            domain_id=domain,
+            cut=cut,
+            budget=budget,
+            domain=domain,
             limit=limit,
-            project=project if spec.name.value != "repo" else None,
+            as_json=as_json,
+            markdown=markdown,
+            prompt=prompt,
+            project=project,
+            repo=repo,
+            home=home,
+            store=store,
+            embedder=embedder,
+            qdrant_path=qdrant_path,
+            qdrant_url=qdrant_url,
         )
-        cfg = config_for(home, embedder, qdrant_path, qdrant_url)
-
-        def run(s: Store, nerve: Any) -> Any:
-            if prompt and query.project is not None:
-                from memgraph.store.interfaces import indexes
-                from profiles.wakeup.standing import gather
-
-                reads = indexes(s).standing
-                if reads is not None:
-                    sections.extend(gather(reads, spec.name.value, query.project))
-            return select_context_cut(s, query, nerve)
-
-        packet = run_ranked(cfg, home, store, run)
-    from context_cut.ceiling import fit_output
-
-    # the budget is a ceiling on what is printed, in whichever format
-    if prompt:
-        from context_cut.prompt import prompt_block
-
-        _, out = fit_output(packet, lambda p: prompt_block(p, sections, p.query.project), budget)
-    elif as_json:
-        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
-    elif markdown:
-        _, out = fit_output(packet, packet_markdown, budget)
-    else:
-        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
-    sys.stdout.write(out)
-
-
-def _repo_packet(
-    text: str,
-    cut: str,
-    repo: Path,
-    budget: int,
-    limit: int,
-    home: Path | None,
-    store: str | Path | None,
-) -> Any:
-    """``--repo PATH``: the repo cut over a scanned repository (context_cut.repo_cut)."""
-    from context_cut.repo_cut import RepoCutRequest, repo_cut
-    from memgraph.errors import UsageError
-
-    if cut != "repo":
-        raise UsageError("--repo goes with --cut repo")
-    request = RepoCutRequest(text=text, repo_path=repo, budget_tokens=budget, limit=min(limit, 200))
-    s = store_from(home, store, for_reading=True)
-    try:
-        packet = repo_cut(s, request).packet
-    finally:
-        s.close()
-    for notice in packet.notices:  # e.g. which files were not parsed
-        print(" ".join(notice.split()), file=sys.stderr)
-    return packet
+    )
 
 
 def recall(

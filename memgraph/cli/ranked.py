@@ -1,7 +1,14 @@
 """What ``context``, ``recall`` and ``index`` share, without typer: the configured
-vector nerve, running a ranked read with it, and the recall command itself (the
-typer command and the lean ``recall`` path both call ``recall_command``, so
-their output is the same by construction)."""
+vector nerve, running a ranked read with it, and the ``recall`` and ``context``
+commands themselves (the typer commands and the lean paths, ``recall_fast`` and
+``context_fast``, call ``recall_command``/``context_command``, so their output is
+the same by construction).
+
+A lexical-only read (no embedder configured) builds neither the pydantic
+``Settings`` nor imports the vector stack (``context_cut.vectors``, Qdrant,
+numpy): the store is found by ``memgraph.config.store_location`` and
+``memgraph.config.vectors_wanted`` says whether a nerve is wanted at all.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +16,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from memgraph.cli.common import print_json_line, settings, store_from
+from memgraph.config import vectors_wanted
 
 if TYPE_CHECKING:
     from context_cut.vectors import VectorNerve
@@ -19,6 +27,24 @@ if TYPE_CHECKING:
     from memgraph.store import Store
 
 R = TypeVar("R")
+
+
+VECTORS_OFF = "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
+
+
+class Sources(Protocol):
+    """Where a ranked read looks: the store and the optional vector nerve's flags."""
+
+    @property
+    def home(self) -> Path | None: ...
+    @property
+    def store(self) -> str | Path | None: ...
+    @property
+    def embedder(self) -> str | None: ...
+    @property
+    def qdrant_path(self) -> Path | None: ...
+    @property
+    def qdrant_url(self) -> str | None: ...
 
 
 def nerve_for(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
@@ -38,7 +64,7 @@ def nerve_for(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str
     if embedder is None:
         if required:
             raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
-        return None, "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
+        return None, VECTORS_OFF
     path = cfg.qdrant_path or cfg.home / "qdrant"
     try:
         nerve = open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine)
@@ -59,13 +85,20 @@ def say(line: str) -> None:
     print(" ".join(line.split()), file=sys.stderr)
 
 
-def run_ranked(
-    cfg: Settings, home: Path | None, store: str | Path | None, run: Callable[[Store, Any], R]
-) -> R:
+def run_ranked(src: Sources, run: Callable[[Store, Any], R]) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
-    (one line) when ranking fell back to BM25."""
-    s = store_from(home, store, for_reading=True)  # read-only stores are read too
-    nerve, notice = nerve_for(cfg, required=False)
+    (one line) when ranking fell back to BM25. Without a configured embedder the
+    settings are not validated into the pydantic model and no vector code loads."""
+    s = store_from(src.home, src.store, for_reading=True)  # read-only stores are read too
+    try:
+        if vectors_wanted(src.embedder):
+            cfg = config_for(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
+            nerve, notice = nerve_for(cfg, required=False)
+        else:
+            nerve, notice = None, VECTORS_OFF
+    except BaseException:
+        s.close()
+        raise
     try:
         result = run(s, nerve)
     finally:
@@ -117,8 +150,7 @@ def recall_command(args: RecallArgs) -> None:
         raise UsageError(f"bad recall request: {where}: {first['msg']}") from None
     if not args.text.strip():
         raise UsageError("the query is empty")
-    cfg = config_for(args.home, args.embedder, args.qdrant_path, args.qdrant_url)
-    result = run_ranked(cfg, args.home, args.store, lambda s, nerve: run_recall(s, request, nerve))
+    result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve))
     for hit in result.hits:
         n = hit.node
         attrs = n.attributes
@@ -140,3 +172,107 @@ def recall_command(args: RecallArgs) -> None:
             sid = str(attrs.get("session_id") or "")[:8]
             title = " ".join((n.title or n.claim).split())[:80]
             print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+
+
+@dataclass(frozen=True)
+class ContextArgs:
+    """``memgraph context``'s arguments, as parsed by typer or by the lean path."""
+
+    text: str
+    cut: str = "repo"  # repo | role | persona | coordinator
+    budget: int = 2000
+    domain: str | None = None
+    limit: int = 50
+    as_json: bool = False
+    markdown: bool = False
+    prompt: bool = False
+    project: str | None = None
+    repo: Path | None = None
+    home: Path | None = None
+    store: str | Path | None = None
+    embedder: str | None = None
+    qdrant_path: Path | None = None
+    qdrant_url: str | None = None
+
+
+def context_command(args: ContextArgs) -> None:
+    """A token-budgeted context packet for a repo task, role, persona or coordinator."""
+    from context_cut.api import select_context_cut
+    from context_cut.cuts import get_cut
+    from memgraph.documents import MemoryContextQuery
+    from memgraph.errors import UsageError
+
+    if args.as_json + args.markdown + args.prompt > 1:
+        raise UsageError("choose one of --json, --markdown and --prompt")
+    if args.budget <= 0 or args.limit <= 0:
+        raise UsageError("--budget and --limit must be positive")
+    if not args.text.strip():
+        raise UsageError("the query is empty")
+    spec = get_cut(args.cut)
+    project = args.project
+    if project is None and spec.name.value != "repo":
+        import os
+
+        from profiles.voice.nodes import resolve_project
+
+        project = resolve_project(os.getcwd())
+    sections: list[object] = []
+    if args.repo is not None:
+        packet = _repo_packet(args, spec.name.value, args.repo)
+    else:
+        query = MemoryContextQuery(
+            text=args.text,
+            cut=spec.name,
+            budget_tokens=args.budget,
+            domain_id=args.domain,
+            limit=args.limit,
+            project=project if spec.name.value != "repo" else None,
+        )
+
+        def run(s: Store, nerve: Any) -> Any:
+            if args.prompt and query.project is not None:
+                from memgraph.store.interfaces import indexes
+                from profiles.wakeup.standing import gather
+
+                reads = indexes(s).standing
+                if reads is not None:
+                    sections.extend(gather(reads, spec.name.value, query.project))
+            return select_context_cut(s, query, nerve)
+
+        packet = run_ranked(args, run)
+    from context_cut.ceiling import fit_output
+    from context_cut.render import packet_json, packet_lines, packet_markdown
+
+    # the budget is a ceiling on what is printed, in whichever format
+    budget = args.budget
+    if args.prompt:
+        from context_cut.prompt import prompt_block
+
+        _, out = fit_output(packet, lambda p: prompt_block(p, sections, p.query.project), budget)
+    elif args.as_json:
+        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
+    elif args.markdown:
+        _, out = fit_output(packet, packet_markdown, budget)
+    else:
+        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
+    sys.stdout.write(out)
+
+
+def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
+    """``--repo PATH``: the repo cut over a scanned repository (context_cut.repo_cut)."""
+    from context_cut.repo_cut import RepoCutRequest, repo_cut
+    from memgraph.errors import UsageError
+
+    if cut != "repo":
+        raise UsageError("--repo goes with --cut repo")
+    request = RepoCutRequest(
+        text=args.text, repo_path=repo, budget_tokens=args.budget, limit=min(args.limit, 200)
+    )
+    s = store_from(args.home, args.store, for_reading=True)
+    try:
+        packet = repo_cut(s, request).packet
+    finally:
+        s.close()
+    for notice in packet.notices:  # e.g. which files were not parsed
+        print(" ".join(notice.split()), file=sys.stderr)
+    return packet

@@ -33,6 +33,13 @@ class Checkpointer:
         self._idle = threading.Event()
         self._idle.set()
         self._stop = False
+        # connected here, not on the thread, and never creating: a thread that
+        # connected late (a busy machine) after the store was deleted made a
+        # 0-byte file at its path, which every later open then refused
+        uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        self._conn = sqlite3.connect(
+            f"file:{uri}?mode=rw", uri=True, isolation_level=None, check_same_thread=False
+        )
         self._thread = threading.Thread(target=self._run, name="memgraph-checkpoint", daemon=True)
         self._thread.start()
 
@@ -46,7 +53,7 @@ class Checkpointer:
         return self._idle.wait(timeout)
 
     def _run(self) -> None:
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        conn = self._conn
         try:
             while True:
                 self._wake.wait()

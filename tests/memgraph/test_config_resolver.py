@@ -165,3 +165,80 @@ def test_privacy_settings_from_env_file_and_flag(tmp_path: Path) -> None:
     cfg.write_text("exclude_projects = 3\n")
     with pytest.raises(ConfigError, match="exclude_projects must be a list"):
         privacy(env={"MEMGRAPH_CONFIG": str(cfg)})
+
+
+@pytest.mark.parametrize(
+    ("env", "file", "flags"),
+    [
+        ({}, "", {}),
+        ({"MEMGRAPH_HOME": "{t}/env-home"}, "", {}),
+        ({"memgraph_home": "{t}/lower"}, 'home = "{t}/file-home"\n', {}),
+        ({}, 'home = "{t}/file-home"\n', {"home": "{t}/flag-home"}),
+        ({}, 'store = "{t}/file.db"\n', {}),
+        ({"MEMGRAPH_STORE": "{t}/env.db"}, 'store = "{t}/file.db"\n', {}),
+        ({"MEMGRAPH_STORE": ""}, "", {}),  # empty: unset, as in Settings
+        ({"MEMGRAPH_STORE": "postgresql://db.example/mg"}, "", {}),
+        ({}, 'store = "postgresql://db.example/mg"\n', {"home": "{t}/flag-home"}),
+        ({}, "", {"store": "{t}/flag.db"}),
+    ],
+)
+def test_store_location_is_what_settings_say(
+    isolated_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    file: str,
+    flags: dict[str, str],
+) -> None:
+    """The lean read paths find the store with ``config.store_location`` (no
+    pydantic model); it must name the store ``load_settings`` names."""
+    from memgraph.cli.common import store_location as from_settings
+    from memgraph.config import store_location
+
+    t = str(isolated_env)
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value.replace("{t}", t))
+    config = isolated_env / "cfg.toml"
+    config.write_text(file.replace("{t}", t))
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    home = flags.get("home", "").replace("{t}", t) or None
+    store = flags.get("store", "").replace("{t}", t) or None
+    cfg = load_settings(home=Path(home) if home else None)
+    assert store_location(home=home, store=store) == from_settings(cfg, store)
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "wanted"),
+    [
+        ({}, None, False),
+        ({"MEMGRAPH_EMBEDDER": "none"}, None, False),
+        ({"MEMGRAPH_EMBEDDER": "hash"}, None, True),
+        ({"MEMGRAPH_EMBEDDER": "hash"}, "none", False),
+        ({}, "minilm", True),
+        ({"MEMGRAPH_EMBEDDER": "word2vec"}, None, True),  # make_embedder reports it
+    ],
+)
+def test_vectors_wanted_follows_the_embedder_setting(
+    isolated_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    flag: str | None,
+    wanted: bool,
+) -> None:
+    from memgraph.config import vectors_wanted
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert vectors_wanted(flag) is wanted
+    assert (load_settings(embedder=flag).embedder != "none") is wanted
+
+
+def test_vectors_wanted_reads_the_file(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memgraph.config import vectors_wanted
+
+    config = isolated_env / "cfg.toml"
+    config.write_text('embedder = "hash"\n')
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    assert vectors_wanted() is True
+    config.write_text('embedder = "none"\n')
+    assert vectors_wanted() is False

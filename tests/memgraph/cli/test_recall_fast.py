@@ -78,23 +78,63 @@ def test_defers_what_it_does_not_handle(args: list[str]) -> None:
     assert recall_fast.run(args) is None
 
 
-def test_process_imports_no_typer(db: Path) -> None:  # noqa: F811
+# What a lexical-only `recall` must never import: the typer surface, the pydantic
+# Settings model (the store is found by the stdlib resolver), the vector stack.
+NEVER = (
+    "typer",
+    "click",
+    "rich",
+    "pydantic_settings",
+    "memgraph.settings",
+    "memgraph.engine",
+    "context_cut.vectors",
+    "context_cut.vector_backends",
+    "qdrant_client",
+    "qdrant_edge",
+    "numpy",
+    "torch",
+    "httpx",
+)
+# ... and what it needs (so the test fails if the run did not get that far)
+NEEDED = ("memgraph.cli.recall_fast", "memgraph.store.sqlite", "context_cut.turns")
+
+
+def imports_of(argv: list[str], env: dict[str, str] | None = None) -> tuple[bytes, list[str]]:
+    """Run ``memgraph *argv`` through ``memgraph.cli.main`` in a fresh process:
+    (stdout, the modules of interest it imported, as [never..., '|', needed...])."""
     code = (
         "import sys\n"
         "from memgraph.cli import main\n"
-        f"sys.argv = ['memgraph', 'recall', 'cache tokens', '--store', {str(db)!r}]\n"
+        f"sys.argv = ['memgraph', *{argv!r}]\n"
         "try:\n"
         "    main(exit=sys.exit)\n"
         "except SystemExit as exc:\n"
-        "    heavy = sorted(m for m in ('typer', 'click', 'rich', 'pydantic_settings',"
-        " 'torch', 'qdrant_client') if m in sys.modules)\n"
-        "    sys.stderr.write(repr(heavy))\n"
+        "    assert exc.code == 0, exc.code\n"
+        f"    never = sorted(m for m in {NEVER!r} if m in sys.modules)\n"
+        "    sys.stderr.write('\\n' + ' '.join([*never, '|', *sorted(sys.modules)]))\n"
         "    raise\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, env=os.environ.copy(), timeout=120
+        [sys.executable, "-c", code], capture_output=True, env=env or os.environ.copy(), timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.endswith(b"[]"), proc.stderr
+    return proc.stdout, proc.stderr.rsplit(b"\n", 1)[-1].decode().split()
+
+
+def test_process_imports(db: Path) -> None:  # noqa: F811
+    """Lexical-only recall (no embedder configured), whole process: no typer, no
+    pydantic Settings model, no vector stack."""
+    out, found = imports_of(["recall", "cache tokens", "--store", str(db)])
+    never, loaded = found[: found.index("|")], found[found.index("|") + 1 :]
+    assert never == []
+    assert set(NEEDED) <= set(loaded)
     expected = runner.invoke(app, ["recall", "cache tokens", "--store", str(db)])
-    assert proc.stdout == expected.stdout_bytes
+    assert out == expected.stdout_bytes
+
+
+def test_vectors_configured_loads_them(db: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The lazy vector imports still happen when an embedder is configured."""
+    env = {**os.environ, "MEMGRAPH_EMBEDDER": "hash", "MEMGRAPH_QDRANT_PATH": str(tmp_path / "q")}
+    _, found = imports_of(["recall", "cache tokens", "--store", str(db)], env)
+    loaded = found[found.index("|") + 1 :]
+    assert {"context_cut.vectors", "memgraph.settings"} <= set(loaded)

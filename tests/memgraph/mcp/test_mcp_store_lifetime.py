@@ -137,3 +137,25 @@ def test_a_real_mcp_session_survives_the_store_being_replaced(tmp_path: Path) ->
     assert out["before"] == out["before_again"] > out["restored"] > 0
     assert out["recreated"] == 0
     assert out["search_error"] is False
+
+
+def test_a_write_after_the_store_was_deleted_closes_the_read_handle_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read slot still holds the deleted file when a write tool creates the new
+    store. Its checkpointer thread once connected late and made a 0-byte file at the
+    path (the new store was then refused); stale handles are closed first too."""
+    env, db, _ = _stores(tmp_path)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    tools = MemgraphTools(load_settings())
+    try:
+        for round_ in range(6):  # the race was intermittent: several rounds
+            assert tools.voice_stats()["messages"] >= 0  # the read slot is open
+            assert False in tools._open
+            db.unlink()  # the file only, as `rm memgraph.db` does
+            tools.note(f"a note after the store was deleted {round_}", session="s-del")
+            assert False not in tools._open or tools._open[False][1] == store_identity(str(db))
+            assert tools.voice_stats()["messages"] == 0
+    finally:
+        tools.close()

@@ -1,0 +1,61 @@
+"""The argv shim the lean ``recall`` and ``context`` paths share (no typer, no click).
+
+``parse(argv, spec)`` reads one positional ``TEXT`` plus the options ``spec``
+names (``--opt value``, ``--opt=value``, flags alone) the way click would; anything
+it is not sure of (``--help``, an unknown option, a missing or non-integer value,
+no text or two) is ``None``, and the caller lets typer take over and explain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Spec:
+    valued: dict[str, str]  # option name -> argument field
+    flags: dict[str, str]  # flag name -> argument field (set to True)
+    ints: tuple[str, ...] = ()  # fields parsed as int
+    paths: tuple[str, ...] = ()  # fields made Paths
+    short: tuple[str, ...] = ()  # short options, which take no ``=value``
+
+
+def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
+    found: dict[str, object] = {}
+    texts: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in spec.flags:
+            found[spec.flags[arg]] = True
+        elif arg == "--":
+            texts += argv[i + 1 :]
+            break
+        elif arg.startswith("-") and arg != "-":
+            name, eq, value = arg.partition("=")
+            key = spec.valued.get(name)
+            if key is None or (eq and name in spec.short):
+                return None
+            if not eq:
+                if i + 1 >= len(argv):
+                    return None
+                i += 1
+                value = argv[i]
+            found[key] = value
+        else:
+            texts.append(arg)
+        i += 1
+    if len(texts) != 1:
+        return None
+    found["text"] = texts[0]
+    for key in spec.ints:
+        if key in found:
+            try:
+                found[key] = int(str(found[key]))
+            except ValueError:
+                return None
+    for key in spec.paths:
+        if key in found:
+            found[key] = Path(str(found[key]))
+    return found

@@ -1,0 +1,120 @@
+"""The lean `memgraph context` path: same bytes as typer, defers what it cannot do,
+and its process imports no typer, no pydantic Settings model, no vector stack."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memgraph.cli import context_fast
+from memgraph.cli.app import app
+from tests.memgraph.cli.test_context_cli import db  # noqa: F401  (the fixture)
+from tests.memgraph.cli.test_recall_fast import NEVER, imports_of
+
+runner = CliRunner()
+
+
+def _cases(store_file: Path, q: Path) -> list[list[str]]:
+    s = ["--store", str(store_file)]
+    v = [*s, "--embedder", "hash", "--qdrant-path", str(q)]
+    return [
+        ["gateway tokens", *s],
+        ["gateway tokens", *s, "--budget", "400"],
+        ["gateway", *s, "--json"],
+        ["gateway", *s, "--markdown"],
+        ["gateway", *s, "--prompt", "--cut", "role", "--project", "alpha"],
+        ["cache tokens", *s, "--cut", "role"],  # project from the cwd
+        ["cache tokens", *s, "--cut=persona", "--project=alpha", "--limit=3"],
+        ["cache tokens", *s, "--cut", "coordinator", "--domain", "d1"],
+        ["cache tokens", *v],
+        ["cache tokens", *v, "--json"],
+        [*s, "--", "-gateway"],  # a text that starts with a dash, after --
+        # errors: same one line on stderr, same exit code
+        ["gateway", *s, "--budget", "0"],
+        ["gateway", *s, "--limit", "-1"],
+        ["   ", *s],
+        ["gateway", *s, "--json", "--markdown"],
+        ["gateway", *s, "--cut", "bogus"],
+        ["gateway", *s, "--cut", "role", "--repo", str(store_file.parent)],
+        ["gateway", "--store", str(store_file.parent / "missing" / "x.db")],
+        ["gateway", *s, "--embedder", "word2vec"],
+    ]
+
+
+def test_same_bytes_as_typer(
+    db: Path,  # noqa: F811
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    q = tmp_path / "q"
+    assert (
+        runner.invoke(
+            app, ["index", "--store", str(db), "--embedder", "hash", "--qdrant-path", str(q)]
+        ).exit_code
+        == 0
+    )
+    for args in _cases(db, q):
+        code = context_fast.run(args)
+        fast = capsysbinary.readouterr()
+        assert code is not None, f"fast path deferred {args}"
+        result = runner.invoke(app, ["context", *args])
+        assert (code, _stamped(fast.out), fast.err) == (
+            result.exit_code,
+            _stamped(result.stdout_bytes),
+            result.stderr_bytes,
+        ), args
+
+
+def _stamped(out: bytes) -> bytes:
+    """A --json packet with its build time (``ingested_at``: now) blanked."""
+    if not out.startswith(b"{"):
+        return out
+    packet = json.loads(out)
+    assert isinstance(packet.pop("ingested_at"), str)
+    return json.dumps(packet).encode()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--help"],
+        ["a", "b"],
+        ["a", "--budget", "x"],
+        ["a", "--limit", "1.5"],
+        ["a", "--bogus"],
+        ["a", "--budget"],
+        ["a", "--json=1"],
+    ],
+)
+def test_defers_what_it_does_not_handle(args: list[str]) -> None:
+    assert context_fast.run(args) is None
+
+
+@pytest.mark.parametrize("cut", ["repo", "role"])
+def test_process_imports(db: Path, cut: str) -> None:  # noqa: F811
+    """Whole process, no embedder configured: none of NEVER; the cut ran."""
+    argv = ["context", "gateway tokens", "--store", str(db), "--cut", cut]
+    out, found = imports_of(argv)
+    never, loaded = found[: found.index("|")], found[found.index("|") + 1 :]
+    assert never == [], never
+    assert {"memgraph.cli.context_fast", "context_cut.api", "context_cut.render"} <= set(loaded)
+    assert "typer" not in loaded and "memgraph.cli.app" not in loaded
+    expected = runner.invoke(app, ["context", *argv[1:]])
+    assert out == expected.stdout_bytes
+    assert set(NEVER) >= {"memgraph.settings", "context_cut.vectors", "qdrant_client", "numpy"}
+
+
+def test_shared_store_takes_the_full_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A postgresql:// store: main() does not route `context` to the lean path."""
+    from memgraph import cli
+
+    monkeypatch.setenv("MEMGRAPH_STORE", "postgresql://localhost/x")
+    assert cli._shared_store(["gateway"]) is True
+    monkeypatch.delenv("MEMGRAPH_STORE")
+    assert os.environ.get("MEMGRAPH_STORE") is None
+    assert cli._shared_store(["gateway"]) is False
