@@ -163,6 +163,43 @@ def search_in_process(locations: dict[str, str], iterations: int) -> None:
             store.close()
 
 
+TURN_QUERIES = ((("deploy", False), ("config", False)), (("merg", True), ("release", False)))
+
+
+def turns_in_process(locations: dict[str, str], iterations: int) -> None:
+    """Turn ranking (``TurnIndex.rank_any``, context_cut.turns) on both stores."""
+    from memgraph.store import open_store
+    from memgraph.store.interfaces import indexes
+    from memgraph.store.rows import VoiceScope
+
+    stores = {name: open_store(loc) for name, loc in locations.items()}
+    try:
+        for words in TURN_QUERIES:
+            times: dict[str, list[float]] = {name: [] for name in stores}
+            hits: dict[str, list[str]] = {}
+            for _ in range(iterations):
+                for name, store in stores.items():
+                    turns = indexes(store).turns
+                    assert turns is not None, name
+                    t = time.perf_counter()
+                    found = turns.rank_any(list(words), VoiceScope(), 20)
+                    times[name].append((time.perf_counter() - t) * 1000)
+                    hits[name] = [f"{score:.9f}" for _, score in found]
+            # the same scores in the same order (ids of equal scores may differ: SQLite
+            # leaves ties in index order, and an imported copy has another index order)
+            same = len({tuple(h) for h in hits.values()}) == 1
+            label = " ".join(w + ("*" if p else "") for w, p in words)
+            print(
+                f"turn ranking in-process {label!r:22s}: "
+                + "  ".join(f"{n} p50 {p50(t):6.2f} ms" for n, t in times.items())
+                + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x"
+                + f"  hits {len(hits['sqlite'])} same-scores {same} ({load()})"
+            )
+    finally:
+        for store in stores.values():
+            store.close()
+
+
 def search_whole_process(envs: dict[str, dict[str, str]], runs: int) -> None:
     times: dict[str, list[float]] = {name: [] for name in envs}
     for _ in range(runs):
@@ -276,6 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--writers", type=int, default=16)
     ap.add_argument("--per-writer", type=int, default=4)
     ap.add_argument("--skip", default="", help="comma list of: bulk,search,hook,writers")
+    ap.add_argument(
+        "--search-stores",
+        metavar="SQLITE_FILE,PG_URL",
+        help="search figures on these two stores holding the same data (no vault build)",
+    )
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
 
@@ -309,14 +351,17 @@ def main(argv: list[str] | None = None) -> int:
             if "bulk" not in skip:
                 bulk({"sqlite": str(root / "bulk.db"), "postgres": urls[0]}, args.nodes)
             if "search" not in skip:
-                build_vault(root / "search", args.pages, urls[1])
-                search_in_process(
-                    {"sqlite": str(root / "search" / "home" / "memgraph.db"), "postgres": urls[1]},
-                    args.iterations,
-                )
-                search_whole_process(
-                    {n: env(n, "search", urls[1]) for n in ("sqlite", "postgres")}, args.runs * 3
-                )
+                sqlite_file, pg_url = str(root / "search" / "home" / "memgraph.db"), urls[1]
+                if args.search_stores:
+                    sqlite_file, pg_url = args.search_stores.split(",", 1)
+                else:
+                    build_vault(root / "search", args.pages, pg_url)
+                pair = {"sqlite": sqlite_file, "postgres": pg_url}
+                search_in_process(pair, args.iterations)
+                envs = {n: env(n, "search", pg_url) for n in ("sqlite", "postgres")}
+                envs["sqlite"]["MEMGRAPH_HOME"] = str(Path(sqlite_file).parent)
+                search_whole_process(envs, args.runs * 3)
+                turns_in_process(pair, args.iterations)
             if "hook" not in skip:
                 hook_capture(
                     root, {n: env(n, "hook", urls[2]) for n in ("sqlite", "postgres")}, args.mb,

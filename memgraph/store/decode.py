@@ -5,7 +5,8 @@ Both backends keep each document as the exact JSON text the engine serialised
 differs: the parameter mark (``?`` / ``%s``), how a list of ids reaches the
 server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
 and lock a read runs on. The backends subclass these two bases and supply
-those few hooks; the queries and the decoding live here.
+those few hooks; the queries and the decoding live here. SQLite stores receipts
+and patches packed (``memgraph.store.docpack``); ``unpack`` passes text through.
 """
 
 from __future__ import annotations
@@ -170,7 +171,8 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
     from memgraph.documents import MemoryGraphSnapshot
 
     def read(model: Any, sql: str) -> list[Any]:
-        return [model.model_validate_json(d) for d in docs(sql)]
+        # receipts and patches may be packed (SQLite, memgraph.store.docpack)
+        return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
     def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]

@@ -97,6 +97,12 @@ SEARCHES = [
     VoiceSearch(recent_sessions=1, limit=3),
     VoiceSearch(classification="COMMAND"),
     VoiceSearch(unclassified=True, limit=4),
+    # several words (voice_words: merge of postings, ranked in Python, texts fetched)
+    VoiceSearch(query="login fix", limit=1),
+    VoiceSearch(query="the login", project="atlas"),
+    VoiceSearch(query="the login", session_prefix="s-beta"),
+    VoiceSearch(query="login login", unclassified=True),
+    VoiceSearch(query="the deploy of", since="2026-06-01T00:00:00.000000Z", limit=3),
     # common words past `candidates` matches (VoiceSearch, common_plan): "the" and
     # "login" are in >= half of all nodes (by time), "fix"/"deploy" in 2 of 10 (score)
     VoiceSearch(query="the", candidates=3),

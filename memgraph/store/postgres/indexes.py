@@ -217,11 +217,8 @@ class PgVoiceIndex:
         args: list[object],
     ) -> list[VoiceRow]:
         one_word = all(len(words) == 1 for words, _ in phrases)
-        if (
-            one_word
-            and (len(phrases) == 1 or not any(prefix for _, prefix in phrases))
-            and self._plan(q, None, 0) == "full"  # common words take the bounded path below
-        ):
+        if one_word and (len(phrases) == 1 or not any(prefix for _, prefix in phrases)):
+            # (common words: _ranked_terms decides their plan before ranking)
             return self._ranked_terms(q, phrases, head, head_args, clause, args)
         # phrases of several words: the instances are counted on each candidate's
         # text (adjacency is not in voice_terms). Corpus figures ride on every
@@ -276,28 +273,6 @@ class PgVoiceIndex:
         hits = [_row(sc, nid, ts, extra[0], extra[1]) for _, sc, ts, nid, extra in top]
         return hits + self._partial_tier(q, clause, args, head, head_args, hits)
 
-    def _plan(self, q: VoiceSearch, nodes: int | None, matches: int) -> str:
-        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches.
-        ``nodes`` None: before matching (node count read here, and a query whose
-        rarest word is common may still fall under ``candidates`` once filtered:
-        the bounded path then ranks it in full, as SQLite does)."""
-        words = plan_words(q.query)
-        if q.candidates < 1 or not words:
-            return "full"
-        if nodes is None:
-            nodes = int(self.store.fetch_all("SELECT nodes FROM node_stats")[0][0])
-        elif matches <= max(q.candidates, q.limit):
-            return "full"
-        counts = self.store.fetch_all(
-            "SELECT "
-            + ", ".join(
-                f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
-                for _ in words
-            ),
-            [phrase_tsquery(((w,), False)) for w in words],
-        )[0]
-        return common_plan(nodes, min(int(c) for c in counts))
-
     def _ranked_terms(
         self,
         q: VoiceSearch,
@@ -314,6 +289,43 @@ class PgVoiceIndex:
         ties) are those of the Python path and of SQLite (tests compare them)."""
         if q.limit < 1:
             return []
+        from memgraph.store.postgres import voice_words
+
+        cap = max(q.candidates, q.limit)
+        if len(phrases) > 1:  # several plain words: memgraph.store.postgres.voice_words
+            hits, matched, nodes = voice_words.ranked_words(
+                self, q, phrases, head, head_args, clause, args
+            )
+            plan = self._plan(q, nodes, matched)
+            newest = None
+        elif phrases[0][1] or q.candidates < 1 or not voice_words.over(self, phrases, cap):
+            # a prefix (no counted word), or at most `cap` live messages hold the word
+            hits, matched, nodes = self._one_term(q, phrases, head, head_args, clause, args)
+            plan = "full"
+        else:  # a frequent word: is it common, and do more than `cap` matches pass?
+            newest = voice_words.newest(self, phrases, head, head_args, clause, args, cap + 1)
+            nodes = int(self.store.fetch_all("SELECT nodes FROM node_stats")[0][0])
+            plan = self._plan(q, nodes, len(newest))
+            if plan == "full" and len(newest) <= cap:  # these are all the matches
+                hits = voice_words.ranked_words(self, q, phrases, "", [], clause, args, newest)[0]
+            elif plan == "full":
+                hits, _, _ = self._one_term(q, phrases, head, head_args, clause, args)
+        if plan != "full":  # common words: the newest `candidates` matches only
+            return voice_words.bounded(
+                self, q, phrases, plan, head, head_args, clause, args, newest
+            )
+        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+
+    def _one_term(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> tuple[list[VoiceRow], int, int]:
+        """(best hits, matches, node count) of one word or one prefix."""
         cte = head.rstrip() + "," if head else "WITH"
         # one prefix: the live messages holding it are the rows of g
         having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
@@ -332,20 +344,8 @@ class PgVoiceIndex:
                     " FROM voice_terms WHERE term = %s"
                 )
                 part_args.append(word)
-        k = len(phrases)
-        if k == 1:  # the word's (or prefix's) postings: one index range
-            grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
-        else:  # several words: the text index intersects, each hit probes its tfs
-            tfs = ", ".join(f"p{i}.tf AS t{i}" for i in range(k))
-            joins = " ".join(
-                f"JOIN voice_terms p{i} ON p{i}.term = %s AND p{i}.node_id = n.id" for i in range(k)
-            )
-            grouped = (
-                f"SELECT n.id AS node_id, p0.ntok, p0.day, p0.classification AS cls, {tfs}"
-                f" FROM nodes n {joins} WHERE n.fts_body @@ to_tsquery('memgraph_text', %s)"
-                f" AND {VOICE_N}"
-            )
-            part_args = [*[words[0] for words, _ in phrases], tsquery_text(phrases)]
+        k = 1  # the word's (or prefix's) postings: one index range
+        grouped = f"SELECT node_id, ntok, day, cls, tf AS t0 FROM ({parts[0]}) p"
         # FTS5's bm25 term by term, in fts.bm25's order of operations
         f8 = "::float8"
         norm = f"(1.2{f8} * (0.25{f8} + 0.75{f8} * g.ntok / f.avgdl))"
@@ -372,7 +372,8 @@ class PgVoiceIndex:
             f" sc AS (SELECT g.node_id, g.cls IS NOT DISTINCT FROM %s AS dm,"
             f" -({' + '.join(terms)}) * {recency} AS score FROM g{filtered} CROSS JOIN f),"
             " cut AS (SELECT dm, score FROM sc ORDER BY dm, score LIMIT 1 OFFSET %s)"
-            f" SELECT sc.score, v.node_id, v.ts, v.classification, {_HIT} FROM sc"
+            f" SELECT (SELECT count(*) FROM sc), (SELECT nodes FROM f), sc.score, v.node_id,"
+            f" v.ts, v.classification, {_HIT} FROM sc"
             " JOIN voice_messages v ON v.node_id = sc.node_id JOIN nodes n ON n.id = sc.node_id"
             " WHERE NOT EXISTS (SELECT 1 FROM cut) OR (sc.dm, sc.score) <= (SELECT * FROM cut)"
             " ORDER BY sc.dm, sc.score, v.ts DESC, sc.node_id LIMIT %s",
@@ -387,8 +388,31 @@ class PgVoiceIndex:
                 q.limit,
             ],
         )
-        hits = [_row(float(r[0]), r[1], r[2], r[3], r[4:]) for r in rows]
-        return hits + self._partial_tier(q, clause, args, head, head_args, hits)
+        hits = [_row(float(r[2]), r[3], r[4], r[5], r[6:]) for r in rows]
+        return hits, int(rows[0][0]) if rows else 0, int(rows[0][1]) if rows else 0
+
+    def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
+        """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
+        words = plan_words(q.query)
+        if matches <= max(q.candidates, q.limit) or q.candidates < 1 or not words:
+            return "full"
+        # a lower bound first: the live messages holding each word in their body
+        # (voice_df) and the other rows holding it in theirs (a small index); a
+        # word past half of all nodes that way is certainly past half (``recent``)
+        having, having_args = _body_df([((w,), False) for w in words])
+        lower = self.store.fetch_all(f"SELECT true{having}", having_args)[0][1:]
+        if min(int(c) for c in lower) * 2 >= nodes > 0:
+            return "recent"
+        # else the exact document frequency over title and body (every row)
+        counts = self.store.fetch_all(
+            "SELECT "
+            + ", ".join(
+                f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
+                for _ in words
+            ),
+            [phrase_tsquery(((w,), False)) for w in words],
+        )[0]
+        return common_plan(nodes, min(int(c) for c in counts))
 
     def _partial_tier(
         self,

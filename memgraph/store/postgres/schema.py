@@ -449,6 +449,20 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         """,
     ),
     Migration(
+        88,
+        "voice_terms: the key covers tf, ntok, day and classification (PostgreSQL only)",
+        """
+        -- a word's postings are an index-only range of the key, in node id order:
+        -- one word is a range scan without a heap visit per message, several words
+        -- are a merge join of their ranges (notes/fleet.md, issue 16)
+        ALTER TABLE voice_terms DROP CONSTRAINT voice_terms_pkey;
+        ALTER TABLE voice_terms ADD CONSTRAINT voice_terms_pkey
+            PRIMARY KEY (term, node_id) INCLUDE (tf, ntok, day, classification);
+        ALTER TABLE voice_terms ALTER COLUMN term SET STATISTICS 1000;
+        ANALYZE voice_terms;
+        """,
+    ),
+    Migration(
         10,
         "session: note and session index tables kept by triggers on nodes",
         f"""

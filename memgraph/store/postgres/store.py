@@ -355,6 +355,11 @@ class PostgresStore(DocStore):
             # a bulk load into an empty store: no statement deadline, and the voice
             # term tables filled set-based after the nodes, not row by row
             self.conn.execute("SET LOCAL statement_timeout = 0")
+            # a durable commit (one for the whole import): a server run with
+            # synchronous_commit=off could not hint the rows committed before its
+            # WAL writer's next flush, and the VACUUM below would then mark no page
+            # all-visible (index-only scans need that)
+            self.conn.execute("SET LOCAL synchronous_commit = on")
             self.conn.execute("ALTER TABLE nodes DISABLE TRIGGER nodes_voiceterms_ins")
             txn.put_domains(snapshot.domains)
             txn.put_node_history(snapshot.node_history)
@@ -375,12 +380,21 @@ class PostgresStore(DocStore):
                 " gin_clean_pending_list('nodes_fts_body_voice'::regclass),"
                 " gin_clean_pending_list('nodes_fts_body_other'::regclass)"
             )
+        # after the commit (VACUUM runs outside a transaction): the visibility map
+        # of the term postings, so voice search reads them index-only from the start
+        with self._lock, contextlib.suppress(psycopg.Error):
+            self.conn.execute("VACUUM voice_terms")
 
 
 def _pg_indexes(store: PostgresStore) -> StoreIndexes:
-    from memgraph.store.postgres.indexes import pg_indexes
+    import dataclasses
 
-    return pg_indexes(store)
+    from memgraph.store.postgres.indexes import pg_indexes
+    from memgraph.store.postgres.standing import PgStanding
+    from memgraph.store.postgres.turns import PgTurnIndex
+
+    found = pg_indexes(store)
+    return dataclasses.replace(found, standing=PgStanding(store), turns=PgTurnIndex(store))
 
 
 register_indexes(PostgresStore, _pg_indexes)

@@ -1,0 +1,208 @@
+"""PostgreSQL turn index (``interfaces.TurnIndex``): scoped OR-BM25 over voice messages.
+
+The twin of ``memgraph.store.sqlite_ext.turn_index`` (``context_cut.turns``,
+turn-level recall). FTS5's ``bm25(node_fts, title_weight, 1.0)`` for rows
+matching ANY word: the text index over title + body (``nodes_fts``) finds the
+live, current voice messages in the scope, the corpus figures come from
+``node_stats`` and one GIN count per word. A word's instances in a body are
+its ``voice_terms`` tf (key probes; a prefix sums the lexemes it starts), in a
+title they are counted on the text (``fts.count_hits``), so scores equal
+SQLite's. Each word is tokenised as FTS5 tokenises a quoted string
+(``'lake" OR "x'`` is the phrase "lake or x"); such a phrase of several tokens,
+or a prefix of more than ``PREFIX_TERMS`` lexemes, is counted on the bodies.
+
+Common words (``rows.common_plan``): when more than ``max(limit, CANDIDATES)``
+messages in scope match and every plain word is in >= 1/``COMMON_SHARE`` of
+all nodes (each prefix a prefix of one of them), only that many matches
+inserted last (``nodes.seq``, SQLite's rowid order) are ranked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memgraph.store.postgres.fts import (
+    Phrase,
+    count_hits,
+    idf,
+    phrase_tsquery,
+    tokens,
+    tsquery_text,
+)
+from memgraph.store.postgres.schema import FTS, N_FTS
+from memgraph.store.rows import CANDIDATES, VoiceScope, common_plan
+
+if TYPE_CHECKING:
+    from memgraph.store.postgres.store import PostgresStore
+
+K1, B = 1.2, 0.75
+
+
+def _scope_sql(scope: VoiceScope) -> tuple[str, list[object]]:
+    # live messages, and only a record's current version (SQLite's voice_index
+    # holds no retired row; voice_messages does)
+    where = ["v.lifecycle <> 'retired'", "v.lifecycle <> 'superseded'"]
+    args: list[object] = []
+    for column, value in (
+        ("project", scope.project),
+        ("session_id", scope.session_id),
+        ("constellation", scope.constellation),
+    ):
+        if value is not None:
+            where.append(f"v.{column} = %s")
+            args.append(value)
+    if scope.since is not None:
+        where.append("v.ts >= %s")
+        args.append(scope.since)
+    return " AND ".join(where), args
+
+
+def _phrases(words: Sequence[tuple[str, bool]]) -> list[Phrase]:
+    """Each word as FTS5 reads ``"word"`` (``"word"*``): its tokens, adjacent."""
+    found: list[Phrase] = []
+    for word, prefix in words:
+        toks = tokens(word) if word else []
+        if toks:
+            found.append((tuple(toks), prefix))
+    return list(dict.fromkeys(found))
+
+
+PREFIX_TERMS = 64  # a prefix standing for more lexemes is counted on the texts
+
+
+def _lexemes(conn: Any, phrases: list[Phrase]) -> list[list[str]] | None:
+    """The body lexemes each one-token phrase counts in ``voice_terms`` (a prefix:
+    the live messages' lexemes it starts); None when some phrase needs the text."""
+    found: list[list[str]] = []
+    for words, prefix in phrases:
+        if len(words) != 1:
+            return None
+        word = words[0]
+        if not prefix:
+            found.append([word])
+            continue
+        rows = conn.execute(
+            "SELECT term FROM voice_df WHERE term >= %s AND term < %s AND n > 0 LIMIT %s",
+            (word, word[:-1] + chr(ord(word[-1]) + 1), PREFIX_TERMS + 1),
+        ).fetchall()
+        if len(rows) > PREFIX_TERMS:
+            return None
+        found.append([str(r[0]) for r in rows])
+    return found
+
+
+class PgTurnIndex:
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def rank_any(
+        self,
+        words: Sequence[tuple[str, bool]],
+        scope: VoiceScope,
+        limit: int,
+        title_weight: float = 1.0,
+    ) -> list[tuple[str, float]]:
+        phrases = _phrases(words)
+        if not phrases or limit <= 0:
+            return []
+        clause, args = _scope_sql(scope)
+        match = tsquery_text(phrases, "|")
+        counts = ", ".join(
+            f"(SELECT count(*) FROM nodes WHERE {FTS} @@ to_tsquery('memgraph_text', %s))"
+            for _ in phrases
+        )
+        # the text index finds the rows, each then meets the scope by primary key
+        candidates = (
+            " FROM nodes n CROSS JOIN LATERAL (SELECT 1 FROM voice_messages v"
+            f" WHERE v.node_id = n.id AND {clause} OFFSET 0) v"
+            f" WHERE {N_FTS} @@ to_tsquery('memgraph_text', %s)"
+            " AND n.profile = 'voice' AND n.kind = 'message'"
+        )
+        with self.store.reader() as txn:
+            conn = txn.conn
+            head = conn.execute(
+                f"SELECT nodes, tokens, {counts} FROM node_stats",
+                [phrase_tsquery(p) for p in phrases],
+            ).fetchone()
+            if head is None:
+                return []
+            nodes, total = int(head[0]), int(head[1])
+            dfs = [int(c) for c in head[2:]]
+            floor = self._floor(conn, words, phrases, dfs, nodes, candidates, [*args, match], limit)
+            lexemes = _lexemes(conn, phrases)
+            if lexemes is None:  # a quoted word of several tokens: count on the texts
+                rows = conn.execute(
+                    f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
+                    [*args, match, floor],
+                ).fetchall()
+                body_tf = [count_hits(phrases, r[4]) for r in rows]
+            else:  # body instances from voice_terms (key probes), titles counted here
+                tf = "".join(
+                    ", coalesce((SELECT sum(t.tf) FROM voice_terms t"
+                    " WHERE t.term = ANY(%s) AND t.node_id = n.id), 0)"
+                    for _ in lexemes
+                )
+                rows = conn.execute(
+                    f"SELECT n.id, n.seq, n.ntok, n.title{tf}{candidates} AND n.seq >= %s",
+                    [*lexemes, *args, match, floor],
+                ).fetchall()
+                body_tf = [[int(t) for t in r[4:]] for r in rows]
+        avgdl = total / nodes if nodes and total else 1.0
+        weights = [idf(nodes, h) for h in dfs]
+        scored: list[tuple[float, int, str]] = []
+        for (nid, seq, ntok, title, *_), body in zip(rows, body_tf, strict=True):
+            freqs = [
+                title_weight * t + b for t, b in zip(count_hits(phrases, title), body, strict=True)
+            ]
+            if not any(freqs):
+                continue
+            norm = K1 * (1 - B + B * int(ntok) / avgdl)
+            score = sum(
+                w * f * (K1 + 1.0) / (f + norm) for w, f in zip(weights, freqs, strict=True)
+            )
+            scored.append((-score, int(seq), str(nid)))
+        scored.sort()
+        return [(nid, -score) for score, _, nid in scored[:limit]]
+
+    def _floor(
+        self,
+        conn: Any,
+        words: Sequence[tuple[str, bool]],
+        phrases: list[Phrase],
+        dfs: list[int],
+        nodes: int,
+        candidates: str,
+        args: list[object],
+        limit: int,
+    ) -> int:
+        """The lowest ``seq`` ranked: bounded only when more than ``max(limit,
+        CANDIDATES)`` messages in scope match and every plain word is common."""
+        plain = [w for w, prefix in words if w and not prefix]
+        stems = [w for w, prefix in words if w and prefix]
+        if not plain or not all(any(p.startswith(s) for p in plain) for s in stems):
+            return 0
+        # a word's document frequency is its own lexeme's (SQLite reads its vocabulary)
+        df = {p[0][0]: n for p, n in zip(phrases, dfs, strict=True) if len(p[0]) == 1 and not p[1]}
+        if common_plan(nodes, min(df.get(w, 0) for w in plain)) == "full":
+            return 0
+        cap = max(limit, CANDIDATES)
+        beyond = conn.execute(
+            f"SELECT n.seq{candidates} ORDER BY n.seq DESC LIMIT 2 OFFSET %s",
+            [*args, cap - 1],
+        ).fetchall()
+        return int(beyond[0][0]) if len(beyond) == 2 else 0
+
+    def in_scope(self, ids: Sequence[str], scope: VoiceScope) -> set[str]:
+        if not ids:
+            return set()
+        clause, args = _scope_sql(scope)
+        with self.store.reader() as txn:
+            rows = txn.conn.execute(
+                f"SELECT v.node_id FROM voice_messages v WHERE v.node_id = ANY(%s) AND {clause}",
+                [list(dict.fromkeys(ids)), *args],
+            ).fetchall()
+        return {str(r[0]) for r in rows}
+
+
+__all__ = ["PgTurnIndex"]
