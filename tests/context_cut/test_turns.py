@@ -194,10 +194,10 @@ def test_a_question_naming_a_month_prefers_turns_said_in_it(tmp_path: Path) -> N
     import_conversations(s, ImportRequest(path=path, project="chat"))
     scope = TurnScope(project="chat")
     lake, river = rows[0][1], rows[1][1]
-    alone = {"prev": 0.0, "next": 0.0, "prev2": 0.0, "next2": 0.0, "sess_share": 0.0}
 
     def top(q: str, month: float) -> list[str]:
-        return _texts(s, q, scope=scope, weights=TurnWeights(month=month, **alone))[:2]
+        alone = TurnWeights(month=month, prev=0.0, next=0.0, prev2=0.0, next2=0.0, sess_share=0.0)
+        return _texts(s, q, scope=scope, weights=alone)[:2]
 
     assert top("lake camping in June", 1.0) == [lake, river]  # two words beat one
     assert top("lake camping in June", 5.0) == [river, lake]  # but the river was in June
