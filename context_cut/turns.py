@@ -12,7 +12,9 @@ where ``s`` is the fusion of a BM25 (OR over the query's content words, each
 word also as a prefix of its stem so "pets" finds "pet"), normalised by its best
 hit in the pool, and the cosine of the vector nerve, min-max normalised over the
 pool. A turn whose speaker the query names ("What pet does Caroline have?") is
-boosted. The scoring pieces live in ``context_cut.turn_scoring``.
+boosted, and the dense side is asked the question's content words without the
+speakers' names (a packet asks the question as written); a question naming a month
+prefers turns said in it. The scoring pieces live in ``context_cut.turn_scoring``.
 
 Scope filters (project, session, constellation, since) are applied inside the
 lexical query on SQLite (the voice index), so one conversation among many
