@@ -35,9 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MEMGRAPH = Path(sys.executable).parent / "memgraph"
 # every module of ours the lean `context --cut role` process imports (a test checks the
-# list against a real run), without running anything: the import floor of that command
+# list against a real run), without running anything (GC off, as `memgraph.cli.main` runs
+# a lean path): the import floor of that command
 CONTEXT_IMPORTS = (
-    "import os; os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
+    "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
     "import memgraph.cli, memgraph.cli.context_fast, memgraph.cli.ranked, context_cut.api, "
     "context_cut.ceiling, context_cut.render, context_cut.standing, memgraph.store.sqlite, "
     "memgraph.store.postgres, memgraph.store.sqlite_ext.activity, "
@@ -49,7 +50,7 @@ CONTEXT_IMPORTS = (
 # pydantic and the document models a context packet is made of: no read path that
 # builds these can start faster than this row
 PYDANTIC_FLOOR = (
-    "import os; os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
+    "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
     "import memgraph.documents.context"
 )
 
