@@ -35,24 +35,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MEMGRAPH = Path(sys.executable).parent / "memgraph"
 # every module of ours the lean `context --cut role` process imports (a test checks the
-# list against a real run), without running anything (GC off, as `memgraph.cli.main` runs
-# a lean path): the import floor of that command
-CONTEXT_IMPORTS = (
-    "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
-    "import memgraph.cli, memgraph.cli.context_fast, memgraph.cli.ranked, context_cut.api, "
-    "context_cut.ceiling, context_cut.render, context_cut.standing, memgraph.store.sqlite, "
-    "memgraph.store.postgres, memgraph.store.sqlite_ext.activity, "
-    "memgraph.store.sqlite_ext.ledger, memgraph.store.sqlite_ext.registry, "
-    "memgraph.store.sqlite_ext.scrub, memgraph.store.sqlite_ext.session, "
-    "memgraph.store.sqlite_ext.standing, memgraph.store.sqlite_ext.terms, "
-    "memgraph.store.sqlite_ext.voice_index, profiles.voice.nodes, profiles.wakeup.standing"
-)
+# list against a real run)
+CONTEXT_MODULES = (
+    "memgraph.cli", "memgraph.cli.context_fast", "memgraph.cli.ranked", "context_cut.api",
+    "context_cut.ceiling", "context_cut.render", "context_cut.standing", "memgraph.store.sqlite",
+    "memgraph.store.postgres", "memgraph.store.sqlite_ext.activity",
+    "memgraph.store.sqlite_ext.ledger", "memgraph.store.sqlite_ext.registry",
+    "memgraph.store.sqlite_ext.scrub", "memgraph.store.sqlite_ext.session",
+    "memgraph.store.sqlite_ext.standing", "memgraph.store.sqlite_ext.terms",
+    "memgraph.store.sqlite_ext.voice_index", "profiles.voice.nodes", "profiles.wakeup.standing",
+)  # fmt: skip
+# import-only processes run as `memgraph.cli.main` runs a lean path: GC off, no plugin
+# scan, no interpreter teardown
+_LEAN = "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__')"
+# the import floor of `context`: its modules, without running anything
+CONTEXT_IMPORTS = f"{_LEAN}; import {', '.join(CONTEXT_MODULES)}; os._exit(0)"
 # pydantic and the document models a context packet is made of: no read path that
 # builds these can start faster than this row
-PYDANTIC_FLOOR = (
-    "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); "
-    "import memgraph.documents.context"
-)
+PYDANTIC_FLOOR = f"{_LEAN}; import memgraph.documents.context; os._exit(0)"
 
 
 def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:

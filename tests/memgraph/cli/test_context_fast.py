@@ -123,7 +123,7 @@ def _bench_context_imports() -> set[str]:
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    code = f"{bench.CONTEXT_IMPORTS}\nimport sys\nprint(' '.join(sys.modules))"
+    code = f"import sys, {', '.join(bench.CONTEXT_MODULES)}\nprint(' '.join(sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return set(done.stdout.split())
