@@ -326,6 +326,8 @@ class PgVoiceIndex:
         args: list[object],
     ) -> tuple[list[VoiceRow], int, int]:
         """(best hits, matches, node count) of one word or one prefix."""
+        from memgraph.store.postgres.voice_words import live_only
+
         cte = head.rstrip() + "," if head else "WITH"
         # one prefix: the live messages holding it are the rows of g
         having, having_args = _body_df(phrases, "(SELECT count(*) FROM g)")
@@ -359,7 +361,7 @@ class PgVoiceIndex:
         # filters other than liveness (voice_terms holds live messages only)
         filtered = (
             f" JOIN voice_messages v ON v.node_id = g.node_id AND {clause}"
-            if clause != "v.lifecycle <> 'retired'"
+            if not live_only(clause, phrases)
             else ""
         )
         rows = self.store.fetch_all(

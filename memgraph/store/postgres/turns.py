@@ -92,6 +92,45 @@ def _lexemes(conn: Any, phrases: list[Phrase]) -> list[list[str]] | None:
     return found
 
 
+def _ranked_sql(
+    phrases: list[Phrase],
+    lexemes: list[list[str]],
+    candidates: str,
+    title_weight: float,
+    weights: list[float],
+    avgdl: float,
+) -> tuple[str, list[object]]:
+    """The best rows by FTS5's bm25 computed by the server, in the Python path's
+    order of operations (so the same doubles): per word ``f = title_weight * t + b``
+    (``t`` its instances in the title's tsvector, ``b`` its ``voice_terms`` tf),
+    ``sum(w * f * (k1 + 1) / (f + k1 * (1 - b + b * ntok / avgdl)))``. The text
+    before the candidates' scope arguments; then the match, the floor, the limit."""
+    f8, k = "::float8", len(phrases)
+    cols, args = [], list[object]()
+    for i, ((word,), prefix) in enumerate(phrases):
+        test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
+        cols.append(
+            f"coalesce((SELECT sum(cardinality(u.positions)) FROM unnest(n.fts_title) u"
+            f" WHERE {test}), 0) AS t{i}, coalesce((SELECT sum(t.tf) FROM voice_terms t"
+            f" WHERE t.term = ANY(%s) AND t.node_id = n.id), 0) AS b{i}"
+        )
+        args += [word, lexemes[i]]
+    freqs = ", ".join(f"%s{f8} * t{i} + b{i} AS f{i}" for i in range(k))
+    score = " + ".join(f"%s{f8} * f{i} * %s{f8} / (f{i} + norm)" for i in range(k))
+    hit = " OR ".join(f"f{i} <> 0" for i in range(k))
+    head_args: list[object] = []
+    for w in weights:
+        head_args += [w, K1 + 1.0]
+    sql = (
+        f"SELECT id, score FROM (SELECT id, seq, {hit} AS hit, {score} AS score FROM"
+        f" (SELECT id, seq, {freqs}, %s{f8} * (%s{f8} + %s{f8} * ntok / %s{f8}) AS norm"
+        f" FROM (SELECT n.id, n.seq, n.ntok, {', '.join(cols)}{candidates} AND n.seq >= %s OFFSET 0) c"
+        ") g) s WHERE hit ORDER BY score DESC, seq LIMIT %s"
+    )
+    mid = [*([title_weight] * k), K1, 1 - B, B, avgdl]
+    return sql, [*head_args, *mid, *args]
+
+
 class PgTurnIndex:
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
@@ -131,23 +170,20 @@ class PgTurnIndex:
             dfs = [int(c) for c in head[2:]]
             floor = self._floor(conn, words, phrases, dfs, nodes, candidates, [*args, match], limit)
             lexemes = _lexemes(conn, phrases)
-            if lexemes is None:  # a quoted word of several tokens: count on the texts
-                rows = conn.execute(
-                    f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
-                    [*args, match, floor],
-                ).fetchall()
-                body_tf = [count_hits(phrases, r[4]) for r in rows]
-            else:  # body instances from voice_terms (key probes), titles counted here
-                tf = "".join(
-                    ", coalesce((SELECT sum(t.tf) FROM voice_terms t"
-                    " WHERE t.term = ANY(%s) AND t.node_id = n.id), 0)"
-                    for _ in lexemes
+            if lexemes is not None:  # ranked by the server: only the best rows travel
+                avgdl = total / nodes if nodes and total else 1.0
+                weights = [idf(nodes, h) for h in dfs]
+                sql, sql_args = _ranked_sql(
+                    phrases, lexemes, candidates, title_weight, weights, avgdl
                 )
-                rows = conn.execute(
-                    f"SELECT n.id, n.seq, n.ntok, n.title{tf}{candidates} AND n.seq >= %s",
-                    [*lexemes, *args, match, floor],
-                ).fetchall()
-                body_tf = [[int(t) for t in r[4:]] for r in rows]
+                found = conn.execute(sql, [*sql_args, *args, match, floor, limit]).fetchall()
+                return [(str(nid), float(score)) for nid, score in found]
+            # a quoted word of several tokens: count on the texts
+            rows = conn.execute(
+                f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
+                [*args, match, floor],
+            ).fetchall()
+        body_tf = [count_hits(phrases, r[4]) for r in rows]
         avgdl = total / nodes if nodes and total else 1.0
         weights = [idf(nodes, h) for h in dfs]
         scored: list[tuple[float, int, str]] = []
