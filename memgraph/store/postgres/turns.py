@@ -106,25 +106,33 @@ def _ranked_sql(
     ``sum(w * f * (k1 + 1) / (f + k1 * (1 - b + b * ntok / avgdl)))``. The text
     before the candidates' scope arguments; then the match, the floor, the limit."""
     f8, k = "::float8", len(phrases)
-    cols, args = [], list[object]()
+    titles, bodies, args = [], [], list[object]()
     for i, ((word,), prefix) in enumerate(phrases):
+        # the tsquery (lexemes as given, not normalised) skips titles without the word
         test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
-        cols.append(
-            f"coalesce((SELECT sum(cardinality(u.positions)) FROM unnest(n.fts_title) u"
-            f" WHERE {test}), 0) AS t{i}, coalesce((SELECT sum(t.tf) FROM voice_terms t"
-            f" WHERE t.term = ANY(%s) AND t.node_id = n.id), 0) AS b{i}"
+        titles.append(
+            f"CASE WHEN n.fts_title @@ %s::tsquery THEN (SELECT sum(cardinality(u.positions))"
+            f" FROM unnest(n.fts_title) u WHERE {test}) ELSE 0 END AS t{i}"
         )
-        args += [word, lexemes[i]]
-    freqs = ", ".join(f"%s{f8} * t{i} + b{i} AS f{i}" for i in range(k))
+        args += [phrase_tsquery(phrases[i]), word]
+    for i in range(k):
+        bodies.append(f"sum(tf) FILTER (WHERE term = ANY(%s)) AS b{i}")
+    args += [*lexemes, sorted({x for found in lexemes for x in found})]
+    freqs = ", ".join(f"%s{f8} * t{i} + coalesce(b{i}, 0) AS f{i}" for i in range(k))
     score = " + ".join(f"%s{f8} * f{i} * %s{f8} / (f{i} + norm)" for i in range(k))
     hit = " OR ".join(f"f{i} <> 0" for i in range(k))
     head_args: list[object] = []
     for w in weights:
         head_args += [w, K1 + 1.0]
+    # the title's instances from its tsvector (one pass per row), the body's from
+    # the words' voice_terms ranges (index-only, hashed once: no probe per row)
     sql = (
         f"SELECT id, score FROM (SELECT id, seq, {hit} AS hit, {score} AS score FROM"
         f" (SELECT id, seq, {freqs}, %s{f8} * (%s{f8} + %s{f8} * ntok / %s{f8}) AS norm"
-        f" FROM (SELECT n.id, n.seq, n.ntok, {', '.join(cols)}{candidates} AND n.seq >= %s OFFSET 0) c"
+        f" FROM (SELECT n.id, n.seq, n.ntok, {', '.join(titles)}, b.* FROM nodes n LEFT JOIN"
+        f" (SELECT node_id AS bid, {', '.join(bodies)} FROM voice_terms WHERE term = ANY(%s)"
+        f" GROUP BY node_id) b ON b.bid = n.id"
+        f"{candidates.replace(' FROM nodes n ', ' ', 1)} AND n.seq >= %s OFFSET 0) c"
         ") g) s WHERE hit ORDER BY score DESC, seq LIMIT %s"
     )
     mid = [*([title_weight] * k), K1, 1 - B, B, avgdl]

@@ -41,6 +41,7 @@ def live_only(clause: str, phrases: list[Phrase]) -> bool:
         for words, prefix in phrases
     )
 
+
 # (demote, score, node id, classification)
 Scored = tuple[int, float, str, "str | None"]
 
