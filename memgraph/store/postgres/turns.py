@@ -245,14 +245,14 @@ class PgTurnIndex:
             if lexemes is not None:  # ranked by the server: only the best rows travel
                 avgdl = total / nodes if nodes and total else 1.0
                 weights = [idf(nodes, h) for h in dfs]
-                scored = _scored(len(phrases), title_weight, weights, avgdl)
+                law = _scored(len(phrases), title_weight, weights, avgdl)
                 if floor:  # common words: the newest candidates by the text index
-                    sql, sql_args = _ranked_sql(phrases, lexemes, candidates, scored)
+                    sql, sql_args = _ranked_sql(phrases, lexemes, candidates, law)
                     sql_args += [*args, match, floor, limit]
                 else:
                     unscoped = scope == VoiceScope()
                     within = None if unscoped else (clause, args)
-                    sql, sql_args = _postings_sql(phrases, lexemes, within, scored, limit)
+                    sql, sql_args = _postings_sql(phrases, lexemes, within, law, limit)
                 found = conn.execute(sql, sql_args).fetchall()
                 return [(str(nid), float(score)) for nid, score in found]
             # a quoted word of several tokens: count on the texts
