@@ -187,7 +187,7 @@ def hostile_timing() -> None:
 
     table = MentionTable.build(
         {f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)},
-        {f"pkg/m{i}.py": [f"cmd-{i}", f"--opt-{i}", "a", "x" * 199] for i in range(3)},
+        {f"pkg/m{i}.py": [("commands", f"c-{i}"), ("options", "--o"), ("tools", "a")] for i in range(3)},
     )
     units = ["`", "a.", "a_", "`" + "x" * 199, ".*+?[](){}|^$\\", "()", "\x00\ufffd"]
     units.append(bytes(range(256)).decode("latin-1"))

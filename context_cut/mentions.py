@@ -29,8 +29,11 @@ Resolution (``MentionTable.resolve``), first rule that finds something:
    ``--quiet on reindex, import-vault``, ``voice_stats``, ``MEMGRAPH_REDACT``)
    far more often than the function behind it. Any word of the text counts,
    plain ones too (a command is usually a plain word), so the score is lower
-   (``NAME_SCORE``) and a name declared in more than ``MAX_DEFINERS`` modules
-   (``--json``, ``list``) is ignored. A module takes the best of rules 1-3 and 4.
+   (``NAME_SCORE``), split among the modules declaring it as that kind (a CLI
+   command ``note`` and an MCP tool ``note`` are two interfaces: each declarer
+   gets the whole score), and a name declared as one kind in more than
+   ``MAX_DEFINERS`` modules (``--json``) says nothing. A module takes the best
+   of rules 1-3 and 4.
 
 Extraction reads at most ``MAX_TEXT`` characters and keeps ``MAX_MENTIONS``
 distinct mentions; every regex is linear (no nested or overlapping repeats).
@@ -172,16 +175,17 @@ class MentionTable:
     suffixes: dict[str, list[str]] = field(default_factory=dict)  # "a/b.py" -> paths
     dotted: dict[str, list[str]] = field(default_factory=dict)  # "pkg.mod" -> paths
     defined: dict[str, list[str]] = field(default_factory=dict)  # symbol -> paths
-    names: dict[str, list[str]] = field(default_factory=dict)  # command/option/tool/env -> paths
+    # interface name -> its declarers, one list per kind (command, option, tool, env)
+    names: dict[str, list[list[str]]] = field(default_factory=dict)
 
     @classmethod
     def build(
         cls,
         symbols: dict[str, Iterable[str]],
-        interface: dict[str, Iterable[str]] | None = None,
+        interface: dict[str, Iterable[tuple[str, str]]] | None = None,
     ) -> MentionTable:
         """``symbols``: path -> the top-level names that file defines; ``interface``:
-        path -> the interface names it declares (commands, options, tools, env)."""
+        path -> the (kind, name) pairs it declares (command, option, tool, env)."""
         suffixes: dict[str, set[str]] = defaultdict(set)
         dotted: dict[str, set[str]] = defaultdict(set)
         defined: dict[str, set[str]] = defaultdict(set)
@@ -194,15 +198,19 @@ class MentionTable:
                 dotted[".".join(mod[i:])].add(path)
             for name in names:
                 defined[name].add(path)
-        declared: dict[str, set[str]] = defaultdict(set)
-        for path, found in (interface or {}).items():
-            for name in found:
-                declared[name].add(path)
+        declared: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for path, pairs in (interface or {}).items():
+            for kind, name in pairs:
+                declared[name][kind].add(path)
+        names = {
+            name: [sorted(v) for _k, v in sorted(kinds.items()) if len(v) <= MAX_DEFINERS]
+            for name, kinds in declared.items()
+        }
         return cls(
             {k: sorted(v) for k, v in suffixes.items()},
             {k: sorted(v) for k, v in dotted.items()},
             {k: sorted(v) for k, v in defined.items() if len(v) <= MAX_DEFINERS},
-            {k: sorted(v) for k, v in declared.items() if len(v) <= MAX_DEFINERS},
+            {k: v for k, v in names.items() if v},
         )
 
     def resolve(self, mention: Mention) -> dict[str, float]:
@@ -230,10 +238,10 @@ class MentionTable:
         if not self.names:
             return best
         for word in set(_NAME_WORD.findall(text[:MAX_TEXT])):
-            found = self.names.get(word.rstrip("-"))
-            for path, score in _split(found, NAME_SCORE).items():
-                if score > best.get(path, 0.0):
-                    best[path] = score
+            for found in self.names.get(word.rstrip("-"), ()):
+                for path, score in _split(found, NAME_SCORE).items():
+                    if score > best.get(path, 0.0):
+                        best[path] = score
         return best
 
     def scores(self, text: str) -> dict[str, float]:

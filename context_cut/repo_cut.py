@@ -148,12 +148,12 @@ def _defined(node: MemoryNode) -> list[str]:
     return [str(s[0]) for s in facts.get("symbols", []) if s]
 
 
-def _declared(node: MemoryNode) -> set[str]:
-    """The interface names a module declares: CLI commands and options, MCP
-    tools, environment variables (``mentions.py`` rule 4)."""
+def _declared(node: MemoryNode) -> set[tuple[str, str]]:
+    """(kind, name) of the interfaces a module declares: CLI commands and
+    options, MCP tools, environment variables (``mentions.py`` rule 4)."""
     facts: dict[str, Any] = node.attributes.get("facts") or {}
     return {
-        str(item[0])
+        (key, str(item[0]))
         for key in ("commands", "options", "tools", "env")
         for item in facts.get(key) or []
         if item

@@ -238,16 +238,18 @@ def test_package_files_name_their_folder_per_language() -> None:
 
 
 INTERFACE = {
-    "pkg/cli/session.py": ["session", "list", "show", "--since", "--utc"],
-    "pkg/cli/review.py": ["review", "list", "--json"],
-    "pkg/cli/importer.py": ["import", "import-vault", "--quiet", "--json"],
-    "pkg/server.py": ["voice_stats", "MEMGRAPH_REDACT", "--json"],
-    "pkg/cli/repo.py": ["repo", "scan", "--json"],
+    "pkg/cli/session.py": ["c:session", "c:list", "c:show", "c:note", "o:--since", "o:--utc"],
+    "pkg/cli/review.py": ["c:review", "c:list", "o:--json"],
+    "pkg/cli/importer.py": ["c:import", "c:import-vault", "o:--quiet", "o:--json"],
+    "pkg/server.py": ["t:voice_stats", "t:note", "e:MEMGRAPH_REDACT", "o:--json"],
+    "pkg/cli/repo.py": ["c:repo", "c:scan", "o:--json"],
 }
 
 
 def interface_table() -> MentionTable:
-    return MentionTable.build({p: [] for p in INTERFACE}, INTERFACE)
+    kinds = {"c": "commands", "o": "options", "t": "tools", "e": "env"}
+    pairs = {p: [(kinds[x[0]], x[2:]) for x in v] for p, v in INTERFACE.items()}
+    return MentionTable.build({p: [] for p in INTERFACE}, pairs)
 
 
 def test_interface_names_resolve_word_by_word() -> None:
@@ -258,6 +260,8 @@ def test_interface_names_resolve_word_by_word() -> None:
     assert t.scores("--quiet on import-vault") == {"pkg/cli/importer.py": 0.6}
     assert t.scores("voice_stats returns counts") == {"pkg/server.py": 0.6}
     assert t.scores("MEMGRAPH_REDACT=0 turns it off") == {"pkg/server.py": 0.6}
+    # a CLI command and an MCP tool of one name are two interfaces: no split
+    assert t.scores("note redacts") == {"pkg/cli/session.py": 0.6, "pkg/server.py": 0.6}
 
 
 def test_interface_names_declared_widely_or_absent_name_nothing() -> None:
@@ -269,7 +273,9 @@ def test_interface_names_declared_widely_or_absent_name_nothing() -> None:
 
 
 def test_a_code_mention_and_an_interface_name_keep_the_best_score() -> None:
-    t = MentionTable.build({"pkg/cli/repo.py": ["scan_repo"]}, {"pkg/cli/repo.py": ["scan"]})
+    t = MentionTable.build(
+        {"pkg/cli/repo.py": ["scan_repo"]}, {"pkg/cli/repo.py": [("commands", "scan")]}
+    )
     assert t.scores("`repo.py` scan") == {"pkg/cli/repo.py": 1.0}
     assert t.scores("the scan command") == {"pkg/cli/repo.py": 0.6}
 
@@ -306,5 +312,5 @@ def test_a_command_named_in_the_task_ranks_its_module(tmp_path: Path) -> None:
 
     index = next(reversed(_INDEX_CACHE.values()))
     # a test module declaring the same command does not take a share of it
-    assert index.mentions.names["session"] == ["app/cli_sessions.py"]
+    assert index.mentions.names["session"] == [["app/cli_sessions.py"]]
     assert rank_modules(index, text, mention_weight=0.0)[0][0] == "app/windows.py"
