@@ -1,7 +1,7 @@
 """Benchmark: localise a commit's files from its message with the repo cut,
 beside plain BM25 over file text, on real git history.
 
-    python bench/bench_repo_localise.py [--repo PATH ...] [--max-commits 60]
+    python bench/bench_repo_localise.py [--repo PATH[@REV] ...] [--max-commits 60]
         [--weights 0,0.3,0.5,2] [--rev REV]
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
@@ -20,8 +20,9 @@ to the parent's non-test source files. Prints recall@5 and @10 for:
 First, code-mention extraction on hostile text (backticks, dots, regex
 metacharacters, binary) at 12.5k / 25k / 50k characters: time should double
 with the size (linear), and stop growing past the read cap.
-``--rev`` picks the newest commit considered (default HEAD; give a sha to
-score the same window of history again after new commits land).
+``--rev`` (or ``PATH@REV`` per repo) picks the newest commit considered
+(default HEAD; give a sha to score the same window of history again after new
+commits land).
 The default repo is this project (its worktree shares the project's .git).
 A bare mirror works too (``git log`` and ``git archive`` need no work tree).
 """
@@ -187,7 +188,10 @@ def hostile_timing() -> None:
 
     table = MentionTable.build(
         {f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)},
-        {f"pkg/m{i}.py": [("commands", f"c-{i}"), ("options", "--o"), ("tools", "a")] for i in range(3)},
+        {
+            f"pkg/m{i}.py": [("commands", f"c-{i}"), ("options", "--o"), ("tools", "a")]
+            for i in range(3)
+        },
     )
     units = ["`", "a.", "a_", "`" + "x" * 199, ".*+?[](){}|^$\\", "()", "\x00\ufffd"]
     units.append(bytes(range(256)).decode("latin-1"))
@@ -214,8 +218,12 @@ def main() -> None:
     repos = args.repo or [Path(__file__).resolve().parents[1]]
     print(f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}")
     hostile_timing()
-    for repo in repos:
-        scores = run_repo(repo.resolve(), args.max_commits, weights, args.rev)
+    for given in repos:
+        repo, rev = given, args.rev
+        if not given.exists() and "@" in str(given):
+            head, rev = str(given).rsplit("@", 1)
+            repo = Path(head)
+        scores = run_repo(repo.resolve(), args.max_commits, weights, rev)
         for name in _names(weights):
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0

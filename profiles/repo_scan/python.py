@@ -204,7 +204,7 @@ _CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
         re.compile(r"\b(?:add_typer|Typer)\([^()\n]*?\bname\s*=\s*[\"']([^\"'\n]+)[\"']"),
         "command",
     ),
-    (("\"--", "'--"), re.compile(r"[\"'](--[A-Za-z][\w-]*)[\"'=]"), "option"),
+    (('"--', "'--"), re.compile(r"[\"'](--[A-Za-z][\w-]*)[\"'=]"), "option"),
     (("open(",), re.compile(r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)"), "open"),
     (
         ("_text(", "_bytes("),
