@@ -314,3 +314,9 @@ def test_a_command_named_in_the_task_ranks_its_module(tmp_path: Path) -> None:
     # a test module declaring the same command does not take a share of it
     assert index.mentions.names["session"] == [["app/cli_sessions.py"]]
     assert rank_modules(index, text, mention_weight=0.0)[0][0] == "app/windows.py"
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_interface_lookup_on_hostile_input_is_bounded(text: str) -> None:
+    got = interface_table().scores(text + " --quiet")
+    assert set(got) <= set(INTERFACE) and all(0 < s <= 1.0 for s in got.values())
