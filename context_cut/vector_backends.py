@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -159,6 +160,79 @@ def _present(doc_ids: Sequence[str], fetch: Callable[[list[Any]], Sequence[Any]]
 _COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
 
 
+def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
+    """The collection (Edge: shard directory) of ``partition`` for an embedder."""
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
+    return f"mg_{partition}_{slug}_{dimension}"
+
+
+class _Preload(threading.Thread):
+    """One Edge shard loading on a background thread (Edge releases the GIL while
+    it loads, so the caller's imports and lexical work run meanwhile)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(name=f"edge-preload {path}", daemon=True)
+        self.path = path
+        self.shard: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            import qdrant_edge
+
+            self.shard = qdrant_edge.EdgeShard.load(self.path)
+        except BaseException as exc:  # handed to the backend that claims the shard
+            self.error = exc
+
+
+_PRELOADS: dict[str, _Preload] = {}
+_PRELOADS_LOCK = threading.Lock()
+
+
+def preload_edge(root: Path, collections: Sequence[str]) -> list[str]:
+    """Start loading the Edge shards of ``collections`` under ``root`` in the
+    background; an ``EdgeBackend`` over ``root`` later takes each one instead of
+    loading it again. Only shards that exist with their dimension record are
+    started (the same test ``dimension_of`` makes); returns the ones started.
+    A short-lived reader (``memgraph recall``) calls this first thing, so the
+    shard's load overlaps its start-up instead of following it."""
+    started = []
+    for name in collections:
+        if not _COLLECTION.match(name):
+            continue
+        shard, meta = root / name, root / f"{name}.json"
+        if not (meta.is_file() and not meta.is_symlink() and shard.is_dir()):
+            continue
+        key = os.path.realpath(shard)
+        with _PRELOADS_LOCK:
+            if key in _PRELOADS:
+                continue
+            job = _PRELOADS[key] = _Preload(key)
+        job.start()
+        started.append(name)
+    return started
+
+
+def _claim_preload(path: str) -> _Preload | None:
+    with _PRELOADS_LOCK:
+        job = _PRELOADS.pop(path, None)
+    if job is not None:
+        job.join()
+    return job
+
+
+def release_preloads() -> None:
+    """Close any preloaded shard nobody claimed (its lock is released)."""
+    with _PRELOADS_LOCK:
+        jobs = list(_PRELOADS.values())
+        _PRELOADS.clear()
+    for job in jobs:
+        job.join()
+        if job.shard is not None:
+            with contextlib.suppress(Exception):
+                job.shard.close()
+
+
 class EdgeBackend:
     """Qdrant Edge: ``<root>/<collection>/`` is one shard, ``<collection>.json``
     beside it records its dimension (written atomically after the shard exists)."""
@@ -170,6 +244,7 @@ class EdgeBackend:
         self.root = root
         self.location = str(root)
         self._shards: dict[str, Any] = {}
+        self._written: set[str] = set()  # shards to flush on close
 
     @classmethod
     def open(cls, root: Path) -> EdgeBackend:
@@ -211,7 +286,17 @@ class EdgeBackend:
         shard = self._shards.get(collection)
         if shard is None:
             path = str(self._dir(collection))
-            shard = _checked(self.location, "load", self.q.EdgeShard.load, path)
+            job = _claim_preload(os.path.realpath(path)) if _PRELOADS else None
+            if job is None:
+                shard = _checked(self.location, "load", self.q.EdgeShard.load, path)
+            elif job.error is not None:
+                if not isinstance(job.error, Exception):
+                    raise job.error
+                raise BackendUnavailable(
+                    f"qdrant at {self.location}: load failed: {_reason(job.error)}"
+                )
+            else:
+                shard = job.shard
             self._shards[collection] = shard
         return shard
 
@@ -233,6 +318,7 @@ class EdgeBackend:
             op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
             _checked(self.location, "index field", shard.update, op)
         self._shards[collection] = shard
+        self._written.add(collection)
         from memgraph.fileio import atomic_write_text
 
         atomic_write_text(self._meta(collection), json.dumps({"dimension": dimension}) + "\n")
@@ -257,6 +343,7 @@ class EdgeBackend:
             return
         q = self.q
         shard = self._shard(collection)
+        self._written.add(collection)
         batch = [
             q.Point(id=point_id(p.doc_id), vector=p.vector, payload=p.payload()) for p in points
         ]
@@ -266,6 +353,7 @@ class EdgeBackend:
         if not doc_ids or self.dimension_of(collection) is None:
             return
         op = self.q.UpdateOperation.delete_points([point_id(d) for d in doc_ids])
+        self._written.add(collection)
         _checked(self.location, "delete", self._shard(collection).update, op)
 
     def drop(self, collection: str) -> None:
@@ -303,13 +391,18 @@ class EdgeBackend:
     def optimize(self, collection: str) -> bool:
         if self.dimension_of(collection) is None:
             return False
+        self._written.add(collection)
         return bool(_checked(self.location, "optimize", self._shard(collection).optimize))
 
     def close(self) -> None:
+        """Flush the shards this backend wrote to (a reader's flush is a no-op that
+        still costs a sync), then close every shard."""
         shards, self._shards = self._shards, {}
-        for shard in shards.values():
+        written, self._written = self._written, set()
+        for name, shard in shards.items():
             with contextlib.suppress(Exception):
-                shard.flush()
+                if name in written:
+                    shard.flush()
                 shard.close()
 
 

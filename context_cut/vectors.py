@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from context_cut.vector_backends import (
     VectorLocation,
     VectorPoint,
     VectorQuery,
+    collection_name,
     doc_id_of,
     open_backend,
     point_id,
@@ -106,11 +106,6 @@ def partitions_for(profiles: Iterable[str] | None) -> list[str]:
     if profiles is None:
         return list(PARTITIONS)
     return sorted({partition_of(p) for p in profiles})
-
-
-def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
-    return f"mg_{partition}_{slug}_{dimension}"
 
 
 def _join(*parts: str) -> str:
@@ -478,11 +473,13 @@ class VectorNerve:
         deleted or wiped but the store says it was indexed."""
         todo = [p for p in partitions if p not in self._checked]
         self._checked.update(todo)
-        if not self.heal or not todo or store.counts().get("embeddings", 0) == 0:
+        if not self.heal or not todo:
             return
         empty = [p for p in todo if self.index.count(self.collection_for(p)) == 0]
         wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
-        if not wanted:
+        # (the store is asked only when a collection is empty: counting its tables
+        # costs a reader at 100k messages more than the vector query itself)
+        if not wanted or store.counts().get("embeddings", 0) == 0:
             return
         report = sync_index(store, self.index, self.embedder, profiles=wanted, optimize=False)
         if report.embedded:
