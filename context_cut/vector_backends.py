@@ -20,7 +20,6 @@ import json
 import os
 import re
 import shutil
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -160,79 +159,6 @@ def _present(doc_ids: Sequence[str], fetch: Callable[[list[Any]], Sequence[Any]]
 _COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
 
 
-def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
-    """The collection (Edge: shard directory) of ``partition`` for an embedder."""
-    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
-    return f"mg_{partition}_{slug}_{dimension}"
-
-
-class _Preload(threading.Thread):
-    """One Edge shard loading on a background thread (Edge releases the GIL while
-    it loads, so the caller's imports and lexical work run meanwhile)."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(name=f"edge-preload {path}", daemon=True)
-        self.path = path
-        self.shard: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            import qdrant_edge
-
-            self.shard = qdrant_edge.EdgeShard.load(self.path)
-        except BaseException as exc:  # handed to the backend that claims the shard
-            self.error = exc
-
-
-_PRELOADS: dict[str, _Preload] = {}
-_PRELOADS_LOCK = threading.Lock()
-
-
-def preload_edge(root: Path, collections: Sequence[str]) -> list[str]:
-    """Start loading the Edge shards of ``collections`` under ``root`` in the
-    background; an ``EdgeBackend`` over ``root`` later takes each one instead of
-    loading it again. Only shards that exist with their dimension record are
-    started (the same test ``dimension_of`` makes); returns the ones started.
-    A short-lived reader (``memgraph recall``) calls this first thing, so the
-    shard's load overlaps its start-up instead of following it."""
-    started = []
-    for name in collections:
-        if not _COLLECTION.match(name):
-            continue
-        shard, meta = root / name, root / f"{name}.json"
-        if not (meta.is_file() and not meta.is_symlink() and shard.is_dir()):
-            continue
-        key = os.path.realpath(shard)
-        with _PRELOADS_LOCK:
-            if key in _PRELOADS:
-                continue
-            job = _PRELOADS[key] = _Preload(key)
-        job.start()
-        started.append(name)
-    return started
-
-
-def _claim_preload(path: str) -> _Preload | None:
-    with _PRELOADS_LOCK:
-        job = _PRELOADS.pop(path, None)
-    if job is not None:
-        job.join()
-    return job
-
-
-def release_preloads() -> None:
-    """Close any preloaded shard nobody claimed (its lock is released)."""
-    with _PRELOADS_LOCK:
-        jobs = list(_PRELOADS.values())
-        _PRELOADS.clear()
-    for job in jobs:
-        job.join()
-        if job.shard is not None:
-            with contextlib.suppress(Exception):
-                job.shard.close()
-
-
 class EdgeBackend:
     """Qdrant Edge: ``<root>/<collection>/`` is one shard, ``<collection>.json``
     beside it records its dimension (written atomically after the shard exists)."""
@@ -245,6 +171,8 @@ class EdgeBackend:
         self.location = str(root)
         self._shards: dict[str, Any] = {}
         self._written: set[str] = set()  # shards to flush on close
+        self._wal: dict[str, bool] = {}  # whether a shard keeps a write-ahead log
+        self._locks: dict[str, int] = {}  # collection -> fd holding its flock
 
     @classmethod
     def open(cls, root: Path) -> EdgeBackend:
@@ -268,35 +196,84 @@ class EdgeBackend:
     def _meta(self, collection: str) -> Path:
         return self.root / f"{collection}.json"
 
-    def dimension_of(self, collection: str) -> int | None:
+    def _record(self, collection: str) -> dict[str, Any] | None:
         meta = self._meta(collection)
         if not meta.is_file() or meta.is_symlink() or not self._dir(collection).is_dir():
             return None
         try:
-            value = json.loads(meta.read_text(encoding="utf-8")).get("dimension")
-        except (OSError, ValueError, AttributeError):
+            record = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             return None
+        return record if isinstance(record, dict) else None
+
+    def dimension_of(self, collection: str) -> int | None:
+        record = self._record(collection)
+        value = record.get("dimension") if record is not None else None
         return int(value) if isinstance(value, int) and value > 0 else None
+
+    def _keeps_wal(self, collection: str) -> bool:
+        """Shards made before the WAL-less layout (no ``"wal"`` in their record)
+        keep their log; new ones have none and are flushed after every write."""
+        if collection not in self._wal:
+            record = self._record(collection) or {}
+            self._wal[collection] = record.get("wal") is not False
+        return self._wal[collection]
+
+    def _write(self, collection: str, what: str, op: Any) -> None:
+        """Apply one update; durable when it returns: a shard with a WAL logged it,
+        a WAL-less shard is flushed (so `sync_index` writes its manifests only
+        after the vectors they describe are on disk)."""
+        shard = self._shard(collection)
+        self._written.add(collection)
+        _checked(self.location, what, shard.update, op)
+        if not self._keeps_wal(collection):
+            _checked(self.location, "flush", shard.flush)
 
     def collections(self) -> list[str]:
         names = (p.stem for p in self.root.glob("*.json") if _COLLECTION.match(p.stem))
         return sorted(n for n in names if self.dimension_of(n) is not None)
 
+    def _lock(self, collection: str) -> None:
+        """Hold ``.<collection>.lock`` exclusively while the shard is open: one
+        process per shard, as Edge's WAL lock gave (a WAL-less shard has none).
+        Another holder makes this BackendUnavailable, so readers degrade to BM25."""
+        if collection in self._locks:
+            return
+        try:
+            import fcntl
+        except ImportError:  # no flock on this platform: Edge's own locking only
+            return
+        where = self.root / f".{collection}.lock"
+        try:
+            fd = os.open(where, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            reason = _reason(exc)
+            raise BackendUnavailable(f"qdrant at {self.location}: lock failed: {reason}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise BackendUnavailable(
+                f"qdrant at {self.location}: load failed: shard {collection} is held "
+                "by another process (a running `memgraph index`?)"
+            ) from None
+        self._locks[collection] = fd
+
+    def _unlock(self, collection: str) -> None:
+        fd = self._locks.pop(collection, None)
+        if fd is not None:
+            os.close(fd)  # releases the flock
+
     def _shard(self, collection: str) -> Any:
         shard = self._shards.get(collection)
         if shard is None:
             path = str(self._dir(collection))
-            job = _claim_preload(os.path.realpath(path)) if _PRELOADS else None
-            if job is None:
+            self._lock(collection)
+            try:
                 shard = _checked(self.location, "load", self.q.EdgeShard.load, path)
-            elif job.error is not None:
-                if not isinstance(job.error, Exception):
-                    raise job.error
-                raise BackendUnavailable(
-                    f"qdrant at {self.location}: load failed: {_reason(job.error)}"
-                )
-            else:
-                shard = job.shard
+            except BaseException:
+                self._unlock(collection)
+                raise
             self._shards[collection] = shard
         return shard
 
@@ -308,20 +285,23 @@ class EdgeBackend:
             raise _mismatch(collection, have, dimension)
         q = self.q
         path = self._dir(collection)
+        self._lock(collection)
         if path.exists():  # a shard without its record: a crash between the two steps
             shutil.rmtree(path)
         config = q.EdgeConfig(
-            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine)
+            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine),
+            wal_enabled=False,
         )
         shard = _checked(self.location, "create", q.EdgeShard.create, str(path), config)
+        self._shards[collection] = shard
+        self._wal[collection] = False
         for name in FILTER_FIELDS:
             op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
-            _checked(self.location, "index field", shard.update, op)
-        self._shards[collection] = shard
-        self._written.add(collection)
+            self._write(collection, "index field", op)
         from memgraph.fileio import atomic_write_text
 
-        atomic_write_text(self._meta(collection), json.dumps({"dimension": dimension}) + "\n")
+        record = {"dimension": dimension, "wal": False}
+        atomic_write_text(self._meta(collection), json.dumps(record) + "\n")
 
     def count(self, collection: str) -> int:
         if self.dimension_of(collection) is None:
@@ -342,21 +322,19 @@ class EdgeBackend:
         if not points:
             return
         q = self.q
-        shard = self._shard(collection)
-        self._written.add(collection)
         batch = [
             q.Point(id=point_id(p.doc_id), vector=p.vector, payload=p.payload()) for p in points
         ]
-        _checked(self.location, "upsert", shard.update, q.UpdateOperation.upsert_points(batch))
+        self._write(collection, "upsert", q.UpdateOperation.upsert_points(batch))
 
     def delete(self, collection: str, doc_ids: Sequence[str]) -> None:
         if not doc_ids or self.dimension_of(collection) is None:
             return
         op = self.q.UpdateOperation.delete_points([point_id(d) for d in doc_ids])
-        self._written.add(collection)
-        _checked(self.location, "delete", self._shard(collection).update, op)
+        self._write(collection, "delete", op)
 
     def drop(self, collection: str) -> None:
+        self._wal.pop(collection, None)
         shard = self._shards.pop(collection, None)
         if shard is not None:
             with contextlib.suppress(Exception):
@@ -366,6 +344,7 @@ class EdgeBackend:
         path = self._dir(collection)
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
+        self._unlock(collection)
 
     def query(self, collection: str, query: VectorQuery) -> tuple[list[tuple[str, float]], int]:
         q = self.q
@@ -391,8 +370,12 @@ class EdgeBackend:
     def optimize(self, collection: str) -> bool:
         if self.dimension_of(collection) is None:
             return False
+        shard = self._shard(collection)
         self._written.add(collection)
-        return bool(_checked(self.location, "optimize", self._shard(collection).optimize))
+        done = bool(_checked(self.location, "optimize", shard.optimize))
+        if not self._keeps_wal(collection):
+            _checked(self.location, "flush", shard.flush)
+        return done
 
     def close(self) -> None:
         """Flush the shards this backend wrote to (a reader's flush is a no-op that
@@ -404,6 +387,8 @@ class EdgeBackend:
                 if name in written:
                     shard.flush()
                 shard.close()
+        for name in list(self._locks):
+            self._unlock(name)
 
 
 class ClientBackend:

@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,6 @@ from context_cut.vector_backends import (
     VectorLocation,
     VectorPoint,
     VectorQuery,
-    collection_name,
     doc_id_of,
     open_backend,
     point_id,
@@ -106,6 +106,11 @@ def partitions_for(profiles: Iterable[str] | None) -> list[str]:
     if profiles is None:
         return list(PARTITIONS)
     return sorted({partition_of(p) for p in profiles})
+
+
+def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
+    return f"mg_{partition}_{slug}_{dimension}"
 
 
 def _join(*parts: str) -> str:

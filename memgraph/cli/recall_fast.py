@@ -12,13 +12,6 @@ Imports (lexical-only, no embedder configured): ``memgraph.config``,
 pydantic; never typer/click/rich, the pydantic ``Settings`` model
 (``memgraph.settings``), ``context_cut.vectors``, Qdrant or numpy
 (tests/memgraph/cli/test_recall_fast.py guards the set).
-
-With an embedder configured and the embedded Edge engine, the voice shard the
-query will read starts loading on a background thread before anything else is
-imported (``preload``): Edge releases the GIL while it reads a shard, so at 100k
-vectors its load (the largest single cost of a recall) overlaps the imports and
-the store's lexical ranking instead of following them. The backend that opens
-the shard takes it from there; nothing changes in what is ranked.
 """
 
 from __future__ import annotations
@@ -46,59 +39,10 @@ SPEC = Spec(
 )
 
 
-def _voice_collection(embedder: str) -> str | None:
-    """The voice collection ``embedder`` queries, known without loading it (None
-    when only the loaded model can tell, e.g. an Ollama model's width)."""
-    from context_cut.vector_backends import collection_name
-
-    if embedder == "hash":
-        from context_cut.embedders import HashEmbedder
-
-        hashed = HashEmbedder()
-        return collection_name(hashed.name, hashed.dimension, "voice")
-    if embedder in ("minilm", "minilm-torch"):
-        from context_cut import minilm_numpy
-
-        return collection_name(minilm_numpy.NAME, minilm_numpy.DIMENSION, "voice")
-    return None
-
-
-def preload(parsed: dict[str, object]) -> list[str]:
-    """Start loading the voice shard ``recall`` will query (see the module doc);
-    the shards started. Any doubt (a server URL, another engine, a config value
-    it cannot read) starts nothing: the command then loads as it always did."""
-    from pathlib import Path
-
-    from memgraph.config import default_home, resolve
-
-    fields = ("home", "embedder", "qdrant_path", "qdrant_url", "qdrant_engine")
-    try:
-        raw = resolve({f: parsed.get(f) for f in fields}, None, fields)
-    except Exception:  # a bad config file: the command itself reports it
-        return []
-    engine, embedder = raw.get("qdrant_engine", "edge"), raw.get("embedder")
-    if raw.get("qdrant_url") or engine != "edge" or not isinstance(embedder, str):
-        return []
-    collection = _voice_collection(embedder)
-    home, where = raw.get("home"), raw.get("qdrant_path")
-    if collection is None or not isinstance(home, str | Path | None):
-        return []
-    if not isinstance(where, str | Path) or not str(where):
-        where = (Path(home) if home else default_home()) / "qdrant"
-    try:
-        import qdrant_edge  # noqa: F401
-    except ImportError:
-        return []
-    from context_cut.vector_backends import preload_edge
-
-    return preload_edge(Path(where), [collection])
-
-
 def run(argv: list[str]) -> int | None:
     parsed = parse(argv, SPEC)
     if parsed is None:
         return None
-    preloaded = preload(parsed)
     from memgraph.cli.ranked import RecallArgs, recall_command
     from memgraph.errors import MemgraphError, error_line
 
@@ -108,9 +52,4 @@ def run(argv: list[str]) -> int | None:
         sys.stdout.flush()
         sys.stderr.write(error_line(exc) + "\n")
         return exc.exit_code
-    finally:
-        if preloaded:
-            from context_cut.vector_backends import release_preloads
-
-            release_preloads()
     return 0
