@@ -109,6 +109,11 @@ class VectorBackend(Protocol):
 
     def optimize(self, collection: str) -> bool: ...
 
+    def relayout(self, collection: str) -> bool:
+        """Rewrite a collection stored in an older on-disk layout into the current
+        one, points copied as they are (no re-embedding); False when current."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -283,21 +288,13 @@ class EdgeBackend:
             return
         if have is not None:
             raise _mismatch(collection, have, dimension)
-        q = self.q
         path = self._dir(collection)
         self._lock(collection)
         if path.exists():  # a shard without its record: a crash between the two steps
             shutil.rmtree(path)
-        config = q.EdgeConfig(
-            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine),
-            wal_enabled=False,
-        )
-        shard = _checked(self.location, "create", q.EdgeShard.create, str(path), config)
-        self._shards[collection] = shard
+        self._shards[collection] = self._new_shard(path, dimension)
         self._wal[collection] = False
-        for name in FILTER_FIELDS:
-            op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
-            self._write(collection, "index field", op)
+        self._written.add(collection)
         from memgraph.fileio import atomic_write_text
 
         record = {"dimension": dimension, "wal": False}
@@ -360,6 +357,77 @@ class EdgeBackend:
             with_payload=True,
         )
         return _hits(_checked(self.location, "query", shard.query, request))
+
+    def _new_shard(self, path: Path, dimension: int) -> Any:
+        """A WAL-less shard at ``path`` with the keyword indexes (flushed)."""
+        q = self.q
+        config = q.EdgeConfig(
+            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine),
+            wal_enabled=False,
+        )
+        shard = _checked(self.location, "create", q.EdgeShard.create, str(path), config)
+        try:
+            for name in FILTER_FIELDS:
+                op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
+                _checked(self.location, "index field", shard.update, op)
+            _checked(self.location, "flush", shard.flush)
+        except BaseException:
+            shard.close()
+            raise
+        return shard
+
+    def relayout(self, collection: str) -> bool:
+        """Copy a shard of the older layout (with a write-ahead log, which every
+        reader replays on load: ~70 ms CPU at 100k points) into a WAL-less one,
+        then swap it in. Vectors and payloads are copied, not re-embedded; the HNSW
+        graph is rebuilt when the old shard had one. A crash before the swap
+        leaves the old shard in place (the half-made copy is removed next time);
+        between the two renames, the collection reads as absent and the next
+        sync re-embeds it."""
+        dimension = self.dimension_of(collection)
+        if dimension is None or not self._keeps_wal(collection):
+            return False
+        q = self.q
+        old = self._shard(collection)
+        fresh = self.root / f".{collection}.relayout"
+        if fresh.is_dir() and not fresh.is_symlink():
+            shutil.rmtree(fresh)
+        new = self._new_shard(fresh, dimension)
+        try:
+            offset: Any = None
+            while True:
+                request = q.ScrollRequest(
+                    offset=offset, limit=2000, with_payload=True, with_vector=True
+                )
+                records, offset = _checked(self.location, "scroll", old.scroll, request)
+                points = [q.Point(id=r.id, vector=r.vector, payload=r.payload) for r in records]
+                if points:
+                    op = q.UpdateOperation.upsert_points(points)
+                    _checked(self.location, "upsert", new.update, op)
+                if offset is None:
+                    break
+            info = _checked(self.location, "info", old.info)
+            if int(info.indexed_vectors_count) > 0:
+                _checked(self.location, "optimize", new.optimize)
+            _checked(self.location, "flush", new.flush)
+        finally:
+            new.close()
+        self._shards.pop(collection, None)
+        with contextlib.suppress(Exception):
+            old.close()
+        aside = self.root / f".{collection}.old"
+        if aside.is_dir() and not aside.is_symlink():
+            shutil.rmtree(aside)
+        path = self._dir(collection)
+        os.rename(path, aside)
+        os.rename(fresh, path)
+        from memgraph.fileio import atomic_write_text
+
+        record = {"dimension": dimension, "wal": False}
+        atomic_write_text(self._meta(collection), json.dumps(record) + "\n")
+        self._wal[collection] = False
+        shutil.rmtree(aside, ignore_errors=True)
+        return True
 
     def needs_optimize(self, collection: str) -> bool:
         if self.dimension_of(collection) is None:
@@ -507,6 +575,9 @@ class ClientBackend:
 
     def needs_optimize(self, collection: str) -> bool:
         return False  # a server optimises on its own; local mode has no index to build
+
+    def relayout(self, collection: str) -> bool:
+        return False  # one layout only
 
     def optimize(self, collection: str) -> bool:
         return False

@@ -273,10 +273,13 @@ class SyncReport:
     manifests: int = 0  # manifests written through refresh_embedding
     unchanged: int = 0
     optimized: list[str] = field(default_factory=list)
+    relaid: list[str] = field(default_factory=list)  # rewritten into the current layout
 
     def line(self) -> str:
         where = ", ".join(self.collections) or "no collections"
         extra = f", optimized {', '.join(self.optimized)}" if self.optimized else ""
+        if self.relaid:
+            extra += f", rewrote {', '.join(self.relaid)} in the WAL-less layout"
         return (
             f"{where}: scanned {self.scanned}, embedded {self.embedded}, "
             f"manifests {self.manifests}, unchanged {self.unchanged}"
@@ -341,6 +344,8 @@ def sync_index(
             continue
         index.ensure_collection(collection, dimension)
         report.collections.append(collection)
+        if index.backend.relayout(collection):  # an older shard: copied, not re-embedded
+            report.relaid.append(collection)
         _sync_partition(store, index, embedder, collection, mine, manifests, report, batch)
         wants = optimize or (optimize is None and index.backend.needs_optimize(collection))
         if wants and index.backend.optimize(collection):

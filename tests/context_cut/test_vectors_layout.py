@@ -129,3 +129,42 @@ def test_one_process_per_shard(tmp_path: Path) -> None:
     assert third.count("mg_voice_t_8") == 0
     third.close()
     second.close()
+
+
+def test_sync_rewrites_an_old_shard_without_re_embedding(
+    graph: object, mk: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_cut.embedders import HashEmbedder
+    from context_cut.vectors import VectorIndex, VectorNerve, collection_name, sync_index
+
+    g, m = graph, mk
+    g.nodes(  # type: ignore[attr-defined]
+        *(
+            m.node("voice", f"m{i}", f"we said {w} about it", kind="message")  # type: ignore[attr-defined]
+            for i, w in enumerate(["the cache", "a gateway", "retries", "cache tokens", "deploys"])
+        )
+    )
+    store = g.store  # type: ignore[attr-defined]
+    emb = HashEmbedder(DIM)
+    voice = collection_name(emb.name, DIM, "voice")
+    root = tmp_path / "q"
+    _old_layout(root, voice)
+    index = VectorIndex.open(path=root, engine="edge")
+    with monkeypatch.context() as patched:  # filled as the previous code did
+        patched.setattr(EdgeBackend, "relayout", lambda self, collection: False)
+        assert sync_index(store, index, emb).embedded == 5
+    before = VectorNerve(index, emb).search(store, "cache tokens", 5, ["voice"])
+    assert before
+    index.close()
+    assert (root / voice / "wal").is_dir()
+    assert json.loads((root / f"{voice}.json").read_text()) == {"dimension": DIM}
+    index = VectorIndex.open(path=root, engine="edge")
+    second = sync_index(store, index, emb)
+    assert second.relaid == [voice] and second.embedded == 0 and second.unchanged == 5
+    assert "WAL-less layout" in second.line()
+    assert not (root / voice / "wal").exists()
+    assert json.loads((root / f"{voice}.json").read_text()) == {"dimension": DIM, "wal": False}
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == [f".{voice}.lock"]
+    assert VectorNerve(index, emb).search(store, "cache tokens", 5, ["voice"]) == before
+    assert sync_index(store, index, emb).relaid == []  # once
+    index.close()
