@@ -91,7 +91,10 @@ class VectorBackend(Protocol):
 
     def collections(self) -> list[str]: ...
 
-    def count(self, collection: str) -> int: ...
+    def count(self, collection: str, exact: bool = True) -> int:
+        """Points in ``collection``; ``exact=False`` may be the engine's cheap
+        estimate (what an emptiness check needs)."""
+        ...
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]: ...
 
@@ -300,11 +303,12 @@ class EdgeBackend:
         record = {"dimension": dimension, "wal": False}
         atomic_write_text(self._meta(collection), json.dumps(record) + "\n")
 
-    def count(self, collection: str) -> int:
+    def count(self, collection: str, exact: bool = True) -> int:
         if self.dimension_of(collection) is None:
             return 0
         shard = self._shard(collection)
-        return int(_checked(self.location, "count", shard.count, self.q.CountRequest(exact=True)))
+        request = self.q.CountRequest(exact=exact)
+        return int(_checked(self.location, "count", shard.count, request))
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         if self.dimension_of(collection) is None:
@@ -515,10 +519,10 @@ class ClientBackend:
         elif have != dimension:
             raise _mismatch(collection, have, dimension)
 
-    def count(self, collection: str) -> int:
+    def count(self, collection: str, exact: bool = True) -> int:
         if self.dimension_of(collection) is None:
             return 0
-        return int(self._call("count", self.client.count, collection, exact=True).count)
+        return int(self._call("count", self.client.count, collection, exact=exact).count)
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         if self.dimension_of(collection) is None:

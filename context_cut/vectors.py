@@ -227,8 +227,8 @@ class VectorIndex:
     def ensure_collection(self, collection: str, dimension: int) -> None:
         self.backend.ensure_collection(collection, dimension)
 
-    def count(self, collection: str) -> int:
-        return self.backend.count(collection)
+    def count(self, collection: str, exact: bool = True) -> int:
+        return self.backend.count(collection, exact)
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         return self.backend.present(collection, doc_ids)
@@ -485,7 +485,8 @@ class VectorNerve:
         self._checked.update(todo)
         if not self.heal or not todo:
             return
-        empty = [p for p in todo if self.index.count(self.collection_for(p)) == 0]
+        # (emptiness needs no exact count: Edge's exact one walks every point)
+        empty = [p for p in todo if self.index.count(self.collection_for(p), exact=False) == 0]
         wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
         # (the store is asked only when a collection is empty: counting its tables
         # costs a reader at 100k messages more than the vector query itself)
