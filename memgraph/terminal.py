@@ -57,6 +57,36 @@ def interactive_stdin() -> bool:
         return False
 
 
+def read_stdin(limit: int) -> bytes:
+    """At most ``limit`` bytes of stdin, to its end.
+
+    On a terminal the read waits in short ``select`` slices: a Ctrl-C that lands
+    between Python's last signal check and a blocking ``read`` would otherwise be
+    handled only when the next line arrives (the process looked hung; seen under
+    load in tests/memgraph/cli/test_terminal_manners.py)."""
+    stream = sys.stdin
+    try:  # sys.stdin, not fd 0: a test runner may have replaced it
+        fd = stream.fileno() if stream.isatty() else -1
+    except (AttributeError, OSError, ValueError):
+        fd = -1
+    if fd < 0:
+        return stream.buffer.read(limit)
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if not ready:
+            continue
+        chunk = os.read(fd, min(65536, limit - size))
+        if not chunk:  # Ctrl-D on an empty line
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def interrupted() -> int:
     """Say what Ctrl-C did (one line on stderr, no traceback); the exit code."""
     try:

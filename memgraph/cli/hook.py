@@ -34,12 +34,12 @@ def session_end_cmd(
     """Capture the session in the SessionEnd hook JSON read from stdin."""
     from memgraph.cli.common import store_location
     from memgraph.config import load_settings
-    from memgraph.terminal import HOOK_NOTICE, stdin_notice
+    from memgraph.terminal import HOOK_NOTICE, read_stdin, stdin_notice
     from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
     settings = load_settings(home=home, vault=vault)
     stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))
-    raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
+    raw = read_stdin(MAX_HOOK_INPUT + 1)
     location = store_location(settings, store)
     print(session_end(raw, location, settings.vault, redact=False if no_redact else None))
 
@@ -62,10 +62,10 @@ def session_start_cmd(
         for k, v in (("home", home), ("store", store), ("hook_budget", budget))
         if v is not None
     }
-    from memgraph.terminal import HOOK_NOTICE, stdin_notice
+    from memgraph.terminal import HOOK_NOTICE, read_stdin, stdin_notice
 
     stdin_notice(HOOK_NOTICE.format(event="session-start", hook="SessionStart"))
-    out, problems = session_start(sys.stdin.buffer.read(MAX_INPUT + 1), os.environ, flags)
+    out, problems = session_start(read_stdin(MAX_INPUT + 1), os.environ, flags)
     print(out)
     for line in problems[:1]:
         print(line, file=sys.stderr)

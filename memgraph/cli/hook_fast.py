@@ -75,12 +75,12 @@ def session_start(argv: list[str]) -> int | None:
     try:
         import os
 
-        from memgraph.terminal import HOOK_NOTICE, stdin_notice
+        from memgraph.terminal import HOOK_NOTICE, read_stdin, stdin_notice
         from profiles.wakeup.hook import MAX_INPUT
         from profiles.wakeup.hook import session_start as run_start
 
         stdin_notice(HOOK_NOTICE.format(event="session-start", hook="SessionStart"))
-        raw = sys.stdin.buffer.read(MAX_INPUT + 1)
+        raw = read_stdin(MAX_INPUT + 1)
         out, problems = run_start(raw, os.environ, flags)
     except Exception as exc:
         out, problems = "", [f"memgraph hook session-start: {' '.join(str(exc).split())[:300]}"]
@@ -102,12 +102,12 @@ def run(argv: list[str]) -> int | None:
     try:
         # light: the heavy modules load inside session_end, after the
         # transcript's hash has started on a background thread
-        from memgraph.terminal import HOOK_NOTICE, stdin_notice
+        from memgraph.terminal import HOOK_NOTICE, read_stdin, stdin_notice
         from profiles.voice.hooks import MAX_HOOK_INPUT, session_end
 
         store, vault = resolve_paths(flags)
         stdin_notice(HOOK_NOTICE.format(event="session-end", hook="SessionEnd"))
-        raw = sys.stdin.buffer.read(MAX_HOOK_INPUT + 1)
+        raw = read_stdin(MAX_HOOK_INPUT + 1)
         redact = False if flags.get("no-redact") else None
         print(session_end(raw, store, vault, redact=redact))
     except MemgraphError as exc:

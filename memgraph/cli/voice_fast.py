@@ -154,6 +154,10 @@ def parse(argv: list[str]) -> Flags | None:
 
 
 def run(argv: list[str]) -> int | None:
+    if "--backfill" in argv:  # a rerun with nothing new is answered without typer
+        from memgraph.cli.backfill_fast import run as backfill
+
+        return backfill(argv)
     ns = parse(argv)
     if ns is None:
         return None

@@ -92,7 +92,8 @@ def compute(
         f"{len(result.windows)} windows ({s.created} written, {s.superseded} superseded, "
         f"{s.unchanged} unchanged); {result.commits_seen} commits from "
         f"{len(result.repos_read)} repos, {result.pages_seen} vault pages; "
-        f"{result.annotated} voice sessions annotated",
+        f"{result.annotated} voice sessions annotated; window notes: "
+        f"{result.notes_written} written, {result.notes_removed} removed",
         file=sys.stderr,
     )
 

@@ -256,7 +256,8 @@ class MemoryVoiceIndex:
         return sorted(found, key=lambda r: r.classification == q.demote)
 
     def stats(self) -> VoiceIndexStats:
-        rows = [row for _, row, _ in self._live()]
+        live = self._live()
+        rows = [row for node, row, _ in live if node.lifecycle != "forgotten"]
         times = [r.ts for r in rows]
         by_const: dict[str, int] = {}
         by_cls: dict[str | None, int] = {}
@@ -272,6 +273,7 @@ class MemoryVoiceIndex:
             last=max(times) if times else None,
             by_constellation=tuple(by_const.items()),
             by_classification=tuple(by_cls.items()),
+            forgotten=len(live) - len(rows),
         )
 
     def session_messages(self, session_id: str) -> list[MemoryNode]:

@@ -202,6 +202,8 @@ class VoiceIndexStats:
     # reasons ("file:<reason>" for files not read); zeros where no ledger is kept
     ledger: tuple[int, int, int, int] = (0, 0, 0, 0)
     ledger_dropped: tuple[tuple[str, int], ...] = ()
+    # forgotten tombstones: kept (with their receipts) but counted in none of the above
+    forgotten: int = 0
 
 
 # -- transcript registry ----------------------------------------------------------

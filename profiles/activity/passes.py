@@ -150,7 +150,7 @@ class WindowsResult:
     repos_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     annotated: int = 0
-    notes_written: int = 0  # window notes re-rendered (those pages wrote are not counted)
+    notes_written: int = 0  # window note files this run wrote (by page re-renders or not)
     notes_removed: int = 0  # window notes of ids that are no window any more
 
 
@@ -195,26 +195,48 @@ def run_windows(store: Store, request: WindowsRequest) -> WindowsResult:
         result.pages_seen, result.pages_written = pages.seen, pages.written
     done = recompute(store, since, until, gap)
     result.windows, result.stats = done.windows, done.stats
+    notes = sorted(done.stats.changed_windows) if request.vault is not None else []
+    before = _note_texts(request.vault, notes) if request.annotate and notes else {}
     if request.annotate and done.stats.changed_sessions:
         from profiles.activity.annotate import annotate_sessions
 
         vault_root = request.vault
         result.annotated = annotate_sessions(store, sorted(done.stats.changed_sessions), vault_root)
-    if request.annotate and request.vault is not None and done.stats.changed_windows:
-        result.notes_written, result.notes_removed = _sync_notes(
-            store, request.vault, sorted(done.stats.changed_windows)
+    if request.annotate and request.vault is not None and notes:
+        result.notes_removed = _sync_notes(store, request.vault, notes)
+        after = _note_texts(request.vault, notes)
+        # pages re-rendered above wrote some notes, _sync_notes the rest: count files
+        result.notes_written = sum(
+            1 for w, text in after.items() if text is not None and text != before.get(w)
         )
     return result
 
 
-def _sync_notes(store: Store, vault: Path, window_ids: list[str]) -> tuple[int, int]:
+def _note_texts(vault: Path | None, window_ids: list[str]) -> dict[str, str | None]:
+    from memgraph.errors import UsageError
+    from memgraph.fileio import read_text_nofollow
+    from profiles.activity.winnote import note_path
+
+    texts: dict[str, str | None] = {}
+    if vault is None:
+        return texts
+    for wid in window_ids:
+        try:
+            path = note_path(vault, wid)
+        except UsageError:  # an id that cannot name a file has no note
+            continue
+        texts[wid] = read_text_nofollow(path) if path.is_file() else None
+    return texts
+
+
+def _sync_notes(store: Store, vault: Path, window_ids: list[str]) -> int:
     """Window notes on disk follow their window: re-rendered while it is current
     (pages re-rendered by ``annotate_sessions`` already wrote theirs), removed once
-    its id names no current window (``profiles.activity.winnote``)."""
+    its id names no current window (``profiles.activity.winnote``). Returns how many
+    were removed."""
     from profiles.activity.winnote import note_path, remove_stale_notes, write_note
 
-    written = 0
     for wid in window_ids:
         if note_path(vault, wid).is_file():
-            written += write_note(store, vault, wid)
-    return written, len(remove_stale_notes(store, vault, window_ids))
+            write_note(store, vault, wid)
+    return len(remove_stale_notes(store, vault, window_ids))

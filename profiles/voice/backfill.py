@@ -12,12 +12,10 @@ errored files are retried on every run.
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from memgraph.documents import utcnow
@@ -25,6 +23,7 @@ from memgraph.errors import MemgraphError, ReaderError
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import RegistryRow, as_dict, iso
+from profiles.voice.backfill_scan import ERROR, candidates, path_key, unchanged
 from profiles.voice.capture import CaptureItem, CaptureRequest, CaptureResult, screened
 from profiles.voice.ledger import Ledger, LedgerEntry, entry_from_stats, file_entry, ledger_put
 from profiles.voice.model import TranscriptRead
@@ -35,7 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from profiles.voice.privacy import PrivacyPolicy
 
-PAGED, SKIPPED, ERROR = "paged", "skipped", "error"
+PAGED, SKIPPED = "paged", "skipped"
 # progress(bytes done, bytes total, current path)
 Progress = Callable[[int, int, str], None]
 
@@ -87,13 +86,6 @@ class BackfillReport:
         return self.bytes_read / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
-def path_key(path: Path) -> str:
-    """A path as registry text (absolute, so the backfill, the hook and the probe
-    agree whatever root spelling they were given); undecodable bytes become
-    escapes, never an error."""
-    return os.fsencode(os.path.abspath(path)).decode("utf-8", "backslashreplace")
-
-
 def registry_rows(store: Store, since: datetime | None = None) -> list[RegistryRow]:
     """Registry rows (processed_at >= ``since`` when given), oldest first."""
     return indexes(store).registry.rows(None if since is None else iso(since))
@@ -117,53 +109,6 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _candidates(
-    request: BackfillRequest, report: BackfillReport
-) -> Iterator[tuple[Path, int, int]]:
-    from profiles.voice.readers import iter_transcripts
-
-    since_ns = None
-    if request.since is not None:
-        start = datetime(request.since.year, request.since.month, request.since.day, tzinfo=UTC)
-        since_ns = int(start.timestamp() * 1e9)
-    from profiles.voice.readers import UNREADABLE, Skipped
-
-    for root in request.roots:
-        if not root.exists():
-            report.warnings.append(f"transcript root {root} does not exist; skipped")
-            continue
-        skipped: Skipped = []
-        if not root.is_dir():
-            from memgraph.inputs import file_kind
-
-            mode = root.stat().st_mode
-            if not stat.S_ISREG(mode):  # a FIFO/device given as a root: one word, go on
-                report.warnings.append(f"transcript root {root} is {file_kind(mode)}; skipped")
-                report.ledger.add(file_entry(path_key(root), "not_regular_file"))
-                continue
-        for path in iter_transcripts(root, skipped):
-            _report_skipped(report, skipped)
-            try:
-                st = path.stat()
-            except OSError as exc:
-                report.warnings.append(f"{path}: cannot stat: {exc.strerror or exc}")
-                report.ledger.add(file_entry(path_key(path), UNREADABLE))
-                continue
-            if since_ns is not None and st.st_mtime_ns < since_ns:
-                continue
-            yield path, st.st_size, st.st_mtime_ns
-        _report_skipped(report, skipped)
-
-
-def _report_skipped(report: BackfillReport, skipped: list[tuple[Path, str, str]]) -> None:
-    from memgraph.inputs import printable_path
-
-    for path, reason, detail in skipped:
-        report.warnings.append(f"{printable_path(path)}: {detail}; not read")
-        report.ledger.add(file_entry(path_key(path), reason))
-    skipped.clear()
-
-
 # A batch (one patch, one transaction, one round of page fsyncs) closes after this
 # many transcripts or this many bytes of them, whichever comes first.
 BATCH_FILES = 64
@@ -178,7 +123,7 @@ def run_backfill(
 
     started = time.perf_counter()
     report = BackfillReport()
-    files = list(_candidates(request, report))
+    files = list(candidates(request.roots, request.since, report.warnings, report.ledger.add))
     when = iso(request.now or utcnow()) or ""
     ledger_put(store, report.ledger.entries, when)
     report.bytes_total = sum(size for _, size, _ in files)
@@ -235,7 +180,7 @@ class _Batch:
         slot = len(report.outcomes)
         report.outcomes.append(Outcome(key, "unchanged"))
         row = registry_get(store, path)
-        if row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns):
+        if row is not None and unchanged(row, size, mtime_ns):
             outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
             outcome.page = row.page
             self._finish(slot, outcome, None)

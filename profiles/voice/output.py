@@ -102,6 +102,8 @@ def stats_rows(stats: VoiceStats, utc: bool = False) -> list[tuple[str, str]]:
         ("unclassified", f"{stats.unclassified} ({_pct(stats.unclassified, stats.messages)})"),
         ("range", span),
     ]
+    if stats.forgotten:
+        rows.append(("forgotten", str(stats.forgotten)))
     rows += [(f"project {k or '-'}", str(c)) for k, c in stats.by_constellation]
     rows += [(f"classification {k}", str(c)) for k, c in stats.by_classification]
     lines, captured, filtered, dropped = stats.ledger
@@ -123,6 +125,7 @@ def stats_json(stats: VoiceStats) -> dict[str, object]:
         "unclassified": stats.unclassified,
         "first": stats.first.isoformat().replace("+00:00", "Z") if stats.first else None,
         "last": stats.last.isoformat().replace("+00:00", "Z") if stats.last else None,
+        "forgotten": stats.forgotten,
         "by_project": dict(stats.by_constellation),
         "by_classification": dict(stats.by_classification),
         "ledger": {

@@ -78,7 +78,7 @@ def is_session_file(path: Path) -> bool:
 
 def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[int, int]]:
     """path key -> (size, mtime_ns) of session files completed inside the window."""
-    from profiles.voice.backfill import path_key
+    from profiles.voice.backfill_scan import path_key
     from profiles.voice.readers import iter_transcripts
 
     since = now - timedelta(days=request.days)

@@ -95,6 +95,7 @@ class VoiceStats:
     # filtered, dropped; then (reason, count) of dropped lines and unread files
     ledger: tuple[int, int, int, int] = (0, 0, 0, 0)
     ledger_dropped: tuple[tuple[str, int], ...] = ()
+    forgotten: int = 0  # tombstones left by `memgraph forget`, counted nowhere else
 
     @property
     def unclassified(self) -> int:
@@ -224,6 +225,7 @@ def to_stats(raw: VoiceIndexStats) -> VoiceStats:
         by_classification=tuple(sorted(by_cls, key=lambda kc: (-kc[1], kc[0]))),
         ledger=raw.ledger,
         ledger_dropped=tuple(sorted(raw.ledger_dropped)),
+        forgotten=raw.forgotten,
     )
 
 

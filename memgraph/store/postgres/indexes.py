@@ -448,9 +448,12 @@ class PgVoiceIndex:
         return sorted(found, key=lambda h: h.classification == q.demote)
 
     def stats(self) -> VoiceIndexStats:
-        live = "FROM voice_messages WHERE lifecycle <> 'retired'"
+        live = "FROM voice_messages WHERE lifecycle NOT IN ('retired', 'forgotten')"
         with self.store.reader() as txn:
             conn = txn.conn
+            forgotten = _one(
+                conn.execute("SELECT count(*) FROM voice_messages WHERE lifecycle = 'forgotten'")
+            )[0]
             messages, classified, first, last, sessions, pages = _one(
                 conn.execute(
                     "SELECT count(*), count(classification), min(ts), max(ts),"
@@ -472,6 +475,7 @@ class PgVoiceIndex:
             last=last or None,
             by_constellation=tuple((str(k), int(c)) for k, c in by_const),
             by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+            forgotten=int(forgotten),
         )
 
     def session_messages(self, session_id: str) -> list[MemoryNode]:

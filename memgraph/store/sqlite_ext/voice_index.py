@@ -160,6 +160,12 @@ MIGRATIONS: list[Migration] = [
         "voice_tri: trigram index of voice message text (substring and CJK search)",
         substring.MIGRATION_SQL,
     ),
+    Migration(
+        12,
+        "voice_index: forgotten tombstones by session (stats leave them out)",
+        "CREATE INDEX voice_index_forgotten ON voice_index(session_id)"
+        " WHERE lifecycle = 'forgotten';",
+    ),
 ]
 
 # Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
@@ -409,32 +415,53 @@ def _partial_tier(
 
 
 def stats_conn(conn: sqlite3.Connection) -> VoiceIndexStats:
-    # Each aggregate is answered from its own index (covering scans), not the table.
-    messages, classified, first, last = conn.execute(
-        "SELECT count(*), count(classification), min(ts), max(ts) FROM voice_index"
+    # Each aggregate is answered from its own index (covering scans), not the table;
+    # forgotten tombstones (few, found through their partial index) are subtracted.
+    messages, classified = conn.execute(
+        "SELECT count(*), count(classification) FROM voice_index"
     ).fetchone()
+    live = "WHERE lifecycle != 'forgotten' ORDER BY ts"
+    first = conn.execute(f"SELECT ts FROM voice_index {live} LIMIT 1").fetchone()
+    last = conn.execute(f"SELECT ts FROM voice_index {live} DESC LIMIT 1").fetchone()
     sessions = conn.execute("SELECT count(DISTINCT session_id) FROM voice_index").fetchone()[0]
     pages = conn.execute("SELECT count(DISTINCT voice_page) FROM voice_index").fetchone()[0]
-    by_const = conn.execute(
-        "SELECT constellation, count(*) FROM voice_index GROUP BY constellation"
+    by_const = dict(
+        conn.execute("SELECT constellation, count(*) FROM voice_index GROUP BY constellation")
+    )
+    by_cls = dict(
+        conn.execute("SELECT classification, count(*) FROM voice_index GROUP BY classification")
+    )
+    gone = conn.execute(
+        "SELECT session_id, constellation, classification, voice_page,"
+        " NOT EXISTS (SELECT 1 FROM voice_index AS l WHERE l.session_id = f.session_id"
+        " AND l.lifecycle != 'forgotten'),"
+        " voice_page IS NOT NULL AND NOT EXISTS (SELECT 1 FROM voice_index AS p"
+        " WHERE p.voice_page = f.voice_page AND p.lifecycle != 'forgotten')"
+        " FROM voice_index AS f INDEXED BY voice_index_forgotten WHERE lifecycle = 'forgotten'"
     ).fetchall()
-    by_cls = conn.execute(
-        "SELECT classification, count(*) FROM voice_index GROUP BY classification"
-    ).fetchall()
+    for _, const, cls, _, _, _ in gone:
+        by_const[const] -= 1
+        by_cls[cls] -= 1
+    classified -= sum(1 for g in gone if g[2] is not None)
+    sessions -= len({g[0] for g in gone if g[4]})
+    pages -= len({g[3] for g in gone if g[5]})
     from memgraph.store.sqlite_ext.ledger import totals_conn
 
     ledger, ledger_dropped = totals_conn(conn)
     return VoiceIndexStats(
-        messages=int(messages),
+        messages=int(messages) - len(gone),
         sessions=int(sessions),
         pages=int(pages),
         classified=int(classified),
-        first=first or None,
-        last=last or None,
-        by_constellation=tuple((str(k), int(c)) for k, c in by_const),
-        by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+        first=first[0] if first and first[0] else None,
+        last=last[0] if last and last[0] else None,
+        by_constellation=tuple((str(k), int(c)) for k, c in by_const.items() if c > 0),
+        by_classification=tuple(
+            (None if k is None else str(k), int(c)) for k, c in by_cls.items() if c > 0
+        ),
         ledger=ledger,
         ledger_dropped=ledger_dropped,
+        forgotten=len(gone),
     )
 
 

@@ -477,6 +477,18 @@ def test_pipe_readers_on_a_terminal_say_what_they_expect_and_quit_on_ctrl_c(
     assert INTERRUPTED in shown and "Traceback" not in shown
 
 
+def test_a_pasted_hook_json_ends_with_ctrl_d_on_a_terminal(isolated_env: Path) -> None:
+    """The terminal read (memgraph.terminal.read_stdin) still takes what was typed."""
+    typed = b'{"session_id": "abc", "cwd": "/tmp"}\n\x04'
+    code, shown = in_pty([MEMGRAPH, "hook", "session-start"], send=typed, after=b"Ctrl-C to quit")
+    assert code == 0, shown
+    assert '"hookEventName": "SessionStart"' in shown and "session abc" in shown
+    code, shown = in_pty(
+        [MEMGRAPH, "hook", "session-end"], send=b'{"session_id": "abc"}\n\x04', after=b"quit"
+    )
+    assert code == 1 and "Error: hook input has no transcript_path" in shown, shown
+
+
 def test_ctrl_c_during_a_long_command_on_a_terminal(isolated_env: Path) -> None:
     """Ctrl-C typed while a command waits (here: ``voice classify`` reading lines)."""
     code, shown = in_pty(

@@ -151,8 +151,7 @@ def test_home_flag_same_bytes(tmp_path: Path, capsysbinary: pytest.CaptureFixtur
     [
         ["extract", "x.jsonl"],
         ["classify", "--stdin"],
-        ["--backfill"],
-        ["fact", "--backfill"],
+        ["fact", "--backfill"],  # (a plain rerun: tests/memgraph/cli/test_backfill_fast.py)
         ["--help"],
         ["fact", "-h"],
         ["fact", "--window", "aw-2026-04-14-1432"],

@@ -239,3 +239,19 @@ def test_tombstones_are_never_search_hits(backend: Store, tmp_path: Path) -> Non
         nodes = list(r.get_nodes([n.id for n in backend.iter_nodes(profile="voice")]).values())
     tomb = [n for n in nodes if n.lifecycle == "forgotten"]
     assert len(tomb) == 1 and not TurnScope().admits(tomb[0])
+
+
+def test_stats_count_tombstones_apart(backend: Store, tmp_path: Path) -> None:
+    """``voice --stats``: a forgotten message is counted as forgotten, in no other line;
+    a session whose every message is forgotten is no longer a session."""
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER, "and a third message about tests"])
+    _capture(backend, vault, ["quokka only, in a session of its own"], sid="s-two")
+    before = indexes(backend).voice.stats()
+    assert (before.messages, before.sessions, before.forgotten) == (4, 2, 0)
+    forget(backend, ForgetRequest(query="quokka", vault=vault))
+    after = indexes(backend).voice.stats()
+    assert (after.messages, after.sessions, after.forgotten) == (2, 1, 2)
+    assert sum(c for _, c in after.by_constellation) == 2
+    assert sum(c for _, c in after.by_classification) == 2
+    assert after.first is not None and after.last is not None

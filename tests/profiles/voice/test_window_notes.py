@@ -105,7 +105,8 @@ def test_every_page_link_resolves_to_a_window_note(world: Path, isolated_env: Pa
     assert len(re.findall(r"^- \d\d:\d\d ", note, re.M)) == 4 and len(note) < 1200
     # an unchanged rerun writes nothing; the vault validates
     before = note
-    _windows()
+    again = runner.invoke(app, ["windows"])
+    assert "window notes: 0 written, 0 removed" in again.stderr
     assert (vault / "windows" / f"{WID}.md").read_text() == before
     check = runner.invoke(app, ["wiki", "validate", str(vault)])
     assert check.exit_code == 0, check.output
@@ -142,7 +143,9 @@ def test_a_renamed_window_moves_its_note(world: Path, isolated_env: Path) -> Non
     old = vault / "windows" / f"{WID}.md"
     assert old.is_file()
     _commit(world, 25, "an earlier commit: the window now starts at 14:25")
-    assert _windows().startswith("aw-2026-04-14-1425  ")
+    out = runner.invoke(app, ["windows"])
+    assert out.exit_code == 0 and out.stdout.startswith("aw-2026-04-14-1425  ")
+    assert "window notes: 1 written, 1 removed" in out.stderr  # the summary counts notes
     assert not old.exists() and not (vault / "windows" / f".{WID}.md.mg").exists()
     assert (vault / "windows" / "aw-2026-04-14-1425.md").is_file()
     assert LINK.findall(_page(isolated_env).read_text()) == ["aw-2026-04-14-1425"]

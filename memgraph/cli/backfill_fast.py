@@ -1,0 +1,158 @@
+"""The lean path for ``memgraph voice --backfill`` when nothing is new (stdlib only).
+
+A backfill rerun is the common case (a cron job, a habit): every transcript is
+already in the registry with the same size and mtime. This path walks the same
+candidates as ``run_backfill`` (profiles.voice.backfill_scan), reads the registry
+from the store file without the store class, and, when every file is done,
+prints what the typer command would print. Anything else returns None and the
+typer command runs: a new or changed file, an errored one to retry, a file the
+ledger must record, an option this path does not parse, a PostgreSQL store, a
+store without the registry table, a config the resolver refuses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.rows import RegistryRow
+
+_VALUE_OPTS = ("--home", "--vault", "--transcripts")
+_SWITCHES = {"--backfill": "backfill", "--quiet": "quiet", "-q": "quiet"}
+_SWITCHES |= {"--verbose": "verbose", "-v": "verbose"}
+
+
+class _Outcome:
+    """The fields of ``profiles.voice.backfill.Outcome`` the printed lines use."""
+
+    def __init__(self, path: str, reason: str | None) -> None:
+        self.path, self.status, self.reason = path, "unchanged", reason
+
+
+class _Report:
+    """What ``summary_line`` reads of a ``BackfillReport``: nothing was read."""
+
+    def __init__(self, outcomes: list[_Outcome], seconds: float) -> None:
+        self.outcomes, self.seconds = outcomes, seconds
+        self.bytes_read = self.revised = 0
+
+    def counts(self) -> dict[str, int]:
+        return {"unchanged": len(self.outcomes)} if self.outcomes else {}
+
+
+def parse(argv: list[str]) -> dict[str, list[str]] | None:
+    """The options when they parse exactly as click would, else None."""
+    found: dict[str, list[str]] = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTS:
+            if not eq:
+                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                    return None  # a missing value: click's error
+                value = argv[i + 1]
+                i += 1
+            found.setdefault(name[2:], []).append(value)
+        elif arg in _SWITCHES:
+            found[_SWITCHES[arg]] = []
+        else:
+            return None
+        i += 1
+    if "backfill" not in found or any(len(found.get(k, [])) > 1 for k in ("home", "vault")):
+        return None
+    return found
+
+
+def _paths(value: object) -> list[Path] | None:
+    """A ``transcripts``/``repos`` setting as ``memgraph.settings.Settings`` reads it."""
+    if isinstance(value, str):
+        return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+    if isinstance(value, list) and all(isinstance(p, str) for p in value):
+        return [Path(p) for p in value]
+    return None
+
+
+def _roots(opts: dict[str, list[str]]) -> list[Path] | None:
+    from memgraph.config import default_transcripts, resolve
+    from profiles.voice.readers.registry import repo_transcripts
+
+    cli = [Path(p) for p in opts.get("transcripts", [])]
+    raw = resolve({"transcripts": cli or None}, None, ("transcripts", "repos"))
+    roots = _paths(raw["transcripts"]) if "transcripts" in raw else default_transcripts()
+    repos = _paths(raw["repos"]) if "repos" in raw else []
+    if cli:
+        roots = cli
+    if roots is None or repos is None:
+        return None  # the typer command reports the bad value
+    return [*roots, *repo_transcripts(repos)]
+
+
+def _registry(store: Path) -> dict[str, RegistryRow] | None:
+    import sqlite3
+
+    from memgraph.store.sqlite_ext.base import LightSQLite
+    from memgraph.store.sqlite_ext.registry import SQLiteRegistry
+
+    if not store.is_file():
+        return None
+    try:
+        light = LightSQLite(store, readonly=True)
+    except sqlite3.Error:
+        return None
+    try:
+        if not light.has_table("voice_registry"):
+            return None
+        return {row.path: row for row in SQLiteRegistry(light).rows()}
+    except sqlite3.Error:
+        return None
+    finally:
+        light.close()
+
+
+def run(argv: list[str]) -> int | None:
+    opts = parse(argv)
+    if opts is None:
+        return None
+    from memgraph.config import paths, store_url
+    from memgraph.errors import MemgraphError
+
+    started = time.perf_counter()
+    try:
+        if store_url() is not None:
+            return None
+        home = opts.get("home", [None])[0]
+        store, _ = paths(home=home, vault=opts.get("vault", [None])[0])
+        roots = _roots(opts)
+    except MemgraphError:
+        return None  # a bad config file: the typer command names it
+    registry = _registry(store) if roots is not None else None
+    if roots is None or registry is None:
+        return None
+    from profiles.voice.backfill_scan import candidates, path_key, unchanged
+
+    warnings: list[str] = []
+    problems: list[object] = []
+    outcomes: list[_Outcome] = []
+    for path, size, mtime_ns in candidates(roots, None, warnings, problems.append):
+        row = registry.get(path_key(path))
+        if row is None or not unchanged(row, size, mtime_ns):
+            return None  # work to do: the typer command does it
+        outcomes.append(_Outcome(row.path, row.reason))
+    if problems:
+        return None  # files the ledger must record: the typer command writes them
+    from memgraph.cli.backfill_output import reason_text, summary_line
+
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if "quiet" in opts:
+        return 0
+    if "verbose" in opts:
+        for o in outcomes:
+            print(f"skipped  {o.path}  ({reason_text(o.status, o.reason)})")
+    print(summary_line(_Report(outcomes, time.perf_counter() - started)))
+    return 0

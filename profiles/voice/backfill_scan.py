@@ -1,0 +1,87 @@
+"""Which transcript files a backfill looks at, and which of them are already done.
+
+Stdlib only (with the harness readers' discovery), so the lean
+``memgraph voice --backfill`` (memgraph/cli/backfill_fast.py) can answer a rerun
+with nothing new without importing the capture stack; ``run_backfill``
+(profiles.voice.backfill) walks the same candidates, so both agree on every file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.rows import RegistryRow
+    from profiles.voice.ledger import LedgerEntry
+
+ERROR = "error"
+
+
+def path_key(path: Path) -> str:
+    """A path as registry text (absolute, so the backfill, the hook and the probe
+    agree whatever root spelling they were given); undecodable bytes become
+    escapes, never an error."""
+    return os.fsencode(os.path.abspath(path)).decode("utf-8", "backslashreplace")
+
+
+def candidates(
+    roots: list[Path],
+    since: date | None,
+    warnings: list[str],
+    file_problem: Callable[[LedgerEntry], None],
+) -> Iterator[tuple[Path, int, int]]:
+    """(path, size, mtime_ns) of every transcript under ``roots`` changed on or after
+    ``since``; files not read go to ``warnings`` and, as ledger entries, to
+    ``file_problem`` (nothing is left out without a reason)."""
+    from profiles.voice.ledger import file_entry
+    from profiles.voice.readers import UNREADABLE, Skipped, iter_transcripts
+
+    since_ns = None
+    if since is not None:
+        start = datetime(since.year, since.month, since.day, tzinfo=UTC)
+        since_ns = int(start.timestamp() * 1e9)
+
+    def report_skipped(skipped: Skipped) -> None:
+        from memgraph.inputs import printable_path
+
+        for path, reason, detail in skipped:
+            warnings.append(f"{printable_path(path)}: {detail}; not read")
+            file_problem(file_entry(path_key(path), reason))
+        skipped.clear()
+
+    for root in roots:
+        if not root.exists():
+            warnings.append(f"transcript root {root} does not exist; skipped")
+            continue
+        skipped: Skipped = []
+        if not root.is_dir():
+            from memgraph.inputs import file_kind
+
+            mode = root.stat().st_mode
+            if not stat.S_ISREG(mode):  # a FIFO/device given as a root: one word, go on
+                warnings.append(f"transcript root {root} is {file_kind(mode)}; skipped")
+                file_problem(file_entry(path_key(root), "not_regular_file"))
+                continue
+        for path in iter_transcripts(root, skipped):
+            report_skipped(skipped)
+            try:
+                st = path.stat()
+            except OSError as exc:
+                warnings.append(f"{path}: cannot stat: {exc.strerror or exc}")
+                file_problem(file_entry(path_key(path), UNREADABLE))
+                continue
+            if since_ns is not None and st.st_mtime_ns < since_ns:
+                continue
+            yield path, st.st_size, st.st_mtime_ns
+        report_skipped(skipped)
+
+
+def unchanged(row: RegistryRow | None, size: int, mtime_ns: int) -> bool:
+    """The registry row says this file is done and its stat has not moved (an
+    errored file is retried on every run)."""
+    return row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns)
