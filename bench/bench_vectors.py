@@ -25,8 +25,8 @@ MiniLM embeds ~60 short texts a second on one core here, so its store says
 the real model; every one of the N points is stored, manifests through the
 engine as for hash).
 
-    python bench/bench_vectors.py --sizes "" --recall 100000 --recall-embedder minilm \
-        --recall-dir /tmp/mg-recall-minilm
+    python bench/bench_vectors.py --sizes "" --recall 100000 --recall-embedder hash,minilm \
+        --recall-dir /tmp/mg-recall
 """
 
 from __future__ import annotations
@@ -392,7 +392,11 @@ def main() -> None:
     ap.add_argument("--engines", default="edge,qdrant-client")
     ap.add_argument("--recall", type=int, default=100_000, help="store size for part 2; 0 skips")
     ap.add_argument("--runs", type=int, default=11)
-    ap.add_argument("--recall-embedder", choices=("hash", "minilm"), default="hash")
+    ap.add_argument(
+        "--recall-embedder",
+        default="hash",
+        help="hash, minilm or both (hash,minilm): one part-2 store each",
+    )
     ap.add_argument(
         "--distinct",
         type=int,
@@ -403,7 +407,7 @@ def main() -> None:
         "--recall-dir",
         type=Path,
         default=None,
-        help="keep the part-2 store here (built when absent, reused when present)",
+        help="keep the part-2 stores here, <dir>/<embedder> (built when absent, reused when present)",
     )
     ap.add_argument(
         "--client-max",
@@ -423,17 +427,14 @@ def main() -> None:
                 continue
             for line in engine_rows(engine, n, args.dim, args.queries):
                 print(line, flush=True)
-    if args.recall:
+    for embedder in args.recall_embedder.split(",") if args.recall else []:
+        if embedder not in ("hash", "minilm"):
+            ap.error(f"--recall-embedder: {embedder!r} is not hash or minilm")
         distinct = args.distinct
         if distinct is None:
-            distinct = 5000 if args.recall_embedder == "minilm" else 0
-        for line in recall_rows(
-            args.recall,
-            args.runs,
-            args.recall_dir,
-            args.recall_embedder,
-            min(distinct, args.recall),
-        ):
+            distinct = 5000 if embedder == "minilm" else 0
+        keep = args.recall_dir / embedder if args.recall_dir is not None else None
+        for line in recall_rows(args.recall, args.runs, keep, embedder, min(distinct, args.recall)):
             print(line, flush=True)
     print(f"# done, load {os.getloadavg()[0]:.2f}")
 
