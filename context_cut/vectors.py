@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from context_cut.embedders import Embedder
 from context_cut.vector_backends import (
@@ -41,18 +41,18 @@ from context_cut.vector_backends import (
     open_backend,
     point_id,
 )
-from memgraph.documents import (
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryNode,
-    MemorySummary,
-    RefreshEmbedding,
-    utcnow,
-)
-from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.ids import content_hash
 from memgraph.store.protocol import Store
+
+if TYPE_CHECKING:  # the write path's models and engine load in sync_index only:
+    # a reader (`recall`, a context cut) never builds them
+    from memgraph.documents import (
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryNode,
+        MemorySummary,
+    )
 
 __all__ = [
     "PARTITIONS",
@@ -363,6 +363,9 @@ def _sync_partition(
     report: SyncReport,
     batch: int,
 ) -> None:
+    from memgraph.documents import MemoryEmbeddingManifest, RefreshEmbedding, utcnow
+    from memgraph.engine import apply_patch, new_patch
+
     present = index.present(collection, [d.doc_id for d in docs])
     todo: list[Projected] = []
     fresh_manifest: set[str] = set()
