@@ -71,6 +71,8 @@ def test_new_shards_are_wal_less_and_answer_as_old_ones(tmp_path: Path) -> None:
     record = json.loads((tmp_path / "new" / "mg_voice_t_8.json").read_text())
     assert record == {"dimension": DIM, "wal": False}
     assert not (tmp_path / "new" / "mg_voice_t_8" / "wal").exists()
+    edge = json.loads((tmp_path / "new" / "mg_voice_t_8" / "edge_config.json").read_text())
+    assert (edge["wal_enabled"], edge["max_search_threads"]) == (False, 1)
 
     _old_layout(tmp_path / "old", "mg_voice_t_8")
     old = EdgeBackend.open(tmp_path / "old")
