@@ -69,10 +69,15 @@ def test_new_shards_are_wal_less_and_answer_as_old_ones(tmp_path: Path) -> None:
     new.ensure_collection("mg_voice_t_8", DIM)
     new.upsert("mg_voice_t_8", points)
     record = json.loads((tmp_path / "new" / "mg_voice_t_8.json").read_text())
-    assert record == {"dimension": DIM, "wal": False}
+    assert record == {"dimension": DIM, "wal": False, "layout": 2}
     assert not (tmp_path / "new" / "mg_voice_t_8" / "wal").exists()
     edge = json.loads((tmp_path / "new" / "mg_voice_t_8" / "edge_config.json").read_text())
     assert (edge["wal_enabled"], edge["max_search_threads"]) == (False, 1)
+    indexes = {
+        p.name.split("-")[1]
+        for p in (tmp_path / "new" / "mg_voice_t_8").glob("segments/*/payload_index/*-*")
+    }
+    assert indexes == {"profile"}  # `doc` is stored, never filtered on: not indexed
 
     _old_layout(tmp_path / "old", "mg_voice_t_8")
     old = EdgeBackend.open(tmp_path / "old")
@@ -165,7 +170,8 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
     assert second.relaid == [voice] and second.embedded == 0 and second.unchanged == 5
     assert "WAL-less layout" in second.line()
     assert not (root / voice / "wal").exists()
-    assert json.loads((root / f"{voice}.json").read_text()) == {"dimension": DIM, "wal": False}
+    record = json.loads((root / f"{voice}.json").read_text())
+    assert record == {"dimension": DIM, "wal": False, "layout": 2}
     assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == [f".{voice}.lock"]
     assert VectorNerve(index, emb).search(store, "cache tokens", 5, ["voice"]) == before
     assert sync_index(store, index, emb).relaid == []  # once
