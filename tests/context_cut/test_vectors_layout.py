@@ -85,7 +85,11 @@ def test_new_shards_are_wal_less_and_answer_as_old_ones(tmp_path: Path) -> None:
     old.upsert("mg_voice_t_8", points)
     assert (tmp_path / "old" / "mg_voice_t_8" / "wal").is_dir()  # still logged
 
-    assert _answers(new, "mg_voice_t_8") == _answers(old, "mg_voice_t_8")
+    answers = _answers(new, "mg_voice_t_8")
+    assert answers == _answers(old, "mg_voice_t_8")
+    # hashed ids (no payload read with the hits) are vouched for by their payload
+    assert all(bad == 0 for _, bad in answers)  # type: ignore[misc]
+    assert any(d.startswith("custom:") for hits, _ in answers for d, _ in hits)  # type: ignore[misc, attr-defined]
     assert new.count("mg_voice_t_8") == old.count("mg_voice_t_8") == len(points)
     new.close()
     old.close()
@@ -176,3 +180,23 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
     assert VectorNerve(index, emb).search(store, "cache tokens", 5, ["voice"]) == before
     assert sync_index(store, index, emb).relaid == []  # once
     index.close()
+
+
+def test_a_hashed_hit_whose_payload_does_not_vouch_for_it_is_rejected(tmp_path: Path) -> None:
+    from context_cut.vector_backends import point_id
+
+    backend = EdgeBackend.open(tmp_path)
+    backend.ensure_collection("mg_voice_t_8", DIM)
+    backend.upsert(
+        "mg_voice_t_8",
+        [VectorPoint("custom:a", [1.0] * DIM), VectorPoint("n-0000000000000001", [1.0] * DIM)],
+    )
+    hits, bad = backend.query("mg_voice_t_8", VectorQuery([1.0] * DIM, 5))
+    assert (sorted(d for d, _ in hits), bad) == (["custom:a", "n-0000000000000001"], 0)
+    forged = qdrant_edge.UpdateOperation.overwrite_payload(
+        [point_id("custom:a")], {"node_id": "custom:b", "doc": "node", "profile": ""}
+    )
+    backend._shard("mg_voice_t_8").update(forged)
+    hits, bad = backend.query("mg_voice_t_8", VectorQuery([1.0] * DIM, 5))
+    assert ([d for d, _ in hits], bad) == (["n-0000000000000001"], 1)
+    backend.close()
