@@ -176,7 +176,10 @@ _COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
 
 class EdgeBackend:
     """Qdrant Edge: ``<root>/<collection>/`` is one shard, ``<collection>.json``
-    beside it records its dimension (written atomically after the shard exists)."""
+    beside it records its dimension and layout (written atomically after the shard
+    exists), ``.<collection>.lock`` is flocked while a process has it open.
+    Shards are made in layout ``EDGE_LAYOUT`` (WAL-less, flushed after every
+    write); older ones open as they are until ``relayout`` rewrites them."""
 
     def __init__(self, root: Path) -> None:
         import qdrant_edge
