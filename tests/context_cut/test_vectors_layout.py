@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from context_cut.vector_backends import FILTER_FIELDS, EdgeBackend, VectorPoint, VectorQuery
+from context_cut.vector_backends import FILTER_FIELDS, VectorPoint, VectorQuery
+from context_cut.vector_edge import EdgeBackend
 from memgraph.errors import BackendUnavailable
 
 qdrant_edge = pytest.importorskip("qdrant_edge", reason="qdrant-edge-py (the qdrant extra) missing")
@@ -106,7 +107,8 @@ def test_new_shards_are_wal_less_and_answer_as_old_ones(tmp_path: Path) -> None:
 CHILD = textwrap.dedent(
     """
     import os, sys
-    from context_cut.vector_backends import EdgeBackend, VectorPoint
+    from context_cut.vector_backends import VectorPoint
+    from context_cut.vector_edge import EdgeBackend
     from pathlib import Path
     b = EdgeBackend.open(Path(sys.argv[1]))
     b.ensure_collection("mg_voice_t_8", 8)
