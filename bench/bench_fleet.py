@@ -110,6 +110,11 @@ def _proc_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _cpu_ms(cpu0: float, server0: float, server: int | None) -> float:
+    """Client + server-backend CPU since (cpu0, server0), in ms (clock ticks: coarse)."""
+    return (time.process_time() - cpu0 + _proc_cpu(server) - server0) * 1000
+
+
 # -- voice search --------------------------------------------------------------------
 
 
@@ -140,21 +145,27 @@ def search_in_process(locations: dict[str, str], iterations: int) -> None:
     from memgraph.store.rows import VoiceSearch
 
     stores = {name: open_store(loc) for name, loc in locations.items()}
+    servers = {name: _backend_pid(store) for name, store in stores.items()}
     try:
         for q in QUERIES:
             request = VoiceSearch(query=q, limit=20)
             times: dict[str, list[float]] = {name: [] for name in stores}
+            cpu: dict[str, list[float]] = {name: [] for name in stores}
             hits: dict[str, list[str]] = {}
             for _ in range(iterations):
                 for name, store in stores.items():  # alternate: same load for both
-                    t = time.perf_counter()
+                    c, srv, t = time.process_time(), _proc_cpu(servers[name]), time.perf_counter()
                     rows = indexes(store).voice.search(request)
                     times[name].append((time.perf_counter() - t) * 1000)
+                    cpu[name].append(_cpu_ms(c, srv, servers[name]))
                     hits[name] = [r.node_id for r in rows]
             same = len({tuple(h) for h in hits.values()}) == 1
             print(
                 f"voice search in-process {q!r:24s}: "
-                + "  ".join(f"{n} p50 {p50(t):6.2f} ms" for n, t in times.items())
+                + "  ".join(
+                    f"{n} p50 {p50(t):6.2f} ms (cpu mean {statistics.fmean(cpu[n]):5.1f})"
+                    for n, t in times.items()
+                )
                 + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x"
                 + f"  hits {len(hits['sqlite'])} same-order {same} ({load()})"
             )
@@ -173,17 +184,20 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
     from memgraph.store.rows import VoiceScope
 
     stores = {name: open_store(loc) for name, loc in locations.items()}
+    servers = {name: _backend_pid(store) for name, store in stores.items()}
     try:
         for words in TURN_QUERIES:
             times: dict[str, list[float]] = {name: [] for name in stores}
+            cpu: dict[str, list[float]] = {name: [] for name in stores}
             hits: dict[str, list[str]] = {}
             for _ in range(iterations):
                 for name, store in stores.items():
                     turns = indexes(store).turns
                     assert turns is not None, name
-                    t = time.perf_counter()
+                    c, srv, t = time.process_time(), _proc_cpu(servers[name]), time.perf_counter()
                     found = turns.rank_any(list(words), VoiceScope(), 20)
                     times[name].append((time.perf_counter() - t) * 1000)
+                    cpu[name].append(_cpu_ms(c, srv, servers[name]))
                     hits[name] = [f"{score:.9f}" for _, score in found]
             # the same scores in the same order (ids of equal scores may differ: SQLite
             # leaves ties in index order, and an imported copy has another index order)
@@ -191,7 +205,10 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
             label = " ".join(w + ("*" if p else "") for w, p in words)
             print(
                 f"turn ranking in-process {label!r:22s}: "
-                + "  ".join(f"{n} p50 {p50(t):6.2f} ms" for n, t in times.items())
+                + "  ".join(
+                    f"{n} p50 {p50(t):6.2f} ms (cpu mean {statistics.fmean(cpu[n]):5.1f})"
+                    for n, t in times.items()
+                )
                 + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x"
                 + f"  hits {len(hits['sqlite'])} same-scores {same} ({load()})"
             )
@@ -202,19 +219,27 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
 
 def search_whole_process(envs: dict[str, dict[str, str]], runs: int) -> None:
     times: dict[str, list[float]] = {name: [] for name in envs}
+    cpu: dict[str, list[float]] = {name: [] for name in envs}
     for _ in range(runs):
         for name, env in envs.items():
-            t = time.perf_counter()
+            before, t = os.times(), time.perf_counter()
             proc = subprocess.run(
                 [*cli(), "voice", QUERIES[0]], env=env, capture_output=True, check=False
             )
             times[name].append((time.perf_counter() - t) * 1000)
+            after = os.times()
+            spent = after.children_user + after.children_system
+            cpu[name].append((spent - before.children_user - before.children_system) * 1000)
             if proc.returncode != 0:
                 raise SystemExit(f"memgraph voice ({name}) failed: {proc.stderr.decode()[-500:]}")
     print(
         f"voice search whole process {QUERIES[0]!r}: "
-        + "  ".join(f"{n} p50 {p50(t):6.0f} ms" for n, t in times.items())
-        + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x ({runs} runs; {load()})"
+        + "  ".join(
+            f"{n} p50 {p50(t):6.0f} ms (cpu mean {statistics.fmean(cpu[n]):4.0f})"
+            for n, t in times.items()
+        )
+        + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x ({runs} runs; {load()};"
+        " cpu: the client process only)"
     )
 
 

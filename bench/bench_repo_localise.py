@@ -1,8 +1,8 @@
 """Benchmark: localise a commit's files from its message with the repo cut,
 beside plain BM25 over file text, on real git history.
 
-    python bench/bench_repo_localise.py [--repo PATH ...] [--max-commits 60]
-        [--weights 0,0.3,0.5,2]
+    python bench/bench_repo_localise.py [--repo PATH[@REV] ...] [--max-commits 60]
+        [--weights 0,0.3,0.5,2] [--rev REV]
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
 up to --max-commits per repo): query = the commit message, graph = the repo at
@@ -20,6 +20,9 @@ to the parent's non-test source files. Prints recall@5 and @10 for:
 First, code-mention extraction on hostile text (backticks, dots, regex
 metacharacters, binary) at 12.5k / 25k / 50k characters: time should double
 with the size (linear), and stop growing past the read cap.
+``--rev`` (or ``PATH@REV`` per repo) picks the newest commit considered
+(default HEAD; give a sha to score the same window of history again after new
+commits land).
 The default repo is this project (its worktree shares the project's .git).
 A bare mirror works too (``git log`` and ``git archive`` need no work tree).
 """
@@ -74,8 +77,9 @@ def _source(path: str) -> bool:
     return language_of(path) in SOURCE and not is_test(path)
 
 
-def commits(repo: Path, limit: int) -> list[Commit]:
-    out = _git(repo, "log", "--no-merges", "-z", "--name-only", "--format=%x1e%H %P%x1f%B%x1f")
+def commits(repo: Path, limit: int, rev: str = "HEAD") -> list[Commit]:
+    fmt = "--format=%x1e%H %P%x1f%B%x1f"
+    out = _git(repo, "log", "--no-merges", "-z", "--name-only", fmt, rev, "--")
     found: list[Commit] = []
     for record in out.decode("utf-8", "replace").split("\x1e"):
         if not record.strip():
@@ -107,8 +111,10 @@ def _names(weights: list[float]) -> list[str]:
     return ["cut", *(f"cut-m{w:g}" for w in weights), "cut-text", "bm25"]
 
 
-def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[float]]:
-    picked = commits(repo, limit)
+def run_repo(
+    repo: Path, limit: int, weights: list[float], rev: str = "HEAD"
+) -> dict[str, list[float]]:
+    picked = commits(repo, limit, rev)
     picked.reverse()  # oldest first: each parent is an incremental rescan
     scores: dict[str, list[float]] = {
         f"{name}@{k}": [] for name in _names(weights) for k in (5, 10)
@@ -170,7 +176,7 @@ def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[flo
         shutil.rmtree(tmp, ignore_errors=True)
     n = len(scores["cut@5"])
     print(
-        f"{repo}: {n} commits scored of {len(picked)} picked; scan per parent "
+        f"{repo} @ {rev}: {n} commits scored of {len(picked)} picked; scan per parent "
         f"median {statistics.median(scan_s) * 1000:.0f} ms (first {scan_s[0]:.1f} s); "
         f"cut median {statistics.median(cut_ms):.0f} ms"
     )
@@ -180,7 +186,13 @@ def run_repo(repo: Path, limit: int, weights: list[float]) -> dict[str, list[flo
 def hostile_timing() -> None:
     from context_cut.mentions import MAX_TEXT, MentionTable
 
-    table = MentionTable.build({f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)})
+    table = MentionTable.build(
+        {f"pkg/m{i}.py": [f"name_{i}"] for i in range(500)},
+        {
+            f"pkg/m{i}.py": [("commands", f"c-{i}"), ("options", "--o"), ("tools", "a")]
+            for i in range(3)
+        },
+    )
     units = ["`", "a.", "a_", "`" + "x" * 199, ".*+?[](){}|^$\\", "()", "\x00\ufffd"]
     units.append(bytes(range(256)).decode("latin-1"))
     for n in (MAX_TEXT // 4, MAX_TEXT // 2, MAX_TEXT, MAX_TEXT * 20):
@@ -200,13 +212,18 @@ def main() -> None:
         default="0,0.3,0.5,2",
         help="other code-mention weights to score beside the default (0 = off)",
     )
+    ap.add_argument("--rev", default="HEAD", help="newest commit considered (every repo)")
     args = ap.parse_args()
     weights = [float(w) for w in args.weights.split(",") if w.strip()]
     repos = args.repo or [Path(__file__).resolve().parents[1]]
     print(f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}")
     hostile_timing()
-    for repo in repos:
-        scores = run_repo(repo.resolve(), args.max_commits, weights)
+    for given in repos:
+        repo, rev = given, args.rev
+        if not given.exists() and "@" in str(given):
+            head, rev = str(given).rsplit("@", 1)
+            repo = Path(head)
+        scores = run_repo(repo.resolve(), args.max_commits, weights, rev)
         for name in _names(weights):
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0

@@ -10,7 +10,9 @@ a generated vault's store (bench/gen_vault.py, 2,000 pages / ~29k messages, buil
 into --vault-out on first use and reused), and `context "..." --cut role --budget
 1500` on the 100k-node store of bench/bench_context.py (default
 /tmp/memgraph-bench-context-100000.db; build it with `python bench/bench_context.py`
-first, else that row is skipped). No embedder is configured (the lexical-only
+first, else that row is skipped). Two import-only rows split `context`'s figure:
+the modules its lean process imports, run without doing anything, and of those
+pydantic with the document models (the floor of any path that builds documents). No embedder is configured (the lexical-only
 paths). Byte-code is compiled first (`compileall`: with PYTHONDONTWRITEBYTECODE=1
 every run would otherwise recompile). Prints median / p95 / min wall and median CPU
 (user+sys of the child) per command and the load average before and after
@@ -32,6 +34,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMGRAPH = Path(sys.executable).parent / "memgraph"
+# every module of ours the lean `context --cut role` process imports (a test checks the
+# list against a real run)
+CONTEXT_MODULES = (
+    "memgraph.cli", "memgraph.cli.context_fast", "memgraph.cli.ranked", "context_cut.api",
+    "context_cut.ceiling", "context_cut.render", "context_cut.standing", "memgraph.store.sqlite",
+    "memgraph.store.postgres", "memgraph.store.sqlite_ext.activity",
+    "memgraph.store.sqlite_ext.ledger", "memgraph.store.sqlite_ext.registry",
+    "memgraph.store.sqlite_ext.scrub", "memgraph.store.sqlite_ext.session",
+    "memgraph.store.sqlite_ext.standing", "memgraph.store.sqlite_ext.terms",
+    "memgraph.store.sqlite_ext.voice_index", "profiles.voice.nodes", "profiles.wakeup.standing",
+)  # fmt: skip
+# import-only processes run as `memgraph.cli.main` runs a lean path: GC off, no plugin
+# scan, no interpreter teardown
+_LEAN = "import gc, os; gc.disable(); os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__')"
+# the import floor of `context`: its modules, without running anything
+CONTEXT_IMPORTS = f"{_LEAN}; import {', '.join(CONTEXT_MODULES)}; os._exit(0)"
+# pydantic and the document models a context packet is made of: no read path that
+# builds these can start faster than this row
+PYDANTIC_FLOOR = f"{_LEAN}; import memgraph.documents.context; os._exit(0)"
 
 
 def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -116,6 +137,10 @@ def main() -> None:
         ]  # fmt: skip
     else:
         print(f"(no {args.context_db}: run bench/bench_context.py to add the context row)")
+    # Where context's time goes, in the same run: its imports alone, and of those
+    # the pydantic floor (pydantic + the document models the cut reads and packs).
+    commands["imports only: context's modules"] = [sys.executable, "-c", CONTEXT_IMPORTS]
+    commands["imports only: pydantic + documents"] = [sys.executable, "-c", PYDANTIC_FLOOR]
     load0 = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}

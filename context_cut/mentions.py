@@ -22,6 +22,19 @@ Resolution (``MentionTable.resolve``), first rule that finds something:
    (a dotted name tries its parts left to right: ``Context.invoke``). A name
    defined in more modules says little about which one is meant: ignored.
 
+4. Interface names, looked up word by word (``MentionTable.names``): CLI
+   commands and command groups, ``--options``, MCP tool names and environment
+   variables the repo's non-test modules declare (the scanner's facts). A
+   commit message names the interface it changes (``session list/show``,
+   ``--quiet on reindex, import-vault``, ``voice_stats``, ``MEMGRAPH_REDACT``)
+   far more often than the function behind it. Any word of the text counts,
+   plain ones too (a command is usually a plain word), so the score is lower
+   (``NAME_SCORE``), split among the modules declaring it as that kind (a CLI
+   command ``note`` and an MCP tool ``note`` are two interfaces: each declarer
+   gets the whole score), and a name declared as one kind in more than
+   ``MAX_DEFINERS`` modules (``--json``) says nothing. A module takes the best
+   of rules 1-3 and 4.
+
 Extraction reads at most ``MAX_TEXT`` characters and keeps ``MAX_MENTIONS``
 distinct mentions; every regex is linear (no nested or overlapping repeats).
 """
@@ -40,6 +53,7 @@ MAX_DEFINERS = 3  # a symbol defined in more modules than this is not a mention 
 FILE_SCORE = 1.0
 MODULE_SCORE = 1.0
 SYMBOL_SCORE = 0.6
+NAME_SCORE = 0.6  # CLI command/option, MCP tool, env var (bench/bench_repo_localise.py)
 
 EXTENSIONS = frozenset(
     (
@@ -88,6 +102,9 @@ _TOKEN = re.compile(
 _PACKAGE_FILE = {".py": "__init__", ".pyi": "__init__", ".rs": "mod"}
 _PACKAGE_FILE |= dict.fromkeys((".js", ".ts", ".tsx", ".jsx", ".mjs"), "index")
 _HUMP = re.compile(r"[a-z][A-Z]")
+# Words for the interface-name lookup: "--option", "import-vault", "voice_stats".
+# One character class per repeat after a fixed prefix: linear.
+_NAME_WORD = re.compile(r"(?:--)?[A-Za-z_][\w-]*")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -158,10 +175,17 @@ class MentionTable:
     suffixes: dict[str, list[str]] = field(default_factory=dict)  # "a/b.py" -> paths
     dotted: dict[str, list[str]] = field(default_factory=dict)  # "pkg.mod" -> paths
     defined: dict[str, list[str]] = field(default_factory=dict)  # symbol -> paths
+    # interface name -> its declarers, one list per kind (command, option, tool, env)
+    names: dict[str, list[list[str]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, symbols: dict[str, Iterable[str]]) -> MentionTable:
-        """``symbols``: path -> the top-level names that file defines."""
+    def build(
+        cls,
+        symbols: dict[str, Iterable[str]],
+        interface: dict[str, Iterable[tuple[str, str]]] | None = None,
+    ) -> MentionTable:
+        """``symbols``: path -> the top-level names that file defines; ``interface``:
+        path -> the (kind, name) pairs it declares (command, option, tool, env)."""
         suffixes: dict[str, set[str]] = defaultdict(set)
         dotted: dict[str, set[str]] = defaultdict(set)
         defined: dict[str, set[str]] = defaultdict(set)
@@ -174,10 +198,19 @@ class MentionTable:
                 dotted[".".join(mod[i:])].add(path)
             for name in names:
                 defined[name].add(path)
+        declared: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for path, pairs in (interface or {}).items():
+            for kind, name in pairs:
+                declared[name][kind].add(path)
+        names = {
+            name: [sorted(v) for _k, v in sorted(kinds.items()) if len(v) <= MAX_DEFINERS]
+            for name, kinds in declared.items()
+        }
         return cls(
             {k: sorted(v) for k, v in suffixes.items()},
             {k: sorted(v) for k, v in dotted.items()},
             {k: sorted(v) for k, v in defined.items() if len(v) <= MAX_DEFINERS},
+            {k: v for k, v in names.items() if v},
         )
 
     def resolve(self, mention: Mention) -> dict[str, float]:
@@ -198,9 +231,22 @@ class MentionTable:
                 return _split(found, SYMBOL_SCORE)
         return {}
 
+    def named(self, text: str) -> dict[str, float]:
+        """Module path -> score from the interface names the words of ``text``
+        say (rule 4; every distinct word is one dict lookup)."""
+        best: dict[str, float] = {}
+        if not self.names:
+            return best
+        for word in set(_NAME_WORD.findall(text[:MAX_TEXT])):
+            for found in self.names.get(word.rstrip("-"), ()):
+                for path, score in _split(found, NAME_SCORE).items():
+                    if score > best.get(path, 0.0):
+                        best[path] = score
+        return best
+
     def scores(self, text: str) -> dict[str, float]:
         """Module path -> the best score any mention in ``text`` gives it."""
-        best: dict[str, float] = {}
+        best = self.named(text)
         for mention in extract_mentions(text):
             for path, score in self.resolve(mention).items():
                 if score > best.get(path, 0.0):

@@ -120,7 +120,10 @@ class ModuleIndex:
             if t in modules
         ]
         tests = {p for p, n in modules.items() if n.attributes.get("test")}
-        table = MentionTable.build({p: _defined(n) for p, n in modules.items()})
+        table = MentionTable.build(
+            {p: _defined(n) for p, n in modules.items()},
+            {p: _declared(n) for p, n in modules.items() if p not in tests},
+        )
         return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges, mentions=table)
 
     def bm25(self, query: list[str]) -> dict[str, float]:
@@ -143,6 +146,18 @@ class ModuleIndex:
 def _defined(node: MemoryNode) -> list[str]:
     facts: dict[str, Any] = node.attributes.get("facts") or {}
     return [str(s[0]) for s in facts.get("symbols", []) if s]
+
+
+def _declared(node: MemoryNode) -> set[tuple[str, str]]:
+    """(kind, name) of the interfaces a module declares: CLI commands and
+    options, MCP tools, environment variables (``mentions.py`` rule 4)."""
+    facts: dict[str, Any] = node.attributes.get("facts") or {}
+    return {
+        (key, str(item[0]))
+        for key in ("commands", "options", "tools", "env")
+        for item in facts.get(key) or []
+        if item
+    }
 
 
 def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:

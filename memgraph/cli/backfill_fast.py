@@ -17,10 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from memgraph.store.rows import RegistryRow
-
 _VALUE_OPTS = ("--home", "--vault", "--transcripts")
 _SWITCHES = {"--backfill": "backfill", "--quiet": "quiet", "-q": "quiet"}
 _SWITCHES |= {"--verbose": "verbose", "-v": "verbose"}
@@ -92,28 +88,6 @@ def _roots(opts: dict[str, list[str]]) -> list[Path] | None:
     return [*roots, *repo_transcripts(repos)]
 
 
-def _registry(store: Path) -> dict[str, RegistryRow] | None:
-    import sqlite3
-
-    from memgraph.store.sqlite_ext.base import LightSQLite
-    from memgraph.store.sqlite_ext.registry import SQLiteRegistry
-
-    if not store.is_file():
-        return None
-    try:
-        light = LightSQLite(store, readonly=True)
-    except sqlite3.Error:
-        return None
-    try:
-        if not light.has_table("voice_registry"):
-            return None
-        return {row.path: row for row in SQLiteRegistry(light).rows()}
-    except sqlite3.Error:
-        return None
-    finally:
-        light.close()
-
-
 def run(argv: list[str]) -> int | None:
     opts = parse(argv)
     if opts is None:
@@ -130,7 +104,9 @@ def run(argv: list[str]) -> int | None:
         roots = _roots(opts)
     except MemgraphError:
         return None  # a bad config file: the typer command names it
-    registry = _registry(store) if roots is not None else None
+    from memgraph.store.sqlite_ext.fast import registry_rows
+
+    registry = registry_rows(store) if roots is not None else None
     if roots is None or registry is None:
         return None
     from profiles.voice.backfill_scan import candidates, path_key, unchanged

@@ -21,7 +21,6 @@ from memgraph.documents import (
     MemoryEmbeddingManifest,
     MemoryLifecycleReceipt,
     MemoryNode,
-    MemoryPatchCandidate,
     MemorySummary,
 )
 from memgraph.store.docpack import unpack
@@ -168,7 +167,8 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
     """The whole store as a snapshot; ``docs(sql)`` runs each statement inside ONE
     read snapshot of the caller's. Orders are the export's contract (byte-identical
     snapshots from every backend)."""
-    from memgraph.documents import MemoryGraphSnapshot
+    # the patch models (a dozen ops) load only here: reads never decode patches
+    from memgraph.documents import MemoryGraphSnapshot, MemoryPatchCandidate
 
     def read(model: Any, sql: str) -> list[Any]:
         # receipts and patches may be packed (SQLite, memgraph.store.docpack)

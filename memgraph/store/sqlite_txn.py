@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.documents import (
     MemoryDomain,
@@ -23,13 +23,15 @@ from memgraph.documents import (
     MemoryEmbeddingManifest,
     MemoryLifecycleReceipt,
     MemoryNode,
-    MemoryPatchCandidate,
     MemorySummary,
     to_json,
 )
 from memgraph.store.decode import DocTxn
 from memgraph.store.docpack import pack
 from memgraph.store.schema import index_new_node_rows, max_node_rowid
+
+if TYPE_CHECKING:  # a read never loads the patch models
+    from memgraph.documents import MemoryPatchCandidate
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
 

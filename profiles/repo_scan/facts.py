@@ -47,6 +47,8 @@ class FileFacts:
     classes: list[list[Any]] = field(default_factory=list)  # [name, line, end, [bases], [decos]]
     env: list[list[Any]] = field(default_factory=list)  # [VAR, line]
     commands: list[list[Any]] = field(default_factory=list)  # [name, line]
+    options: list[list[Any]] = field(default_factory=list)  # ["--flag", line]
+    tools: list[list[Any]] = field(default_factory=list)  # [MCP tool name, line]
     io: list[list[Any]] = field(default_factory=list)  # [input|output|store, channel, line]
     todos: list[list[Any]] = field(default_factory=list)  # [line, text]
     tables: list[list[Any]] = field(default_factory=list)  # [name, line]

@@ -9,7 +9,10 @@ Static heuristics, named so a reader can check them:
 - env vars: ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``, and
   pydantic-settings fields under an ``env_prefix``;
 - CLI commands: ``app.command("x")``/``@app.command()``, ``add_parser("x")``,
-  ``@click.command()``;
+  ``@click.command()``, command groups (``add_typer(..., name="x")``,
+  ``Typer(name="x")``); CLI options: every ``"--name"`` string literal (typer,
+  click, argparse and hand-made option tables alike); MCP tools: functions
+  decorated ``@<server>.tool`` (the ``name=`` argument when given);
 - dataflow: ``open(..., "w")``, ``.write_text``/``.read_text``, ``json.dump``/``load``
   (outputs/inputs), ``sqlite3``/``psycopg``/SQLAlchemy/redis/Qdrant connections
   (stores), ``requests``/``httpx``/``urllib`` (HTTP in/out), ``sys.stdin``.
@@ -166,6 +169,9 @@ def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) 
         if name.endswith(".command") or name in ("click.command", "click.group"):
             cmd = _str_arg(d) if isinstance(d, ast.Call) else None
             facts.commands.append([cmd or node.name.replace("_", "-"), node.lineno])
+        elif name == "tool" or name.endswith(".tool"):
+            tool = _str_arg(d, 99, "name") if isinstance(d, ast.Call) else None
+            facts.tools.append([tool or node.name, node.lineno])
 
 
 # (literal that must occur, pattern, what): the literal check skips a pattern in
@@ -193,6 +199,12 @@ _CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
     ),
     ((".command(",), re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
     (("add_parser(",), re.compile(r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']"), "command"),
+    (
+        ("add_typer(", "Typer("),  # a command group's name
+        re.compile(r"\b(?:add_typer|Typer)\([^()\n]*?\bname\s*=\s*[\"']([^\"'\n]+)[\"']"),
+        "command",
+    ),
+    (('"--', "'--"), re.compile(r"[\"'](--[A-Za-z][\w-]*)[\"'=]"), "option"),
     (("open(",), re.compile(r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)"), "open"),
     (
         ("_text(", "_bytes("),
@@ -259,6 +271,8 @@ def _call_facts(text: str, facts: FileFacts) -> None:
                 facts.dynamic_imports += 1
             elif what == "command":
                 facts.commands.append([m.group(1), line])
+            elif what == "option":
+                facts.options.append([m.group(1), line])
             elif what == "open":
                 mode = _MODE.search(m.group(1))
                 kind = "output" if mode and any(c in mode.group(1) for c in "wax+") else "input"
@@ -330,5 +344,5 @@ def parse_python(path: str, text: str, facts: FileFacts) -> None:
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
             _decorators(node, facts)
     _call_facts(text, facts)
-    for items in (facts.env, facts.commands, facts.io):
+    for items in (facts.env, facts.commands, facts.io, facts.options, facts.tools):
         items.sort(key=lambda item: (item[-1], *map(str, item)))

@@ -235,3 +235,88 @@ def test_package_files_name_their_folder_per_language() -> None:
     assert t.resolve(Mention("dotted", "c")) == {"c/index.ts": 1.0}
     assert t.resolve(Mention("dotted", "d")) == {}  # a Python index.py is a module "d.index"
     assert t.resolve(Mention("dotted", "d.index")) == {"d/index.py": 1.0}
+
+
+INTERFACE = {
+    "pkg/cli/session.py": ["c:session", "c:list", "c:show", "c:note", "o:--since", "o:--utc"],
+    "pkg/cli/review.py": ["c:review", "c:list", "o:--json"],
+    "pkg/cli/importer.py": ["c:import", "c:import-vault", "o:--quiet", "o:--json"],
+    "pkg/server.py": ["t:voice_stats", "t:note", "e:MEMGRAPH_REDACT", "o:--json"],
+    "pkg/cli/repo.py": ["c:repo", "c:scan", "o:--json"],
+}
+
+
+def interface_table() -> MentionTable:
+    kinds = {"c": "commands", "o": "options", "t": "tools", "e": "env"}
+    pairs = {p: [(kinds[x[0]], x[2:]) for x in v] for p, v in INTERFACE.items()}
+    return MentionTable.build({p: [] for p in INTERFACE}, pairs)
+
+
+def test_interface_names_resolve_word_by_word() -> None:
+    t = interface_table()
+    got = t.scores("session list/show: local time, --utc")
+    # "session" and "--utc" name only session.py; "list" is shared with review.py
+    assert got == {"pkg/cli/session.py": 0.6, "pkg/cli/review.py": 0.3}
+    assert t.scores("--quiet on import-vault") == {"pkg/cli/importer.py": 0.6}
+    assert t.scores("voice_stats returns counts") == {"pkg/server.py": 0.6}
+    assert t.scores("MEMGRAPH_REDACT=0 turns it off") == {"pkg/server.py": 0.6}
+    # a CLI command and an MCP tool of one name are two interfaces: no split
+    assert t.scores("note redacts") == {"pkg/cli/session.py": 0.6, "pkg/server.py": 0.6}
+
+
+def test_interface_names_declared_widely_or_absent_name_nothing() -> None:
+    t = interface_table()
+    assert "--json" not in t.names  # declared in 4 modules (> MAX_DEFINERS)
+    assert t.scores("print --json output") == {}
+    assert t.scores("nothing here is an interface") == {}
+    assert t.scores("sessions scanned") == {}  # whole words only, no stemming
+
+
+def test_a_code_mention_and_an_interface_name_keep_the_best_score() -> None:
+    t = MentionTable.build(
+        {"pkg/cli/repo.py": ["scan_repo"]}, {"pkg/cli/repo.py": [("commands", "scan")]}
+    )
+    assert t.scores("`repo.py` scan") == {"pkg/cli/repo.py": 1.0}
+    assert t.scores("the scan command") == {"pkg/cli/repo.py": 0.6}
+
+
+CLI_TREE = {
+    "app/__init__.py": '"""App."""\n',
+    "app/windows.py": (
+        '"""Activity windows: group local time spans, local time zones, time gaps."""\n'
+        "def windows_between(a: int, b: int) -> list[int]:\n    return [a, b]\n"
+    ),
+    "app/cli_sessions.py": (
+        '"""Command line."""\nimport typer\n\nsession_app = typer.Typer()\n\n\n'
+        '@session_app.command("show")\ndef show(utc: bool = typer.Option(False, "--utc")) -> None:\n'
+        "    pass\n\n\ndef register(app: typer.Typer) -> None:\n"
+        '    app.add_typer(session_app, name="session")\n'
+    ),
+    "tests/test_cli.py": (
+        'import typer\n\nt = typer.Typer()\n\n\n@t.command("session")\ndef s() -> None:\n    pass\n'
+    ),
+}
+
+
+def test_a_command_named_in_the_task_ranks_its_module(tmp_path: Path) -> None:
+    root = tmp_path / "cliapp"
+    for rel, text in CLI_TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    text = "session show: local time with the zone, --utc"
+    cut = repo_cut(store, RepoCutRequest(text=text, repo_path=root, voice=False))
+    assert cut.ranked[0][0] == "app/cli_sessions.py"
+    from context_cut.repo_cut import _INDEX_CACHE
+
+    index = next(reversed(_INDEX_CACHE.values()))
+    # a test module declaring the same command does not take a share of it
+    assert index.mentions.names["session"] == [["app/cli_sessions.py"]]
+    assert rank_modules(index, text, mention_weight=0.0)[0][0] == "app/windows.py"
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_interface_lookup_on_hostile_input_is_bounded(text: str) -> None:
+    got = interface_table().scores(text + " --quiet")
+    assert set(got) <= set(INTERFACE) and all(0 < s <= 1.0 for s in got.values())

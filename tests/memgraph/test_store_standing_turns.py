@@ -201,3 +201,35 @@ def test_standing_reads_find_the_material(pair: tuple[Any, Any]) -> None:
     assert reads.latest_note("ada")[0] == "login tokens: one hour"
     receipts = reads.recent_receipts(3)
     assert len(receipts) == 3 and all("op" in r for r in receipts)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_turn_ranking_leaves_out_superseded_versions(
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str
+) -> None:
+    """A superseded version is not a turn: an unscoped ranking (PostgreSQL: postings,
+    titles and the superseded index, no message row) and a scoped one agree with SQLite."""
+    from memgraph.store.sqlite import SQLiteStore
+
+    if backend == "postgres":
+        from memgraph.store.postgres import open_postgres
+
+        store: Store = open_postgres(request.getfixturevalue("pg_url"))
+    else:
+        store = SQLiteStore(tmp_path / "mg.db")
+    ref = SQLiteStore(tmp_path / "reference.db")
+    msgs = _messages()
+    later = T0 + timedelta(days=61)
+    old = msgs[0].model_copy(update={"lifecycle": "superseded", "superseded_by": msgs[2].id})
+    for s in (store, ref):
+        _fill(s, tmp_path / f"ws-{id(s)}")
+        apply_patch(s, new_patch([UpsertNode(node=old)], patch_id="p-sup"), now=later)
+    got, want = indexes(store), indexes(ref)
+    assert got.turns is not None and want.turns is not None
+    for words in ([("lake", False)], [("login", False), ("lake", False)], [("lak", True)]):
+        for scope in (VoiceScope(), VoiceScope(project="atlas")):
+            expected = want.turns.rank_any(words, scope, 10)
+            assert msgs[0].id not in {n for n, _ in expected}
+            _same(got.turns.rank_any(words, scope, 10), expected)
+    store.close()
+    ref.close()

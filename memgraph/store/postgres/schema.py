@@ -463,6 +463,19 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         """,
     ),
     Migration(
+        89,
+        "turn ranking: title text index of live voice messages, superseded ones (PostgreSQL only)",
+        f"""
+        -- a turn ranking (turns.py) reads no message row: body postings from
+        -- voice_terms, titles holding a word from this index, and the superseded
+        -- messages to leave out from the second (notes/fleet.md, issue 16)
+        CREATE INDEX nodes_title_voice ON nodes USING gin(fts_title)
+            WITH (gin_pending_list_limit = 256) WHERE {VOICE};
+        CREATE INDEX voice_messages_superseded ON voice_messages(node_id)
+            WHERE lifecycle = 'superseded';
+        """,
+    ),
+    Migration(
         10,
         "session: note and session index tables kept by triggers on nodes",
         f"""

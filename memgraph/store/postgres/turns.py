@@ -92,6 +92,117 @@ def _lexemes(conn: Any, phrases: list[Phrase]) -> list[list[str]] | None:
     return found
 
 
+def _titles(phrases: list[Phrase]) -> tuple[str, list[object]]:
+    """Each word's instances in ``n.fts_title`` (a title without it: 0 unread; the
+    tsquery holds the lexemes as given, not normalised, as the counts do)."""
+    cols, args = [], list[object]()
+    for i, ((word,), prefix) in enumerate(phrases):
+        test = "starts_with(u.lexeme, %s)" if prefix else "u.lexeme = %s"
+        cols.append(
+            f"CASE WHEN n.fts_title @@ %s::tsquery THEN (SELECT sum(cardinality(u.positions))"
+            f" FROM unnest(n.fts_title) u WHERE {test}) ELSE 0 END AS t{i}"
+        )
+        args += [phrase_tsquery(phrases[i]), word]
+    return ", ".join(cols), args
+
+
+def _bodies(lexemes: list[list[str]]) -> tuple[str, list[object]]:
+    """``b.*``: each word's ``voice_terms`` tf per message holding any (index-only
+    ranges, hashed once: no probe per row), ``ntok`` and the node id ``bid``."""
+    cols = ", ".join(f"sum(tf) FILTER (WHERE term = ANY(%s)) AS b{i}" for i in range(len(lexemes)))
+    every = sorted({x for found in lexemes for x in found})
+    sql = (
+        f"SELECT node_id AS bid, min(ntok) AS bntok, {cols} FROM voice_terms"
+        " WHERE term = ANY(%s) GROUP BY node_id"
+    )
+    return sql, [*lexemes, every]
+
+
+def _scored(
+    k: int, title_weight: float, weights: list[float], avgdl: float
+) -> tuple[str, str, list[object], list[object]]:
+    """(outer columns ``hit, score``, inner columns ``f0.., norm``, their arguments):
+    FTS5's bm25 in the Python path's order of operations (so the same doubles):
+    per word ``f = title_weight * t + b``, ``sum(w * f * (k1 + 1) / (f + k1 * (1 - b
+    + b * ntok / avgdl)))``."""
+    f8 = "::float8"
+    freqs = ", ".join(f"%s{f8} * t{i} + coalesce(b{i}, 0) AS f{i}" for i in range(k))
+    inner = f"{freqs}, %s{f8} * (%s{f8} + %s{f8} * ntok / %s{f8}) AS norm"
+    score = " + ".join(f"%s{f8} * f{i} * %s{f8} / (f{i} + norm)" for i in range(k))
+    outer = f"{' OR '.join(f'f{i} <> 0' for i in range(k))} AS hit, {score} AS score"
+    outer_args: list[object] = []
+    for w in weights:
+        outer_args += [w, K1 + 1.0]
+    return outer, inner, outer_args, [*([title_weight] * k), K1, 1 - B, B, avgdl]
+
+
+def _ranked_sql(
+    phrases: list[Phrase], lexemes: list[list[str]], candidates: str, scored: tuple[Any, ...]
+) -> tuple[str, list[object]]:
+    """The best rows of the candidates from ``seq`` on (common words), ranked by the
+    server. The text before the candidates' scope arguments; then the match, the
+    floor, the limit."""
+    outer, inner, outer_args, inner_args = scored
+    titles, title_args = _titles(phrases)
+    bodies, body_args = _bodies(lexemes)
+    sql = (
+        f"SELECT id, score FROM (SELECT id, seq, {outer} FROM (SELECT id, seq, {inner}"
+        f" FROM (SELECT n.id, n.seq, n.ntok, {titles}, b.* FROM nodes n LEFT JOIN ({bodies}) b"
+        f" ON b.bid = n.id{candidates.replace(' FROM nodes n ', ' ', 1)} AND n.seq >= %s"
+        " OFFSET 0) c) g) s WHERE hit ORDER BY score DESC, seq LIMIT %s"
+    )
+    return sql, [*outer_args, *inner_args, *title_args, *body_args]
+
+
+def _postings_sql(
+    phrases: list[Phrase],
+    lexemes: list[list[str]],
+    scope: tuple[str, list[object]] | None,
+    scored: tuple[Any, ...],
+    limit: int,
+) -> tuple[str, list[object]]:
+    """Every match ranked by the server without reading a message row: the body
+    postings (``_bodies``) and the titles holding a word (``nodes_title_voice``,
+    migration 89), the scope by key (no scope: leave out the superseded, a small
+    index); only the rows at or above the ``limit``-th score read ``seq`` (ties)."""
+    outer, inner, outer_args, inner_args = scored
+    titles, title_args = _titles(phrases)
+    bodies, body_args = _bodies(lexemes)
+    k = len(phrases)
+    if scope is None:
+        keep = "NOT EXISTS (SELECT 1 FROM voice_messages v WHERE v.node_id = c.id"
+        keep += " AND v.lifecycle = 'superseded')"
+        keep_args: list[object] = []
+    else:
+        keep = f"EXISTS (SELECT 1 FROM voice_messages v WHERE v.node_id = c.id AND {scope[0]})"
+        keep_args = scope[1]
+    merged = ", ".join(f"coalesce(t.t{i}, 0) AS t{i}, b.b{i}" for i in range(k))
+    sql = (
+        f"WITH b AS ({bodies}), t AS (SELECT n.id, n.ntok, {titles} FROM nodes n"
+        " WHERE n.fts_title @@ %s::tsquery AND n.profile = 'voice' AND n.kind = 'message'"
+        " AND n.lifecycle <> 'retired'),"
+        " c AS (SELECT coalesce(b.bid, t.id) AS id, coalesce(b.bntok, t.ntok) AS ntok,"
+        f" {merged} FROM b FULL JOIN t ON t.id = b.bid),"
+        f" sc AS (SELECT id, score FROM (SELECT id, {outer} FROM (SELECT id, {inner} FROM c"
+        f" WHERE {keep}) g) s WHERE hit),"
+        " cut AS (SELECT score FROM sc ORDER BY score DESC LIMIT 1 OFFSET %s)"
+        " SELECT sc.id, sc.score FROM sc JOIN nodes n ON n.id = sc.id"
+        " WHERE NOT EXISTS (SELECT 1 FROM cut) OR sc.score >= (SELECT score FROM cut)"
+        " ORDER BY sc.score DESC, n.seq LIMIT %s"
+    )
+    args = [
+        *body_args,
+        *title_args,
+        tsquery_text(phrases, "|"),
+        *outer_args,
+        *inner_args,
+        *keep_args,
+        limit - 1,
+        limit,
+    ]
+    return sql, args
+
+
 class PgTurnIndex:
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
@@ -131,23 +242,25 @@ class PgTurnIndex:
             dfs = [int(c) for c in head[2:]]
             floor = self._floor(conn, words, phrases, dfs, nodes, candidates, [*args, match], limit)
             lexemes = _lexemes(conn, phrases)
-            if lexemes is None:  # a quoted word of several tokens: count on the texts
-                rows = conn.execute(
-                    f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
-                    [*args, match, floor],
-                ).fetchall()
-                body_tf = [count_hits(phrases, r[4]) for r in rows]
-            else:  # body instances from voice_terms (key probes), titles counted here
-                tf = "".join(
-                    ", coalesce((SELECT sum(t.tf) FROM voice_terms t"
-                    " WHERE t.term = ANY(%s) AND t.node_id = n.id), 0)"
-                    for _ in lexemes
-                )
-                rows = conn.execute(
-                    f"SELECT n.id, n.seq, n.ntok, n.title{tf}{candidates} AND n.seq >= %s",
-                    [*lexemes, *args, match, floor],
-                ).fetchall()
-                body_tf = [[int(t) for t in r[4:]] for r in rows]
+            if lexemes is not None:  # ranked by the server: only the best rows travel
+                avgdl = total / nodes if nodes and total else 1.0
+                weights = [idf(nodes, h) for h in dfs]
+                law = _scored(len(phrases), title_weight, weights, avgdl)
+                if floor:  # common words: the newest candidates by the text index
+                    sql, sql_args = _ranked_sql(phrases, lexemes, candidates, law)
+                    sql_args += [*args, match, floor, limit]
+                else:
+                    unscoped = scope == VoiceScope()
+                    within = None if unscoped else (clause, args)
+                    sql, sql_args = _postings_sql(phrases, lexemes, within, law, limit)
+                found = conn.execute(sql, sql_args).fetchall()
+                return [(str(nid), float(score)) for nid, score in found]
+            # a quoted word of several tokens: count on the texts
+            rows = conn.execute(
+                f"SELECT n.id, n.seq, n.ntok, n.title, n.body{candidates} AND n.seq >= %s",
+                [*args, match, floor],
+            ).fetchall()
+        body_tf = [count_hits(phrases, r[4]) for r in rows]
         avgdl = total / nodes if nodes and total else 1.0
         weights = [idf(nodes, h) for h in dfs]
         scored: list[tuple[float, int, str]] = []

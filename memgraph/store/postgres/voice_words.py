@@ -24,7 +24,23 @@ from memgraph.store.rows import VoiceRow, VoiceSearch
 if TYPE_CHECKING:
     from memgraph.store.postgres.indexes import PgVoiceIndex
 
-LIVE = "v.lifecycle <> 'retired'"
+# the filters of a search without any (indexes._filters): live, no tombstone
+LIVE = "v.lifecycle NOT IN ('retired', 'forgotten')"
+# the one lexeme of a forgotten message's body (profiles.voice.policy: a tombstone's
+# title and claim are "[forgotten]", its other text fields empty)
+TOMBSTONE = "forgotten"
+
+
+def live_only(clause: str, phrases: list[Phrase]) -> bool:
+    """Are the postings of these one-word phrases exactly the messages ``clause``
+    keeps? ``voice_terms`` holds every non-retired message, forgotten tombstones
+    included, but a tombstone's only lexeme is ``TOMBSTONE``: a query that cannot
+    match it needs no ``voice_messages`` visit to leave tombstones out."""
+    return clause == LIVE and not any(
+        TOMBSTONE.startswith(words[0]) if prefix else words[0] == TOMBSTONE
+        for words, prefix in phrases
+    )
+
 
 # (demote, score, node id, classification)
 Scored = tuple[int, float, str, "str | None"]
@@ -55,7 +71,7 @@ def ranked_words(
     )
     # filters other than liveness (voice_terms holds live messages only)
     filtered = f" JOIN voice_messages v ON v.node_id = p0.node_id AND {clause}"
-    if clause == LIVE or only is not None:
+    if live_only(clause, phrases) or only is not None:
         filtered, head, head_args = "", "", []
     where, where_args = "p0.term = %s", list[object]([words[0]])
     if only is not None:
@@ -121,11 +137,11 @@ def newest(
         "EXISTS (SELECT 1 FROM voice_terms t WHERE t.term = %s AND t.node_id = n.id)" for _ in words
     )
     filtered = f" JOIN voice_messages v ON v.node_id = n.id AND {clause}"
-    if clause == LIVE:
+    if clause == LIVE:  # the same test on the node row
         filtered = ""
     rows = index.store.fetch_all(
         f"{head}SELECT n.id FROM nodes n{filtered} WHERE n.profile = 'voice'"
-        " AND n.kind = 'message' AND n.lifecycle <> 'retired'"
+        " AND n.kind = 'message' AND n.lifecycle NOT IN ('retired', 'forgotten')"
         f" AND {has} ORDER BY n.seq DESC LIMIT %s",
         [*head_args, *(args if filtered else []), *words, limit],
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
+from memgraph.store.rows import RegistryRow, VoiceIndexStats, VoiceRow, VoiceSearch
 from memgraph.store.sqlite_ext.base import LightSQLite
 from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
 
@@ -46,6 +46,27 @@ def voice_stats(path: Path) -> VoiceIndexStats | None:
         return None
     try:
         return SQLiteVoiceIndex(light).stats()
+    except sqlite3.Error:
+        return None
+    finally:
+        light.close()
+
+
+def registry_rows(path: Path) -> dict[str, RegistryRow] | None:
+    """Every transcript registry row by path (the lean backfill rerun); None when
+    the file has no registry yet or cannot be read."""
+    from memgraph.store.sqlite_ext.registry import SQLiteRegistry
+
+    if not path.is_file():
+        return None
+    try:
+        light = LightSQLite(path, readonly=True)
+    except sqlite3.Error:
+        return None
+    try:
+        if not light.has_table("voice_registry"):
+            return None
+        return {row.path: row for row in SQLiteRegistry(light).rows()}
     except sqlite3.Error:
         return None
     finally:

@@ -161,9 +161,9 @@ MIGRATIONS: list[Migration] = [
         substring.MIGRATION_SQL,
     ),
     Migration(
-        12,
+        8,
         "voice_index: forgotten tombstones by session (stats leave them out)",
-        "CREATE INDEX voice_index_forgotten ON voice_index(session_id)"
+        "CREATE INDEX IF NOT EXISTS voice_index_forgotten ON voice_index(session_id)"
         " WHERE lifecycle = 'forgotten';",
     ),
 ]

@@ -3,8 +3,11 @@ and its process imports no typer, no pydantic Settings model, no vector stack.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,9 +107,26 @@ def test_process_imports(db: Path, cut: str) -> None:  # noqa: F811
     assert never == [], never
     assert {"memgraph.cli.context_fast", "context_cut.api", "context_cut.render"} <= set(loaded)
     assert "typer" not in loaded and "memgraph.cli.app" not in loaded
+    # a read decodes nodes, edges, summaries and receipts, never patches (a dozen models)
+    assert "memgraph.documents.patch" not in loaded
     expected = runner.invoke(app, ["context", *argv[1:]])
     assert out == expected.stdout_bytes
     assert set(NEVER) >= {"memgraph.settings", "context_cut.vectors", "qdrant_client", "numpy"}
+    if cut == "role":  # bench/bench_startup.py's import-only row names all of ours
+        ours = {m for m in loaded if m.split(".")[0] in {"memgraph", "context_cut", "profiles"}}
+        assert ours <= _bench_context_imports(), ours - _bench_context_imports()
+
+
+def _bench_context_imports() -> set[str]:
+    path = Path(__file__).resolve().parents[3] / "bench" / "bench_startup.py"
+    spec = importlib.util.spec_from_file_location("bench_startup", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    code = f"import sys, {', '.join(bench.CONTEXT_MODULES)}\nprint(' '.join(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
 
 
 def test_shared_store_takes_the_full_path(monkeypatch: pytest.MonkeyPatch) -> None:
