@@ -75,7 +75,11 @@ __all__ = [
 ]
 
 EMBED_TEXT_LIMIT = 4000  # characters per document; long claims are cut, not dropped
-_BATCH = 64
+# One write unit (vectors flushed to the shard, then one manifest patch) per _BATCH
+# documents: each unit costs a shard flush and a store commit, so it is large;
+# embedding runs in _EMBED_BATCH slices inside it (a model's memory grows with it).
+_BATCH = 1024
+_EMBED_BATCH = 64
 
 PARTITIONS: dict[str, frozenset[str]] = {
     "voice": frozenset({"voice"}),
@@ -385,7 +389,11 @@ def _sync_partition(
             fresh_manifest.add(d.doc_id)
         todo.append(d)
     for chunk in _chunks(todo, batch):
-        vectors = embedder.embed([d.text for d in chunk])
+        vectors = [
+            v
+            for part in _chunks(chunk, _EMBED_BATCH)
+            for v in embedder.embed([d.text for d in part])
+        ]
         bad = next((len(v) for v in vectors if len(v) != embedder.dimension), None)
         if bad is not None:
             raise DimensionMismatch(
