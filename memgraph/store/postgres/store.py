@@ -92,12 +92,20 @@ class PostgresStore(DocStore):
 
     # -- plumbing ----------------------------------------------------------
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
-        try:
-            return psycopg.connect(self._conninfo, autocommit=True)
-        except psycopg.Error as exc:
-            raise StoreError(
-                f"cannot connect to PostgreSQL store {self.location}: {_first_line(exc)}"
-            ) from None
+        # A server that answers but is too busy to start a backend within
+        # connect_timeout gets one more try (seen on a loaded 2-core machine); a
+        # refused or rejected connection fails at once. Bounded: 2 x connect_timeout.
+        for attempt in (1, 2):
+            try:
+                return psycopg.connect(self._conninfo, autocommit=True)
+            except psycopg.Error as exc:
+                reason = _first_line(exc)
+                if attempt == 1 and "timeout expired" in reason:
+                    continue
+                raise StoreError(
+                    f"cannot connect to PostgreSQL store {self.location}: {reason}"
+                ) from None
+        raise AssertionError("unreachable")
 
     def _fail(self, exc: psycopg.Error, what: str = "") -> StoreError:
         """One line for a server error; ``StoreBusy`` for lock contention."""
