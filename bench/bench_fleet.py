@@ -12,7 +12,8 @@ Figures (each for sqlite and postgres, in this order, alternating where it matte
   PostgreSQL store is filled by ``snapshot export | import`` of the SQLite one,
   which is also the migration path, timed): p50 of the library query
   (``indexes(store).voice.search``) over a few query shapes, and p50 of the whole
-  process ``memgraph voice QUERY`` (a fresh interpreter each run).
+  process ``memgraph voice QUERY`` (a fresh interpreter each run; ``psycopg``: the
+  PostgreSQL lean path through psycopg instead of the libpq client, for reference).
 - hook capture of a ``--mb`` MB transcript: ``memgraph hook session-end`` as
   Claude Code runs it (JSON on stdin, a fresh process), median of ``--runs``.
 - ``--writers`` concurrent hook writers (separate processes), each capturing
@@ -385,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
                 search_in_process(pair, args.iterations)
                 envs = {n: env(n, "search", pg_url) for n in ("sqlite", "postgres")}
                 envs["sqlite"]["MEMGRAPH_HOME"] = str(Path(sqlite_file).parent)
+                # the lean PostgreSQL path through psycopg instead of libpq (reference)
+                envs["psycopg"] = {**envs["postgres"], "MEMGRAPH_PG_CLIENT": "psycopg"}
                 search_whole_process(envs, args.runs * 3)
                 turns_in_process(pair, args.iterations)
             if "hook" not in skip:
