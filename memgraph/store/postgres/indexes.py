@@ -14,13 +14,11 @@ same hits in the same order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms
-from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
     bm25,
@@ -41,6 +39,7 @@ from memgraph.store.rows import (
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
+    from memgraph.store.interfaces import StoreIndexes
     from memgraph.store.postgres.store import PostgresStore
 
 
@@ -140,6 +139,8 @@ _HIT = """v.constellation, v.session_id, v.project, v.confidence, v.voice_page,
 def _text(body: str, doc: str | None) -> str:
     if doc is None:
         return body
+    import json  # (not at import: the lean voice path is start-up bound)
+
     claim = json.loads(doc).get("claim")
     return claim if isinstance(claim, str) else ""
 
@@ -508,6 +509,7 @@ class PgVoiceIndex:
 
 
 def pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.interfaces import StoreIndexes
     from memgraph.store.postgres.lookups import (
         PgActivity,
         PgNoteAppend,
