@@ -12,10 +12,21 @@ measured before and after its HNSW optimise pass (timed separately: it runs in
 `memgraph index`, never inside a search).
 
 Part 2 (`--recall N`, 0 to skip): a SQLite store of N voice messages indexed
-into Qdrant Edge with the CLI's hash embedder (256-d), optimised; then
-`memgraph recall` as a whole process (query embedding included), beside
-`python -c pass` in the same run. Bytecode is precompiled first (this machine
-sets PYTHONDONTWRITEBYTECODE=1).
+into Qdrant Edge with `--recall-embedder` (`hash`: the CLI's 256-d hash
+embedder; `minilm`: all-MiniLM-L6-v2 in numpy, 384-d), optimised; then
+`memgraph recall --embedder <it>` as a whole process (query embedding
+included), beside `python -c pass` in the same run, wall and CPU (the child's
+user+sys) and the load on every line. Bytecode is precompiled first (this
+machine sets PYTHONDONTWRITEBYTECODE=1).
+
+MiniLM embeds ~60 short texts a second on one core here, so its store says
+`--distinct` different texts (default 5,000, each message's text is text
+`i // (N / distinct)`) and embeds each distinct text once (a cache in front of
+the real model; every one of the N points is stored, manifests through the
+engine as for hash).
+
+    python bench/bench_vectors.py --sizes "" --recall 100000 --recall-embedder hash,minilm \
+        --recall-dir /tmp/mg-recall
 """
 
 from __future__ import annotations
@@ -152,10 +163,33 @@ def engine_rows(engine: str, n: int, dim: int, nq: int) -> list[str]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def build_recall_store(n: int, where: Path) -> tuple[Path, Path]:
+class _CachedEmbedder:
+    """The real model, each distinct text embedded once (bench store building)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name, self.dimension = inner.name, inner.dimension
+        self.cache: dict[str, list[float]] = {}
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        todo = sorted({t for t in texts if t not in self.cache})
+        for i in range(0, len(todo), 256):
+            chunk = todo[i : i + 256]
+            self.cache.update(zip(chunk, self.inner.embed(chunk), strict=True))
+        return [self.cache[t] for t in texts]
+
+
+def _embedder(kind: str) -> Any:
+    from context_cut.embedders import make_embedder
+
+    return make_embedder(kind)
+
+
+def build_recall_store(
+    n: int, where: Path, embedder: str = "hash", distinct: int = 0
+) -> tuple[Path, Path]:
     import random
 
-    from context_cut.embedders import HashEmbedder
     from context_cut.vectors import VectorIndex, sync_index
     from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, UpsertNode
     from memgraph.engine import apply_patch, new_patch
@@ -206,10 +240,14 @@ def build_recall_store(n: int, where: Path) -> tuple[Path, Path]:
     from datetime import UTC, datetime, timedelta
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    texts = [" ".join(rnd.choice(words) for _ in range(12)) for _ in range(distinct)]
     for start in range(0, n, 20_000):
         ops = []
         for i in range(start, min(n, start + 20_000)):
-            text = " ".join(rnd.choice(words) for _ in range(12))
+            if distinct:
+                text = texts[i * distinct // n]
+            else:
+                text = " ".join(rnd.choice(words) for _ in range(12))
             nid = node_id("voice", "message", "bench", str(i))
             ops.append(
                 UpsertNode(
@@ -238,24 +276,27 @@ def build_recall_store(n: int, where: Path) -> tuple[Path, Path]:
         apply_patch(store, new_patch(ops, proposer="bench", reason="recall store"))
     index = VectorIndex.open(path=qdir, engine="edge")
     t = time.perf_counter()
-    report = sync_index(store, index, HashEmbedder(), batch=2000, optimize=True)
+    model = _embedder(embedder)
+    if distinct:
+        model = _CachedEmbedder(model)
+    report = sync_index(store, index, model, batch=2000, optimize=True)
     print(
         f"  indexed {report.embedded} vectors in {time.perf_counter() - t:.1f} s "
-        f"(hash embedder, manifests through the engine, HNSW optimise included)"
+        f"({embedder} embedder, {distinct or n} distinct texts, manifests through the "
+        f"engine, HNSW optimise included)"
     )
     index.close()
     store.close()
     return db, qdir
 
 
-def _recall_in_process(db: Path, qdir: Path, runs: int) -> list[float]:
+def _recall_in_process(db: Path, qdir: Path, runs: int, embedder: str) -> list[float]:
     from context_cut.api import RecallRequest, recall
-    from context_cut.embedders import HashEmbedder
     from context_cut.vectors import open_nerve
     from memgraph.store import open_store
 
     store = open_store(db)
-    nerve = open_nerve(HashEmbedder(), path=qdir, engine="edge")
+    nerve = open_nerve(_embedder(embedder), path=qdir, engine="edge")
     qs = ["retry the gateway cache", "deploy schema index", "voice page migrate", "sleep wake hook"]
     times = []
     try:
@@ -269,7 +310,30 @@ def _recall_in_process(db: Path, qdir: Path, runs: int) -> list[float]:
     return times
 
 
-def recall_rows(n: int, runs: int, keep: Path | None = None) -> list[str]:
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms of the child: user + sys) of one whole process."""
+    before = os.times()
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    wall = (time.perf_counter() - t) * 1000
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, cpu * 1000
+
+
+def _summary(xs: list[tuple[float, float]]) -> str:
+    walls, cpus = [w for w, _ in xs], [c for _, c in xs]
+    return (
+        f"median {statistics.median(walls):.0f} ms (min {min(walls):.0f}), "
+        f"CPU median {statistics.median(cpus):.0f} ms (min {min(cpus):.0f})"
+    )
+
+
+def recall_rows(
+    n: int, runs: int, keep: Path | None = None, embedder: str = "hash", distinct: int = 0
+) -> list[str]:
     compileall.compile_dir(str(ROOT / "memgraph"), quiet=1)
     compileall.compile_dir(str(ROOT / "context_cut"), quiet=1)
     compileall.compile_dir(str(ROOT / "profiles"), quiet=1)
@@ -279,7 +343,7 @@ def recall_rows(n: int, runs: int, keep: Path | None = None) -> list[str]:
             db, qdir = keep / "mg.db", keep / "qdrant"  # built by an earlier run
         else:
             where.mkdir(parents=True, exist_ok=True)
-            db, qdir = build_recall_store(n, where)
+            db, qdir = build_recall_store(n, where, embedder, distinct)
         exe = str(Path(sys.executable).parent / "memgraph")
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
         cmd = [
@@ -289,7 +353,7 @@ def recall_rows(n: int, runs: int, keep: Path | None = None) -> list[str]:
             "--store",
             str(db),
             "--embedder",
-            "hash",
+            embedder,
             "--qdrant-path",
             str(qdir),
             "--limit",
@@ -298,22 +362,20 @@ def recall_rows(n: int, runs: int, keep: Path | None = None) -> list[str]:
         first = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if first.returncode != 0:
             return [f"recall failed: {first.stderr.strip()}"]
-        inproc = _recall_in_process(db, qdir, runs * 5)
+        inproc = _recall_in_process(db, qdir, runs * 5, embedder)
+        load0 = os.getloadavg()[0]
         base, whole = [], []
         for _ in range(runs):
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
-            base.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            subprocess.run(cmd, check=True, capture_output=True, env=env)
-            whole.append((time.perf_counter() - t) * 1000)
+            base.append(_timed([sys.executable, "-c", "pass"], env))
+            whole.append(_timed(cmd, env))
+        load = f"load {load0:.2f}-{os.getloadavg()[0]:.2f}"
         return [
-            f"memgraph recall, {n:,} vectors (Edge, optimised), whole process: "
-            f"median {statistics.median(whole):.0f} ms (min {min(whole):.0f}); "
-            f"python -c pass median {statistics.median(base):.0f} ms; "
+            f"memgraph recall --embedder {embedder}, {n:,} vectors (Edge, optimised), "
+            f"whole process, {runs} runs: {_summary(whole)}; {load}; "
             f"hits {len(first.stdout.splitlines())}",
-            f"recall in process (store and nerve open, hash query embedding included): "
-            f"p50 {_pct(inproc, 0.5):.1f} ms p95 {_pct(inproc, 0.95):.1f} ms",
+            f"python -c pass (same run): {_summary(base)}",
+            f"recall in process (store and nerve open, {embedder} query embedding "
+            f"included): p50 {_pct(inproc, 0.5):.1f} ms p95 {_pct(inproc, 0.95):.1f} ms",
         ]
     finally:
         if keep is None:
@@ -331,10 +393,21 @@ def main() -> None:
     ap.add_argument("--recall", type=int, default=100_000, help="store size for part 2; 0 skips")
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument(
+        "--recall-embedder",
+        default="hash",
+        help="hash, minilm or both (hash,minilm): one part-2 store each",
+    )
+    ap.add_argument(
+        "--distinct",
+        type=int,
+        default=None,
+        help="distinct message texts in the part-2 store (default: all for hash, 5000 for minilm)",
+    )
+    ap.add_argument(
         "--recall-dir",
         type=Path,
         default=None,
-        help="keep the part-2 store here (built when absent, reused when present)",
+        help="keep the part-2 stores here, <dir>/<embedder> (built when absent, reused when present)",
     )
     ap.add_argument(
         "--client-max",
@@ -354,8 +427,14 @@ def main() -> None:
                 continue
             for line in engine_rows(engine, n, args.dim, args.queries):
                 print(line, flush=True)
-    if args.recall:
-        for line in recall_rows(args.recall, args.runs, args.recall_dir):
+    for embedder in args.recall_embedder.split(",") if args.recall else []:
+        if embedder not in ("hash", "minilm"):
+            ap.error(f"--recall-embedder: {embedder!r} is not hash or minilm")
+        distinct = args.distinct
+        if distinct is None:
+            distinct = 5000 if embedder == "minilm" else 0
+        keep = args.recall_dir / embedder if args.recall_dir is not None else None
+        for line in recall_rows(args.recall, args.runs, keep, embedder, min(distinct, args.recall)):
             print(line, flush=True)
     print(f"# done, load {os.getloadavg()[0]:.2f}")
 

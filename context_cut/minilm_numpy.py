@@ -21,6 +21,8 @@ from typing import Any
 
 from memgraph.errors import BackendUnavailable, MissingExtra
 
+NAME = "minilm:all-MiniLM-L6-v2"  # shared with sentence-transformers (same vectors)
+DIMENSION = 384  # hidden_size of the packaged config.json
 MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
 _BATCH = 32
 
@@ -186,7 +188,7 @@ class NumpyMiniLM:
 
     @property
     def name(self) -> str:
-        return "minilm:all-MiniLM-L6-v2"
+        return NAME
 
     @property
     def dimension(self) -> int:

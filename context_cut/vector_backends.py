@@ -1,8 +1,9 @@
 """Vector engines behind the Qdrant nerve: one protocol, a registry of backends.
 
 - ``edge``: Qdrant Edge (``qdrant-edge-py``), an in-process shard per collection
-  in a local directory. The embedded default: it keeps points on disk, answers
-  a query in milliseconds at 100k points and reopens in a fraction of a second.
+  in a local directory (``context_cut.vector_edge``). The embedded default: it
+  keeps points on disk, answers a query in milliseconds at 100k points and
+  reopens in a fraction of a second.
 - ``qdrant-client``: qdrant-client against a server or cluster URL (fleets), or
   its pure-Python local mode (a path, or ``:memory:``), kept as the stand-in for
   a server in tests because no Qdrant server runs on this machine.
@@ -16,10 +17,7 @@ has grown past a threshold, so a search command never waits for it.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import re
-import shutil
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -91,7 +89,10 @@ class VectorBackend(Protocol):
 
     def collections(self) -> list[str]: ...
 
-    def count(self, collection: str) -> int: ...
+    def count(self, collection: str, exact: bool = True) -> int:
+        """Points in ``collection``; ``exact=False`` may be the engine's cheap
+        estimate (what an emptiness check needs)."""
+        ...
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]: ...
 
@@ -108,6 +109,11 @@ class VectorBackend(Protocol):
     def needs_optimize(self, collection: str) -> bool: ...
 
     def optimize(self, collection: str) -> bool: ...
+
+    def relayout(self, collection: str) -> bool:
+        """Rewrite a collection stored in an older on-disk layout into the current
+        one, points copied as they are (no re-embedding); False when current."""
+        ...
 
     def close(self) -> None: ...
 
@@ -157,160 +163,6 @@ def _present(doc_ids: Sequence[str], fetch: Callable[[list[Any]], Sequence[Any]]
 
 
 _COLLECTION = re.compile(r"^[a-z0-9_]{1,120}$")
-
-
-class EdgeBackend:
-    """Qdrant Edge: ``<root>/<collection>/`` is one shard, ``<collection>.json``
-    beside it records its dimension (written atomically after the shard exists)."""
-
-    def __init__(self, root: Path) -> None:
-        import qdrant_edge
-
-        self.q = qdrant_edge
-        self.root = root
-        self.location = str(root)
-        self._shards: dict[str, Any] = {}
-
-    @classmethod
-    def open(cls, root: Path) -> EdgeBackend:
-        try:
-            import qdrant_edge  # noqa: F401
-        except ImportError:
-            raise MissingExtra("qdrant", "qdrant-edge-py") from None
-        if root.is_symlink() or (root.exists() and not root.is_dir()):
-            raise BackendUnavailable(f"qdrant edge at {root}: not a directory")
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BackendUnavailable(f"qdrant edge at {root}: {_reason(exc)}") from None
-        return cls(root)
-
-    def _dir(self, collection: str) -> Path:
-        if not _COLLECTION.match(collection):
-            raise MemgraphError(f"bad collection name {collection[:80]!r}")
-        return self.root / collection
-
-    def _meta(self, collection: str) -> Path:
-        return self.root / f"{collection}.json"
-
-    def dimension_of(self, collection: str) -> int | None:
-        meta = self._meta(collection)
-        if not meta.is_file() or meta.is_symlink() or not self._dir(collection).is_dir():
-            return None
-        try:
-            value = json.loads(meta.read_text(encoding="utf-8")).get("dimension")
-        except (OSError, ValueError, AttributeError):
-            return None
-        return int(value) if isinstance(value, int) and value > 0 else None
-
-    def collections(self) -> list[str]:
-        names = (p.stem for p in self.root.glob("*.json") if _COLLECTION.match(p.stem))
-        return sorted(n for n in names if self.dimension_of(n) is not None)
-
-    def _shard(self, collection: str) -> Any:
-        shard = self._shards.get(collection)
-        if shard is None:
-            path = str(self._dir(collection))
-            shard = _checked(self.location, "load", self.q.EdgeShard.load, path)
-            self._shards[collection] = shard
-        return shard
-
-    def ensure_collection(self, collection: str, dimension: int) -> None:
-        have = self.dimension_of(collection)
-        if have == dimension:
-            return
-        if have is not None:
-            raise _mismatch(collection, have, dimension)
-        q = self.q
-        path = self._dir(collection)
-        if path.exists():  # a shard without its record: a crash between the two steps
-            shutil.rmtree(path)
-        config = q.EdgeConfig(
-            vectors=q.EdgeVectorParams(size=dimension, distance=q.Distance.Cosine)
-        )
-        shard = _checked(self.location, "create", q.EdgeShard.create, str(path), config)
-        for name in FILTER_FIELDS:
-            op = q.UpdateOperation.create_field_index(name, q.PayloadSchemaType.Keyword)
-            _checked(self.location, "index field", shard.update, op)
-        self._shards[collection] = shard
-        from memgraph.fileio import atomic_write_text
-
-        atomic_write_text(self._meta(collection), json.dumps({"dimension": dimension}) + "\n")
-
-    def count(self, collection: str) -> int:
-        if self.dimension_of(collection) is None:
-            return 0
-        shard = self._shard(collection)
-        return int(_checked(self.location, "count", shard.count, self.q.CountRequest(exact=True)))
-
-    def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
-        if self.dimension_of(collection) is None:
-            return set()
-        shard = self._shard(collection)
-        return _present(
-            doc_ids,
-            lambda ids: _checked(self.location, "retrieve", shard.retrieve, ids, False, False),
-        )
-
-    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
-        if not points:
-            return
-        q = self.q
-        shard = self._shard(collection)
-        batch = [
-            q.Point(id=point_id(p.doc_id), vector=p.vector, payload=p.payload()) for p in points
-        ]
-        _checked(self.location, "upsert", shard.update, q.UpdateOperation.upsert_points(batch))
-
-    def delete(self, collection: str, doc_ids: Sequence[str]) -> None:
-        if not doc_ids or self.dimension_of(collection) is None:
-            return
-        op = self.q.UpdateOperation.delete_points([point_id(d) for d in doc_ids])
-        _checked(self.location, "delete", self._shard(collection).update, op)
-
-    def drop(self, collection: str) -> None:
-        shard = self._shards.pop(collection, None)
-        if shard is not None:
-            with contextlib.suppress(Exception):
-                shard.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._meta(collection))  # first: a half-dropped shard reads as absent
-        path = self._dir(collection)
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-
-    def query(self, collection: str, query: VectorQuery) -> tuple[list[tuple[str, float]], int]:
-        q = self.q
-        shard = self._shard(collection)
-        must = [
-            q.FieldCondition(key=key, match=q.MatchAny(list(values)))
-            for key, values in sorted(query.where.items())
-        ]
-        request = q.QueryRequest(
-            limit=query.limit,
-            query=q.Query.Nearest(query.vector),
-            filter=q.Filter(must=must) if must else None,
-            with_payload=True,
-        )
-        return _hits(_checked(self.location, "query", shard.query, request))
-
-    def needs_optimize(self, collection: str) -> bool:
-        if self.dimension_of(collection) is None:
-            return False
-        info = _checked(self.location, "info", self._shard(collection).info)
-        return int(info.points_count) - int(info.indexed_vectors_count) >= OPTIMIZE_AT
-
-    def optimize(self, collection: str) -> bool:
-        if self.dimension_of(collection) is None:
-            return False
-        return bool(_checked(self.location, "optimize", self._shard(collection).optimize))
-
-    def close(self) -> None:
-        shards, self._shards = self._shards, {}
-        for shard in shards.values():
-            with contextlib.suppress(Exception):
-                shard.flush()
-                shard.close()
 
 
 class ClientBackend:
@@ -369,10 +221,10 @@ class ClientBackend:
         elif have != dimension:
             raise _mismatch(collection, have, dimension)
 
-    def count(self, collection: str) -> int:
+    def count(self, collection: str, exact: bool = True) -> int:
         if self.dimension_of(collection) is None:
             return 0
-        return int(self._call("count", self.client.count, collection, exact=True).count)
+        return int(self._call("count", self.client.count, collection, exact=exact).count)
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         if self.dimension_of(collection) is None:
@@ -430,6 +282,9 @@ class ClientBackend:
     def needs_optimize(self, collection: str) -> bool:
         return False  # a server optimises on its own; local mode has no index to build
 
+    def relayout(self, collection: str) -> bool:
+        return False  # one layout only
+
     def optimize(self, collection: str) -> bool:
         return False
 
@@ -452,6 +307,8 @@ def _open_edge(where: VectorLocation) -> VectorBackend:
         raise BackendUnavailable(
             "qdrant edge needs a directory (use engine qdrant-client for :memory:)"
         )
+    from context_cut.vector_edge import EdgeBackend
+
     return EdgeBackend.open(Path(where.path))
 
 

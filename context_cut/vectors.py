@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from context_cut.embedders import Embedder
 from context_cut.vector_backends import (
@@ -41,18 +41,18 @@ from context_cut.vector_backends import (
     open_backend,
     point_id,
 )
-from memgraph.documents import (
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryNode,
-    MemorySummary,
-    RefreshEmbedding,
-    utcnow,
-)
-from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.ids import content_hash
 from memgraph.store.protocol import Store
+
+if TYPE_CHECKING:  # the write path's models and engine load in sync_index only:
+    # a reader (`recall`, a context cut) never builds them
+    from memgraph.documents import (
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryNode,
+        MemorySummary,
+    )
 
 __all__ = [
     "PARTITIONS",
@@ -75,7 +75,11 @@ __all__ = [
 ]
 
 EMBED_TEXT_LIMIT = 4000  # characters per document; long claims are cut, not dropped
-_BATCH = 64
+# One write unit (vectors flushed to the shard, then one manifest patch) per _BATCH
+# documents: each unit costs a shard flush and a store commit, so it is large;
+# embedding runs in _EMBED_BATCH slices inside it (a model's memory grows with it).
+_BATCH = 1024
+_EMBED_BATCH = 64
 
 PARTITIONS: dict[str, frozenset[str]] = {
     "voice": frozenset({"voice"}),
@@ -227,8 +231,8 @@ class VectorIndex:
     def ensure_collection(self, collection: str, dimension: int) -> None:
         self.backend.ensure_collection(collection, dimension)
 
-    def count(self, collection: str) -> int:
-        return self.backend.count(collection)
+    def count(self, collection: str, exact: bool = True) -> int:
+        return self.backend.count(collection, exact)
 
     def present(self, collection: str, doc_ids: Sequence[str]) -> set[str]:
         return self.backend.present(collection, doc_ids)
@@ -273,10 +277,13 @@ class SyncReport:
     manifests: int = 0  # manifests written through refresh_embedding
     unchanged: int = 0
     optimized: list[str] = field(default_factory=list)
+    relaid: list[str] = field(default_factory=list)  # rewritten into the current layout
 
     def line(self) -> str:
         where = ", ".join(self.collections) or "no collections"
         extra = f", optimized {', '.join(self.optimized)}" if self.optimized else ""
+        if self.relaid:
+            extra += f", rewrote {', '.join(self.relaid)} in the WAL-less layout"
         return (
             f"{where}: scanned {self.scanned}, embedded {self.embedded}, "
             f"manifests {self.manifests}, unchanged {self.unchanged}"
@@ -341,6 +348,8 @@ def sync_index(
             continue
         index.ensure_collection(collection, dimension)
         report.collections.append(collection)
+        if index.backend.relayout(collection):  # an older shard: copied, not re-embedded
+            report.relaid.append(collection)
         _sync_partition(store, index, embedder, collection, mine, manifests, report, batch)
         wants = optimize or (optimize is None and index.backend.needs_optimize(collection))
         if wants and index.backend.optimize(collection):
@@ -358,6 +367,9 @@ def _sync_partition(
     report: SyncReport,
     batch: int,
 ) -> None:
+    from memgraph.documents import MemoryEmbeddingManifest, RefreshEmbedding, utcnow
+    from memgraph.engine import apply_patch, new_patch
+
     present = index.present(collection, [d.doc_id for d in docs])
     todo: list[Projected] = []
     fresh_manifest: set[str] = set()
@@ -377,7 +389,11 @@ def _sync_partition(
             fresh_manifest.add(d.doc_id)
         todo.append(d)
     for chunk in _chunks(todo, batch):
-        vectors = embedder.embed([d.text for d in chunk])
+        vectors = [
+            v
+            for part in _chunks(chunk, _EMBED_BATCH)
+            for v in embedder.embed([d.text for d in part])
+        ]
         bad = next((len(v) for v in vectors if len(v) != embedder.dimension), None)
         if bad is not None:
             raise DimensionMismatch(
@@ -478,11 +494,14 @@ class VectorNerve:
         deleted or wiped but the store says it was indexed."""
         todo = [p for p in partitions if p not in self._checked]
         self._checked.update(todo)
-        if not self.heal or not todo or store.counts().get("embeddings", 0) == 0:
+        if not self.heal or not todo:
             return
-        empty = [p for p in todo if self.index.count(self.collection_for(p)) == 0]
+        # (emptiness needs no exact count: Edge's exact one walks every point)
+        empty = [p for p in todo if self.index.count(self.collection_for(p), exact=False) == 0]
         wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
-        if not wanted:
+        # (the store is asked only when a collection is empty: counting its tables
+        # costs a reader at 100k messages more than the vector query itself)
+        if not wanted or store.counts().get("embeddings", 0) == 0:
             return
         report = sync_index(store, self.index, self.embedder, profiles=wanted, optimize=False)
         if report.embedded:
