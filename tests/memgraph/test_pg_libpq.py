@@ -70,6 +70,8 @@ def _transcript(path: Path) -> Path:
         "naïve café 中文 字 émoji 🎉 under_score",
         "NUL \x00 inside the text",
         "exponential backoff with jitter, retry",
+        "/retry",  # bare commands: left out unless --all
+        "/retry.now",
     ]
     lines = []
     for i, text in enumerate(texts * 3):
@@ -134,6 +136,27 @@ def test_whole_process_output_is_byte_identical_to_psycopgs(filled: str, tmp_pat
     # every run answered; the one usage error: no project "atl'as"
     assert [a for c, a in codes if c] == [["retry", "--project", "atl'as"]]
     assert any(b"hostile0" in _voice([q, "--json"], filled, home)[1] for q in HOSTILE)
+
+
+def test_bare_commands_are_left_out_as_sqlite_leaves_them_out(filled: str, tmp_path: Path) -> None:
+    """The one-word plan ranks on the postings alone, then checks the best hits for
+    bare commands (``/retry``): the same hits as SQLite's, with and without --all."""
+    from profiles.voice.capture import CaptureRequest, capture_transcript
+
+    home = tmp_path / "sqlite-home"
+    store = open_store(home / "memgraph.db")
+    for transcript in [*sorted(SAMPLE.rglob("*.jsonl")), _transcript(tmp_path)]:
+        capture_transcript(store, CaptureRequest(transcript, tmp_path / "vault2", now=NOW))
+    store.close()
+    seen_bare = False
+    for args in (["retry"], ["retry", "--all"], ["retr*"], ["retry", "--limit", "2"]):
+        lean = _voice([*args, "--json"], filled, tmp_path / "h")
+        env = {k: v for k, v in os.environ.items() if k != "MEMGRAPH_STORE"}
+        env.update(MEMGRAPH_HOME=str(home), NO_COLOR="1")
+        proc = subprocess.run([*_cmd(), "voice", *args, "--json"], env=env, capture_output=True)
+        assert lean == (proc.returncode, proc.stdout, proc.stderr), args
+        seen_bare |= b'"/retry' in lean[1]
+    assert seen_bare  # --all shows them
 
 
 def test_lean_voice_process_never_imports_psycopg(filled: str, tmp_path: Path) -> None:
