@@ -95,7 +95,7 @@ def _fuse_turns(
     scope = TurnScope(constellation=domain[len("voice:") :] if voice_domain else None)
     if query.domain_id is not None and scope.constellation is None:
         return None  # a non-voice domain holds no voice messages
-    turns = rank_turns(store, query.text, query.limit, nerve=nerve, scope=scope)
+    turns = rank_turns(store, query.text, query.limit, nerve=nerve, scope=scope, packet=True)
     cands.notices += [n for n in turns.notices if n not in cands.notices]
     by_id = cands.by_id()
     # the turn ranking replaces the plain one for voice messages (it scores them

@@ -12,7 +12,9 @@ where ``s`` is the fusion of a BM25 (OR over the query's content words, each
 word also as a prefix of its stem so "pets" finds "pet"), normalised by its best
 hit in the pool, and the cosine of the vector nerve, min-max normalised over the
 pool. A turn whose speaker the query names ("What pet does Caroline have?") is
-boosted. The scoring pieces live in ``context_cut.turn_scoring``.
+boosted, and the dense side is asked the question's content words without the
+speakers' names (a packet asks the question as written); a question naming a month
+prefers turns said in it. The scoring pieces live in ``context_cut.turn_scoring``.
 
 Scope filters (project, session, constellation, since) are applied inside the
 lexical query on SQLite (the voice index), so one conversation among many
@@ -81,6 +83,12 @@ class TurnWeights:
     prf_docs: int = 5  # top turns whose words seed it
     prf_terms: int = 6  # words it searches
     sess_share: float = 0.2  # share of its session's best score a turn inherits
+    # what the dense side embeds: 0 the question, 1 without the speakers' names,
+    # 2 its content words only; ``packet_dense_query`` for a context packet
+    dense_query: int = 2
+    packet_dense_query: int = 0
+    # a question naming a month ("camping in June") ranks turns said in it x this
+    month: float = 1.5
 
 
 WEIGHTS = TurnWeights()
@@ -226,6 +234,20 @@ _TIME_EXPR = re.compile(
 )
 
 
+_MONTH_NAMES = _MONTHS.split("|")[:12]
+_MONTH_Q = re.compile(
+    r"\b(?:in|of|during|since|early|late|mid|last|this) (" + "|".join(_MONTH_NAMES) + r")\b"
+    r"|\b(" + "|".join(m for m in _MONTH_NAMES if m != "may") + r")\b",
+    re.I,
+)
+
+
+def months_named(text: str) -> set[int]:
+    """The months (1-12) a question names ("in June", "July 2023"; "may" only after a
+    preposition, so "may" the verb is not May)."""
+    return {_MONTH_NAMES.index(fold(a or b)) + 1 for a, b in _MONTH_Q.findall(text)}
+
+
 def asks_when_question(text: str) -> bool:
     """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
     return _WHEN_Q.search(text) is not None
@@ -234,6 +256,25 @@ def asks_when_question(text: str) -> bool:
 def says_when(text: str) -> bool:
     """Whether ``text`` carries a time expression a date can be worked out from."""
     return _TIME_EXPR.search(text) is not None
+
+
+def _dense_text(store: Store, text: str, bm25: Sequence[tuple[str, float]], how: int) -> str:
+    """The text the dense side embeds (``TurnWeights.dense_query``)."""
+    if how == 0:
+        return text
+    with store.reader() as reader:
+        top = reader.get_nodes([n for n, _ in bm25[:8]])
+    names = {
+        w
+        for node in top.values()
+        if isinstance(node.attributes.get("speaker"), str)
+        for w in _named(str(node.attributes["speaker"]))
+    }
+    if how == 2:
+        kept = [t for t in query_terms(text) if t not in names]
+    else:
+        kept = [w for w in _NAME.findall(text) if fold(w) not in names]
+    return " ".join(kept) or text
 
 
 def rank_turns(
@@ -245,8 +286,10 @@ def rank_turns(
     scope: TurnScope | None = None,
     lexical: bool = True,
     weights: TurnWeights = WEIGHTS,
+    packet: bool = False,
 ) -> TurnRanking:
-    """Up to ``limit`` voice message turns for ``text``, best first."""
+    """Up to ``limit`` voice message turns for ``text``, best first (``packet``: for
+    a context packet, which reads deeper than a top k)."""
     scope = scope or TurnScope()
     out = TurnRanking(terms=query_terms(text))
     pool = max(weights.pool, limit * 4)
@@ -258,7 +301,9 @@ def rank_turns(
     vector: list[tuple[str, float]] = []
     if nerve is not None:
         try:
-            hits = nerve.search(store, text, pool * weights.fetch, ["voice"])
+            how = weights.packet_dense_query if packet else weights.dense_query
+            asked = _dense_text(store, text, bm25, how)
+            hits = nerve.search(store, asked, pool * weights.fetch, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
             out.notices.append("vectors unavailable, BM25 only: " + " ".join(str(exc).split()))
@@ -325,6 +370,7 @@ def rank_turns(
     vrank = {n: i for i, (n, _) in enumerate(vector, start=1)}
     scored: list[RankedTurn] = []
     asks_when = weights.when != 1.0 and asks_when_question(text)
+    months = months_named(text) if weights.month != 1.0 else set()
     # the speaker boost can lift a turn by at most ``weights.speaker``: read enough
     # turns that none below the window could overtake one inside it
     window = order[: max(limit * 3, 30)]
@@ -342,6 +388,9 @@ def rank_turns(
             score *= weights.speaker
         if asks_when and says_when(node.claim or node.title):
             score *= weights.when
+        said = node.valid_from or node.created_at
+        if months and said.month in months:
+            score *= weights.month
         scored.append(RankedTurn(node, score, brank.get(nid), vrank.get(nid)))
     scored.sort(key=lambda t: (-t.score, t.node.id))
     out.considered = {*own, *scores}

@@ -166,3 +166,66 @@ def test_a_when_question_prefers_the_turn_that_says_when(store: Store) -> None:
         store, "glaze colours pottery", scope=scope, weights=TurnWeights(when=5.0, **alone)
     )
     assert got[:2] == [glaze, starts]
+
+
+def test_months_a_question_names() -> None:
+    from context_cut.turns import months_named
+
+    assert months_named("When did Ana go camping in June?") == {6}
+    assert months_named("What did Ben paint on October 13, 2023?") == {10}
+    assert months_named("What did they do in May and July?") == {5, 7}
+    assert months_named("What may Ana do next?") == set()  # "may" the verb is not May
+    assert months_named("What did Ana adopt?") == set()
+
+
+def test_a_question_naming_a_month_prefers_turns_said_in_it(tmp_path: Path) -> None:
+    s = open_store(tmp_path / "mg.db")
+    path = tmp_path / "chat.jsonl"
+    rows = [
+        ("2023-05-20", "We went camping by the lake"),
+        ("2023-06-24", "We went camping by the river"),
+        ("2023-07-02", "Pottery is fun"),
+        ("2023-07-09", "The weather is nice"),
+    ]
+    with path.open("w", encoding="utf-8") as fh:
+        for i, (day, text) in enumerate(rows, start=1):
+            row = {"session": f"s{i}", "speaker": "Ana", "ts": f"{day}T10:00:00", "id": f"D{i}:1"}
+            fh.write(json.dumps({**row, "text": text}) + "\n")
+    import_conversations(s, ImportRequest(path=path, project="chat"))
+    scope = TurnScope(project="chat")
+    lake, river = rows[0][1], rows[1][1]
+
+    def top(q: str, month: float) -> list[str]:
+        alone = TurnWeights(month=month, prev=0.0, next=0.0, prev2=0.0, next2=0.0, sess_share=0.0)
+        return _texts(s, q, scope=scope, weights=alone)[:2]
+
+    assert top("lake camping in June", 1.0) == [lake, river]  # two words beat one
+    assert top("lake camping in June", 5.0) == [river, lake]  # but the river was in June
+    assert top("lake camping in May", 5.0) == [lake, river]
+    assert top("lake camping", 5.0) == [lake, river]  # no month named: no change
+
+
+class _Asked:
+    """A nerve that records what the dense side was asked (and finds nothing)."""
+
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+        self.asked: list[str] = []
+
+    def search(
+        self, store: Store, text: str, limit: int, profiles: object = None
+    ) -> list[tuple[str, float]]:
+        self.asked.append(text)
+        return []
+
+
+def test_the_dense_side_is_asked_without_the_speakers_names(store: Store) -> None:
+    nerve = _Asked()
+    q = "What did Ben say about the lake photos?"
+    rank_turns(store, q, 5, nerve=nerve, scope=TurnScope(project="chat-a"))
+    assert nerve.asked[-1] == "say lake photos"  # content words; Ben is a speaker here
+    rank_turns(store, q, 5, nerve=nerve, scope=TurnScope(project="chat-a"), packet=True)
+    assert nerve.asked[-1] == q  # a context packet asks the question as written
+    as_asked = TurnWeights(dense_query=0)
+    rank_turns(store, q, 5, nerve=nerve, scope=TurnScope(project="chat-a"), weights=as_asked)
+    assert nerve.asked[-1] == q
