@@ -12,7 +12,8 @@ Figures (each for sqlite and postgres, in this order, alternating where it matte
   PostgreSQL store is filled by ``snapshot export | import`` of the SQLite one,
   which is also the migration path, timed): p50 of the library query
   (``indexes(store).voice.search``) over a few query shapes, and p50 of the whole
-  process ``memgraph voice QUERY`` (a fresh interpreter each run).
+  process ``memgraph voice QUERY`` (a fresh interpreter each run; ``psycopg``: the
+  PostgreSQL lean path through psycopg instead of the libpq client, for reference).
 - hook capture of a ``--mb`` MB transcript: ``memgraph hook session-end`` as
   Claude Code runs it (JSON on stdin, a fresh process), median of ``--runs``.
 - ``--writers`` concurrent hook writers (separate processes), each capturing
@@ -108,6 +109,18 @@ def _proc_cpu(pid: int | None) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _reaped_cpu(pid: int | None) -> float:
+    """cutime + cstime of a local process in seconds: the CPU of its children that
+    have exited (the postmaster's: every backend of a finished connection)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_ms(cpu0: float, server0: float, server: int | None) -> float:
@@ -217,11 +230,18 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
             store.close()
 
 
-def search_whole_process(envs: dict[str, dict[str, str]], runs: int) -> None:
+def search_whole_process(
+    envs: dict[str, dict[str, str]], runs: int, postmaster: int | None = None
+) -> None:
+    """p50 wall of ``memgraph voice QUERY`` per store, with the client process's CPU
+    and (PostgreSQL, a local server) the CPU of the backend its connection ran
+    (the postmaster's reaped children: background workers add a little)."""
     times: dict[str, list[float]] = {name: [] for name in envs}
     cpu: dict[str, list[float]] = {name: [] for name in envs}
+    server: dict[str, list[float]] = {name: [] for name in envs}
     for _ in range(runs):
         for name, env in envs.items():
+            reaped = _reaped_cpu(postmaster)
             before, t = os.times(), time.perf_counter()
             proc = subprocess.run(
                 [*cli(), "voice", QUERIES[0]], env=env, capture_output=True, check=False
@@ -230,16 +250,19 @@ def search_whole_process(envs: dict[str, dict[str, str]], runs: int) -> None:
             after = os.times()
             spent = after.children_user + after.children_system
             cpu[name].append((spent - before.children_user - before.children_system) * 1000)
+            server[name].append((_reaped_cpu(postmaster) - reaped) * 1000)
             if proc.returncode != 0:
                 raise SystemExit(f"memgraph voice ({name}) failed: {proc.stderr.decode()[-500:]}")
     print(
         f"voice search whole process {QUERIES[0]!r}: "
         + "  ".join(
-            f"{n} p50 {p50(t):6.0f} ms (cpu mean {statistics.fmean(cpu[n]):4.0f})"
+            f"{n} p50 {p50(t):6.0f} ms (cpu mean {statistics.fmean(cpu[n]):4.0f}"
+            + (f" + server {statistics.fmean(server[n]):3.0f}" if n != "sqlite" else "")
+            + ")"
             for n, t in times.items()
         )
         + f"  ratio {p50(times['postgres']) / p50(times['sqlite']):.2f}x ({runs} runs; {load()};"
-        " cpu: the client process only)"
+        " cpu: the client process + the server backend, clock ticks)"
     )
 
 
@@ -385,7 +408,13 @@ def main(argv: list[str] | None = None) -> int:
                 search_in_process(pair, args.iterations)
                 envs = {n: env(n, "search", pg_url) for n in ("sqlite", "postgres")}
                 envs["sqlite"]["MEMGRAPH_HOME"] = str(Path(sqlite_file).parent)
-                search_whole_process(envs, args.runs * 3)
+                # the lean PostgreSQL path through psycopg instead of libpq (reference)
+                envs["psycopg"] = {**envs["postgres"], "MEMGRAPH_PG_CLIENT": "psycopg"}
+                postmaster = None
+                if server is not None:
+                    pidfile = server.datadir / "postmaster.pid"
+                    postmaster = int(pidfile.read_text().split()[0])
+                search_whole_process(envs, args.runs * 3, postmaster)
                 turns_in_process(pair, args.iterations)
             if "hook" not in skip:
                 hook_capture(

@@ -22,21 +22,41 @@ READY_VERSION = 103
 
 
 class LightPostgres:
-    """One autocommit connection with the store's connection settings."""
+    """One autocommit connection with the store's connection settings: the libpq
+    client (``memgraph.store.postgres.libpq``, no psycopg import) when a libpq
+    loads, else psycopg. Both satisfy ``execute(sql, params)`` -> ``fetchone`` /
+    ``fetchall``, so ``PgVoiceIndex`` runs the same SQL through either."""
 
-    def __init__(self, url: str) -> None:
-        import psycopg
-
+    def __init__(self, url: str, *, lean: bool = True) -> None:
         from memgraph.errors import StoreError
-        from memgraph.store.postgres.connect import _first_line, connect_params
+        from memgraph.store.postgres.params import first_line
 
         self.location = redact(url)
-        try:
-            self.conn: Any = psycopg.connect(connect_params(url), autocommit=True)
-        except psycopg.Error as exc:
-            raise StoreError(
-                f"cannot connect to PostgreSQL store {self.location}: {_first_line(exc)}"
-            ) from None
+        self.conn: Any = None
+        if lean:
+            from memgraph.store.postgres import libpq
+
+            self.errors: tuple[type[Exception], ...] = (libpq.PgError,)
+            try:
+                self.conn = libpq.connect(url)
+            except libpq.BadUrl as exc:
+                raise StoreError(f"invalid PostgreSQL store URL: {first_line(exc)}") from None
+            except libpq.PgError as exc:
+                raise StoreError(
+                    f"cannot connect to PostgreSQL store {self.location}: {first_line(exc)}"
+                ) from None
+        if self.conn is None:
+            import psycopg
+
+            from memgraph.store.postgres.connect import connect_params
+
+            self.errors = (psycopg.Error,)
+            try:
+                self.conn = psycopg.connect(connect_params(url), autocommit=True)
+            except psycopg.Error as exc:
+                raise StoreError(
+                    f"cannot connect to PostgreSQL store {self.location}: {first_line(exc)}"
+                ) from None
 
     @contextmanager
     def reader(self) -> Iterator[LightPostgres]:
@@ -65,30 +85,45 @@ class LightPostgres:
         self.conn.close()
 
 
-def _run(url: str, what: str, request: VoiceSearch | None = None) -> Any:
-    import psycopg
-
+def _run(url: str, what: str, request: VoiceSearch | None = None, *, lean: bool = True) -> Any:
     from memgraph.errors import StoreError
     from memgraph.store.postgres.indexes import PgVoiceIndex
 
-    light = LightPostgres(url)
+    if lean and _psycopg_only():
+        lean = False
+    light = LightPostgres(url, lean=lean)
     try:
         if not light.ready():
             return None
         index = PgVoiceIndex(light)  # type: ignore[arg-type]
         return index.stats() if request is None else index.search(request)
-    except psycopg.Error as exc:
+    except light.errors as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StoreError(f"store {light.location}: {what} failed: {first}") from None
+    except Exception as exc:
+        from memgraph.store.postgres.libpq import Unsupported
+
+        if not isinstance(exc, Unsupported):
+            raise
     finally:
         light.close()
+    # a result type the libpq client does not read: psycopg answers (reads only)
+    return _run(url, what, request, lean=False)
 
 
-def voice_search(url: str, request: VoiceSearch) -> list[VoiceRow] | None:
-    found: list[VoiceRow] | None = _run(url, "voice search", request)
+def _psycopg_only() -> bool:
+    """``MEMGRAPH_PG_CLIENT=psycopg``: the lean path through psycopg (tests compare
+    the two clients' output byte for byte)."""
+    from memgraph.config import env_value
+
+    return env_value("pg_client") == "psycopg"
+
+
+def voice_search(url: str, request: VoiceSearch, *, lean: bool = True) -> list[VoiceRow] | None:
+    found: list[VoiceRow] | None = _run(url, "voice search", request, lean=lean)
     return found
 
 
-def voice_stats(url: str) -> VoiceIndexStats | None:
-    found: VoiceIndexStats | None = _run(url, "voice stats")
+def voice_stats(url: str, *, lean: bool = True) -> VoiceIndexStats | None:
+    found: VoiceIndexStats | None = _run(url, "voice stats", lean=lean)
     return found

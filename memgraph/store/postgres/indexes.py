@@ -14,13 +14,11 @@ same hits in the same order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms
-from memgraph.store.interfaces import StoreIndexes
 from memgraph.store.postgres.fts import (
     Phrase,
     bm25,
@@ -41,6 +39,7 @@ from memgraph.store.rows import (
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
+    from memgraph.store.interfaces import StoreIndexes
     from memgraph.store.postgres.store import PostgresStore
 
 
@@ -88,12 +87,23 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         args.append(list(q.only))
     if not q.bare_commands:
         # rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
-        where.append(
-            "NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
-            " AND left(x.title, 1) = '/' AND x.body ~ %s)"
-        )
+        where.append(NOT_BARE)
         args.append("^" + BARE_COMMAND + "$")
     return where, args
+
+
+NOT_BARE = (
+    "NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = v.node_id"
+    " AND left(x.title, 1) = '/' AND x.body ~ %s)"
+)
+
+
+def _bare(body: str) -> bool:
+    """Could this hit be a bare command (``rows.BARE_COMMAND``)? Its body is one,
+    whole (the title test is not repeated: a false yes only costs the exact query)."""
+    import re
+
+    return re.fullmatch(BARE_COMMAND, body) is not None
 
 
 VOICE_N = "n.profile = 'voice' AND n.kind = 'message' AND n.lifecycle <> 'retired'"
@@ -140,6 +150,8 @@ _HIT = """v.constellation, v.session_id, v.project, v.confidence, v.voice_page,
 def _text(body: str, doc: str | None) -> str:
     if doc is None:
         return body
+    import json  # (not at import: the lean voice path is start-up bound)
+
     claim = json.loads(doc).get("claim")
     return claim if isinstance(claim, str) else ""
 
@@ -315,6 +327,30 @@ class PgVoiceIndex:
         args: list[object],
     ) -> tuple[list[VoiceRow], int, int]:
         """(best hits, matches, node count) of one word or one prefix."""
+        from memgraph.store.postgres.voice_words import LIVE, live_only
+
+        if clause == f"{LIVE} AND {NOT_BARE}" and live_only(LIVE, phrases):
+            # the CLI's default (no bare commands, nothing else): rank every live
+            # match on the postings alone; when none of the best `limit` is a bare
+            # command, they are the best `limit` without bare commands too (one
+            # total order), else the exact statement below
+            hits, matched, nodes, bodies = self._one_term_rows(
+                q, phrases, head, head_args, LIVE, []
+            )
+            if not any(_bare(b) for b in bodies):
+                return hits, matched, nodes
+        hits, matched, nodes, _ = self._one_term_rows(q, phrases, head, head_args, clause, args)
+        return hits, matched, nodes
+
+    def _one_term_rows(
+        self,
+        q: VoiceSearch,
+        phrases: list[Phrase],
+        head: str,
+        head_args: list[object],
+        clause: str,
+        args: list[object],
+    ) -> tuple[list[VoiceRow], int, int, list[str]]:
         from memgraph.store.postgres.voice_words import live_only
 
         cte = head.rstrip() + "," if head else "WITH"
@@ -380,7 +416,8 @@ class PgVoiceIndex:
             ],
         )
         hits = [_row(float(r[2]), r[3], r[4], r[5], r[6:]) for r in rows]
-        return hits, int(rows[0][0]) if rows else 0, int(rows[0][1]) if rows else 0
+        bodies = [str(r[11]) for r in rows]  # n.body (_HIT's sixth column)
+        return hits, int(rows[0][0]) if rows else 0, int(rows[0][1]) if rows else 0, bodies
 
     def _plan(self, q: VoiceSearch, nodes: int, matches: int) -> str:
         """``common_plan`` (``VoiceSearch``): only past ``candidates`` matches."""
@@ -508,6 +545,7 @@ class PgVoiceIndex:
 
 
 def pg_indexes(store: PostgresStore) -> StoreIndexes:
+    from memgraph.store.interfaces import StoreIndexes
     from memgraph.store.postgres.lookups import (
         PgActivity,
         PgNoteAppend,
