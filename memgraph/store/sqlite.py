@@ -14,7 +14,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -25,6 +24,8 @@ from memgraph.documents import (
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store import guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
@@ -60,6 +61,7 @@ class SQLiteStore(DocStore):
         self._lock = threading.RLock()
         self._checkpointer: Checkpointer | None = None  # writable stores only
         self._helper: ThreadPoolExecutor | None = None  # ditto: see SQLiteTxn
+        self._pooled = False
         self._wal = guard.WalWatch(self.path)
         # never write to a file that is not already a memgraph store: refuse a
         # 0-byte/non-SQLite/non-regular file here, foreign or newer schemas below
@@ -104,7 +106,7 @@ class SQLiteStore(DocStore):
             self._migrate()
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
-            self._helper = ThreadPoolExecutor(1, thread_name_prefix="memgraph-index")
+            self._pooled = True  # the index helper thread starts on a bulk patch
             self._wal.remember()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
@@ -181,7 +183,7 @@ class SQLiteStore(DocStore):
             except StoreError:
                 self.conn.execute("ROLLBACK")
                 raise
-            txn = SQLiteTxn(self.conn, self._helper)
+            txn = SQLiteTxn(self.conn, self._pool if self._pooled else None)
             try:
                 yield txn
                 txn.settle()
@@ -243,6 +245,16 @@ class SQLiteStore(DocStore):
         lines = [ln for r in rows for ln in str(r[0]).splitlines()]
         first = next((ln for ln in lines if not ln.startswith("***")), lines[0])
         return f"{first} ({len(lines)} problem line(s))"
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The helper thread of bulk patches, started on first use: importing
+        concurrent.futures (logging, traceback) costs ~10 ms of every short
+        process's start-up, and most writes (a hook, a note) never need it."""
+        if self._helper is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="memgraph-index")
+        return self._helper
 
     def close(self) -> None:
         if self._helper is not None:

@@ -12,8 +12,7 @@ the GIL convoy, so neither overlap paid off on two cores.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,8 @@ from memgraph.store.docpack import pack
 from memgraph.store.schema import index_new_node_rows, max_node_rowid
 
 if TYPE_CHECKING:  # a read never loads the patch models
+    from concurrent.futures import Executor, Future
+
     from memgraph.documents import MemoryPatchCandidate
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
@@ -142,7 +143,9 @@ class SQLiteTxn(DocTxn):
     sequential transaction; ``settle()`` before COMMIT surfaces its errors.
     """
 
-    def __init__(self, conn: sqlite3.Connection, helper: Executor | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, helper: Callable[[], Executor] | None = None
+    ) -> None:
         self._conn = conn
         self._helper = helper
         self._pending: Future[None] | None = None
@@ -209,7 +212,7 @@ class SQLiteTxn(DocTxn):
             conn.executemany(_NODES.many, map(node_row, changed))
         # FTS and side tables for the new rows, set-based
         if self._helper is not None and len(nodes) >= OVERLAP_MIN_ROWS:
-            self._pending = self._helper.submit(index_new_node_rows, conn, last)
+            self._pending = self._helper().submit(index_new_node_rows, conn, last)
         else:
             index_new_node_rows(conn, last)
 
