@@ -95,6 +95,12 @@ def default_transcripts() -> list[Path]:
     return [home / ".claude" / "projects", home / ".codex" / "sessions", home / ".gemini" / "tmp"]
 
 
+def split_paths(text: str) -> list[Path]:
+    """A ``transcripts``/``repos`` setting given as one string (env or TOML):
+    ``os.pathsep``-separated, ``~`` expanded, blanks dropped."""
+    return [Path(p).expanduser() for p in text.split(os.pathsep) if p.strip()]
+
+
 def env_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
     """``MEMGRAPH_<FIELD>`` from the environment, the exact-case name first."""
     env = _environ(env)

@@ -12,7 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memgraph.config import STORE_FILE, default_home, default_transcripts, default_vault
+from memgraph.config import (
+    STORE_FILE,
+    default_home,
+    default_transcripts,
+    default_vault,
+    split_paths,
+)
 
 
 class Settings(BaseModel):
@@ -54,9 +60,7 @@ class Settings(BaseModel):
     @field_validator("transcripts", "repos", mode="before")
     @classmethod
     def _split_paths(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
-        return value
+        return split_paths(value) if isinstance(value, str) else value
 
     @field_validator("exclude_projects", "exclude_paths", mode="before")
     @classmethod

@@ -12,7 +12,6 @@ store without the registry table, a config the resolver refuses.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -65,9 +64,12 @@ def parse(argv: list[str]) -> dict[str, list[str]] | None:
 
 
 def _paths(value: object) -> list[Path] | None:
-    """A ``transcripts``/``repos`` setting as ``memgraph.settings.Settings`` reads it."""
+    """A ``transcripts``/``repos`` setting as ``memgraph.settings.Settings`` reads it
+    (None: a value it would refuse)."""
+    from memgraph.config import split_paths
+
     if isinstance(value, str):
-        return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+        return split_paths(value)
     if isinstance(value, list) and all(isinstance(p, str) for p in value):
         return [Path(p) for p in value]
     return None
@@ -77,12 +79,12 @@ def _roots(opts: dict[str, list[str]]) -> list[Path] | None:
     from memgraph.config import default_transcripts, resolve
     from profiles.voice.readers.registry import repo_transcripts
 
-    cli = [Path(p) for p in opts.get("transcripts", [])]
-    raw = resolve({"transcripts": cli or None}, None, ("transcripts", "repos"))
-    roots = _paths(raw["transcripts"]) if "transcripts" in raw else default_transcripts()
+    roots: list[Path] | None = [Path(p) for p in opts.get("transcripts", [])]
+    wanted = ("repos",) if roots else ("transcripts", "repos")  # the flag wins
+    raw = resolve(None, None, wanted)
+    if not roots:
+        roots = _paths(raw["transcripts"]) if "transcripts" in raw else default_transcripts()
     repos = _paths(raw["repos"]) if "repos" in raw else []
-    if cli:
-        roots = cli
     if roots is None or repos is None:
         return None  # the typer command reports the bad value
     return [*roots, *repo_transcripts(repos)]
