@@ -21,24 +21,6 @@ _SWITCHES = {"--backfill": "backfill", "--quiet": "quiet", "-q": "quiet"}
 _SWITCHES |= {"--verbose": "verbose", "-v": "verbose"}
 
 
-class _Outcome:
-    """The fields of ``profiles.voice.backfill.Outcome`` the printed lines use."""
-
-    def __init__(self, path: str, reason: str | None) -> None:
-        self.path, self.status, self.reason = path, "unchanged", reason
-
-
-class _Report:
-    """What ``summary_line`` reads of a ``BackfillReport``: nothing was read."""
-
-    def __init__(self, outcomes: list[_Outcome], seconds: float) -> None:
-        self.outcomes, self.seconds = outcomes, seconds
-        self.bytes_read = self.revised = 0
-
-    def counts(self) -> dict[str, int]:
-        return {"unchanged": len(self.outcomes)} if self.outcomes else {}
-
-
 def parse(argv: list[str]) -> dict[str, list[str]] | None:
     """The options when they parse exactly as click would, else None."""
     found: dict[str, list[str]] = {}
@@ -111,26 +93,33 @@ def run(argv: list[str]) -> int | None:
     registry = registry_rows(store) if roots is not None else None
     if roots is None or registry is None:
         return None
-    from profiles.voice.backfill_scan import candidates, path_key, unchanged
+    from profiles.voice.backfill_scan import (
+        BackfillReport,
+        Outcome,
+        candidates,
+        path_key,
+        unchanged,
+    )
 
-    warnings: list[str] = []
-    problems: list[object] = []
-    outcomes: list[_Outcome] = []
-    for path, size, mtime_ns in candidates(roots, None, warnings, problems.append):
+    report = BackfillReport()
+    for path, size, mtime_ns in candidates(roots, None, report.warnings, report.ledger.add):
         row = registry.get(path_key(path))
         if row is None or not unchanged(row, size, mtime_ns):
             return None  # work to do: the typer command does it
-        outcomes.append(_Outcome(row.path, row.reason))
-    if problems:
+        outcome = Outcome(row.path, "unchanged", row.reason, row.session_id, row.message_count)
+        outcome.page = row.page  # the unchanged outcome run_backfill records
+        report.outcomes.append(outcome)
+    if report.ledger.entries:
         return None  # files the ledger must record: the typer command writes them
+    report.seconds = time.perf_counter() - started
     from memgraph.cli.backfill_output import reason_text, summary_line
 
-    for warning in warnings:
+    for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if "quiet" in opts:
         return 0
     if "verbose" in opts:
-        for o in outcomes:
+        for o in report.outcomes:
             print(f"skipped  {o.path}  ({reason_text(o.status, o.reason)})")
-    print(summary_line(_Report(outcomes, time.perf_counter() - started)))
+    print(summary_line(report))
     return 0

@@ -12,9 +12,8 @@ errored files are retried on every run.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -23,9 +22,16 @@ from memgraph.errors import MemgraphError, ReaderError
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import RegistryRow, as_dict, iso
-from profiles.voice.backfill_scan import ERROR, candidates, path_key, unchanged
+from profiles.voice.backfill_scan import (
+    ERROR,
+    BackfillReport,
+    Outcome,
+    candidates,
+    path_key,
+    unchanged,
+)
 from profiles.voice.capture import CaptureItem, CaptureRequest, CaptureResult, screened
-from profiles.voice.ledger import Ledger, LedgerEntry, entry_from_stats, file_entry, ledger_put
+from profiles.voice.ledger import LedgerEntry, entry_from_stats, file_entry, ledger_put
 from profiles.voice.model import TranscriptRead
 from profiles.voice.nodes import resolve_project
 from profiles.voice.views import MIN_MESSAGES
@@ -49,41 +55,6 @@ class BackfillRequest:
     now: datetime | None = None
     # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
     privacy: PrivacyPolicy | None = None
-
-
-@dataclass
-class Outcome:
-    path: str
-    status: str  # paged | skipped | error | unchanged | filtered
-    reason: str | None = None
-    session_id: str | None = None
-    message_count: int = 0
-    page: str | None = None
-    bytes: int = 0
-    # captured records whose transcript text changed: stored as new versions
-    revised: int = 0
-
-
-@dataclass
-class BackfillReport:
-    outcomes: list[Outcome] = field(default_factory=list)
-    bytes_total: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    # every transcript read this run (and every file that could not be): the counts
-    ledger: Ledger = field(default_factory=Ledger)
-
-    def counts(self) -> dict[str, int]:
-        return dict(Counter(o.status for o in self.outcomes))
-
-    @property
-    def revised(self) -> int:
-        return sum(o.revised for o in self.outcomes)
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.bytes_read / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
 def registry_rows(store: Store, since: datetime | None = None) -> list[RegistryRow]:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+
+from profiles.voice.ledger import Ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +24,41 @@ if TYPE_CHECKING:
     from profiles.voice.ledger import LedgerEntry
 
 ERROR = "error"
+
+
+@dataclass
+class Outcome:
+    path: str
+    status: str  # paged | skipped | error | unchanged | filtered
+    reason: str | None = None
+    session_id: str | None = None
+    message_count: int = 0
+    page: str | None = None
+    bytes: int = 0
+    # captured records whose transcript text changed: stored as new versions
+    revised: int = 0
+
+
+@dataclass
+class BackfillReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    bytes_total: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    # every transcript read this run (and every file that could not be): the counts
+    ledger: Ledger = field(default_factory=Ledger)
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(o.status for o in self.outcomes))
+
+    @property
+    def revised(self) -> int:
+        return sum(o.revised for o in self.outcomes)
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes_read / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
 def path_key(path: Path) -> str:
