@@ -1,6 +1,6 @@
 """The profile-owned indexes on PostgreSQL (``memgraph.store.interfaces``).
 
-Tables and triggers are ``memgraph.store.postgres.schema.EXTENSION_MIGRATIONS``
+Tables and triggers are ``memgraph.store.postgres.schema_ext.EXTENSION_MIGRATIONS``
 (the SQLite store's version numbers). Reads run in one REPEATABLE READ
 snapshot (``PostgresStore.reader``), writes in the store's write transaction
 (its advisory lock), so every writer of every machine is serialised exactly as

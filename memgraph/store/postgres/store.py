@@ -36,7 +36,8 @@ from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
 from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
-from memgraph.store.postgres.schema import VOICE_TERMS_FILL, all_migrations
+from memgraph.store.postgres.schema import all_migrations
+from memgraph.store.postgres.schema_ext import VOICE_TERMS_FILL
 from memgraph.store.postgres.txn import PostgresTxn
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_txn import iso
