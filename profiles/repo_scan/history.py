@@ -89,10 +89,12 @@ def parse_log(data: bytes) -> list[HistoryCommit]:
     return out
 
 
-def read_history(root: Path, limit: int, since: str | None = None) -> list[HistoryCommit] | None:
-    """The newest ``limit`` non-merge commits of HEAD touching ``root`` (paths
+def read_history(
+    root: Path, limit: int, since: str | None = None, head: str = "HEAD"
+) -> list[HistoryCommit] | None:
+    """The newest ``limit`` non-merge commits of ``head`` touching ``root`` (paths
     relative to it), or only those after ``since``; None when git fails."""
-    rev = f"{since}..HEAD" if since else "HEAD"
+    rev = f"{since}..{head}" if since else head
     args = ["log", "-z", "--no-merges", "--relative", "--name-only", "-n", str(limit), _FORMAT]
     proc = run_git(root, *args, rev, "--", ".")
     if proc.returncode != 0:
@@ -114,10 +116,10 @@ def window(root: Path, head: str, limit: int, stored: MemoryNode | None) -> list
         and attrs.get("limit") == limit
         and _is_ancestor(root, old_head, head)
     ):
-        new = read_history(root, limit, since=old_head)
+        new = read_history(root, limit, since=old_head, head=head)
         if new is not None:
             return ([c.as_json() for c in new] + old_rows)[:limit]
-    full = read_history(root, limit)
+    full = read_history(root, limit, head=head)
     return None if full is None else [c.as_json() for c in full]
 
 
@@ -130,7 +132,7 @@ def history_ops(
     nid = history_node_id(repo)
     with store.reader() as reader:
         stored = reader.get_nodes([nid]).get(nid)
-    if head is None or limit <= 0:
+    if head is None or limit <= 0 or not _SHA.match(head.encode()):
         if stored is not None and stored.lifecycle != "retired":
             return [RetireNode(node_id=nid, reason="no git history for this folder")]
         return []
