@@ -58,7 +58,7 @@ from context_cut.repo_cut import (
     rank_modules,
     repo_cut,
 )
-from context_cut.repo_history import history_docs, history_node
+from context_cut.repo_history import HISTORY_WINDOW, history_docs, history_node
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.context import is_test
 from profiles.repo_scan.facts import terms
@@ -144,7 +144,7 @@ def _names(v: Variants) -> list[str]:
 
 
 def run_repo(
-    repo: Path, limit: int, variants: Variants, rev: str = "HEAD", history: int = 400
+    repo: Path, limit: int, variants: Variants, rev: str = "HEAD", history: int = 200
 ) -> dict[str, list[float]]:
     picked = commits(repo, limit, rev)
     picked.reverse()  # oldest first: each parent is an incremental rescan
@@ -257,15 +257,20 @@ def main() -> None:
     )
     ap.add_argument(
         "--history-weights",
-        default="0,0.2,1",
+        default="0,0.2,0.5,1",
         help="other commit-history weights to score beside the default (0 = off)",
     )
     ap.add_argument(
         "--history-windows",
-        default="100",
+        default="25,100,200",
         help="shorter history windows (newest N commits) to score beside the stored one",
     )
-    ap.add_argument("--history", type=int, default=400, help="commits the scanner keeps")
+    ap.add_argument(
+        "--history",
+        type=int,
+        default=200,
+        help="commits the scanner keeps (the cut row uses its own window of them)",
+    )
     ap.add_argument("--rev", default="HEAD", help="newest commit considered (every repo)")
     args = ap.parse_args()
     variants = Variants(
@@ -276,7 +281,8 @@ def main() -> None:
     repos = args.repo or [Path(__file__).resolve().parents[1]]
     print(
         f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}, "
-        f"history weight {HISTORY_WEIGHT:g}, scanner history {args.history} commits"
+        f"history weight {HISTORY_WEIGHT:g} over the newest {HISTORY_WINDOW}, "
+        f"scanner history {args.history} commits"
     )
     hostile_timing()
     for given in repos:

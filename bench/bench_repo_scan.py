@@ -12,7 +12,7 @@ repo, so the one-file edit never touches the environment. Measures:
    after committing it (HEAD moved: the history node is revised incrementally);
 4. the repo cut, p50/p95 over commit-message-like queries, in process;
 5. the commit history read on this project's own git history: one full
-   ``git log -n 400`` and the incremental read after HEAD moved by one commit.
+   ``git log -n HISTORY_COMMITS`` and the incremental read after HEAD moved by one commit.
 Targets (issue 17): full <= 10 s, incremental <= 300 ms, cut p50 <= 100 ms.
 """
 

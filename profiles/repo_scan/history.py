@@ -35,7 +35,7 @@ from memgraph.store.protocol import Store
 from profiles.artifact.git import run_git
 from profiles.repo_scan.graph import ARCH, EPOCH
 
-HISTORY_COMMITS = 400  # commits kept per repo (newest first)
+HISTORY_COMMITS = 50  # commits kept per repo, newest first (the cut uses 50: notes/repo.md)
 MAX_SUBJECT = 300  # characters of one subject
 MAX_FILES = 100  # a commit touching more files is a sweep: its files are not listed
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")

@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memgraph.snapshot import validate_path
 from memgraph.store import open_store
 from memgraph.store.memory import MemoryStore
 from memgraph.store.protocol import Store
@@ -142,6 +143,7 @@ def test_no_change_rescan_writes_nothing_with_history(shop: Path, tmp_path: Path
     assert again.receipts == 0 and again.parsed_now == []
     assert store.counts() == before
     store.close()
+    assert validate_path(tmp_path / "g.db") == []
 
 
 def _stale(store: Store) -> set[str]:
