@@ -11,7 +11,9 @@ first, as ``[sha, subject, [paths]]``. It is covered by no summary (a commit
 changes no code a summary describes) and is written only when HEAD moves:
 - same HEAD (and limit) as stored: nothing is read or written;
 - the stored HEAD is an ancestor of HEAD: ``git log OLD..HEAD`` (the new
-  commits only) is put in front of the stored window, which is cut to ``limit``;
+  commits only) is put in front of the stored window, which is cut to ``limit``
+  (on a linear history this equals a fresh read, tested; after a merge the new
+  commits sit in front, not in ``git log``'s date order among the old ones);
 - otherwise (rebase, reset, another branch, first scan): one bounded
   ``git log -n limit``.
 A folder that is not a git repository (or has no commit) has no history node.

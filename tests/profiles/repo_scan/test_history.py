@@ -204,3 +204,44 @@ def test_history_off_and_git_removed_retire_the_node(shop: Path) -> None:
     assert _history(store).lifecycle == "observed"
     scan_repo(store, ScanRequest(path=shop, history=0))
     assert _history(store).lifecycle == "retired"
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("commit"), st.integers(0, 2)),
+            st.tuples(st.just("reset"), st.integers(1, 2)),
+            st.tuples(st.just("readme"), st.just(0)),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_incremental_window_matches_a_fresh_read(steps: list[tuple[str, int]]) -> None:
+    """After any sequence of commits, resets and commits outside the sources, the
+    stored window equals a fresh bounded read at HEAD (linear histories)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "r"
+        (root / "pkg").mkdir(parents=True)
+        for k in range(3):
+            (root / "pkg" / f"m{k}.py").write_text(f"X = {k}\n")
+        _init(root)
+        store = MemoryStore()
+        scan_repo(store, ScanRequest(path=root, history=3))
+        for i, (op, k) in enumerate(steps):
+            if op == "commit":
+                (root / "pkg" / f"m{k}.py").write_text(f"X = {i}\n")
+                _commit(root, f"step {i} on m{k}")
+            elif op == "readme":
+                (root / "README.md").write_text(f"r{i}\n")
+                _commit(root, f"readme {i}")
+            elif int(_git(root, "rev-list", "--count", "HEAD")) > k:
+                _git(root, "reset", "-q", "--hard", f"HEAD~{k}")
+            scan_repo(store, ScanRequest(path=root, history=3))
+            node = _history(store, "r")
+            assert node.attributes["head"] == _git(root, "rev-parse", "HEAD")
+            fresh = [c.as_json() for c in read_history(root, 3) or []]
+            assert node.attributes["commits"] == fresh
