@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memgraph.documents import MemoryNode
-from memgraph.store.protocol import Store
 from profiles.repo_scan.facts import terms
+
+if TYPE_CHECKING:  # annotations only: no pydantic import on this module's account
+    from memgraph.documents import MemoryNode
+    from memgraph.store.protocol import Store
 
 # Chosen on bench/bench_repo_localise.py (notes/repo.md, 2026-12-04 14:15): the newest
 # 50 commits at weight 0.3 gave +13.3 / +11.7 / +14.0 points of recall@5 over BM25 on
