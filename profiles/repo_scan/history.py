@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memgraph.documents import AnchorKind, GraphOp, MemoryAnchor, MemoryNode, UpsertNode
+from memgraph.errors import ReaderError
 from memgraph.ids import anchor_id, node_id
 from memgraph.store.protocol import Store
 from profiles.artifact.git import run_git
@@ -145,7 +146,10 @@ def history_ops(
         and stored.attributes.get("limit") == limit
     ):
         return []  # keyed on HEAD: nothing moved
-    rows = window(root, head, limit, stored)
+    try:
+        rows = window(root, head, limit, stored)
+    except ReaderError:  # git missing or timed out: the scan goes on without history
+        return []
     if rows is None:
         return []
     attributes = {"commits": rows, "head": head, "limit": limit, "repo": repo}

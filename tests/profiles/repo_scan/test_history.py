@@ -245,3 +245,18 @@ def test_incremental_window_matches_a_fresh_read(steps: list[tuple[str, int]]) -
             assert node.attributes["head"] == _git(root, "rev-parse", "HEAD")
             fresh = [c.as_json() for c in read_history(root, 3) or []]
             assert node.attributes["commits"] == fresh
+
+
+def test_a_failing_git_leaves_the_scan_without_history(shop: Path, monkeypatch: Any) -> None:
+    from memgraph.errors import ReaderError
+    from profiles.repo_scan import history
+
+    _init(shop)
+
+    def timed_out(*_a: Any, **_k: Any) -> None:
+        raise ReaderError("git timed out after 60s")
+
+    monkeypatch.setattr(history, "read_history", timed_out)
+    store = MemoryStore()
+    result = scan_repo(store, ScanRequest(path=shop))
+    assert result.git and result.files > 5 and _history(store) is None
