@@ -6,15 +6,21 @@ beside plain BM25 over file text, on real git history.
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
 up to --max-commits per repo): query = the commit message, graph = the repo at
-the parent commit (``git archive`` into a temp dir, scanned incrementally into
-one store: each parent is a rescan of the previous one), truth = the touched
-non-test source files that exist at the parent. Both rankings are restricted
-to the parent's non-test source files. Prints recall@5 and @10 for:
+the parent commit, truth = the touched non-test source files that exist at the
+parent. The graph comes from one ``git clone --shared --no-checkout`` of the
+repo into a temp dir, checked out (detached) at each parent in turn and
+scanned incrementally into one store, so the scanner sees the git history as
+of the parent (its ``history`` node: the subjects of the last commits of HEAD)
+and never the commit being localised (checked for every commit). Both rankings
+are restricted to the parent's non-test source files. Prints recall@5 and @10
+for:
 - repo cut (BM25 over module names/docstrings/public names + personalised
-  PageRank over the import graph + the code-mention boost, as
-  ``memgraph context --cut repo`` ranks);
+  PageRank over the import graph + the code-mention boost + BM25 over each
+  module's past commit subjects, as ``memgraph context --cut repo`` ranks);
 - the same ranking with other code-mention weights (``--weights``; 0 = no
-  mention boost), from the same index in the same run;
+  mention boost), other history weights (``--history-weights``; 0 = no
+  history) and shorter history windows (``--history-windows``), from the same
+  index in the same run;
 - the cut's text match alone (no PageRank);
 - BM25 over each file's full text (the baseline).
 First, code-mention extraction on hostile text (backticks, dots, regex
@@ -30,13 +36,12 @@ A bare mirror works too (``git log`` and ``git archive`` need no work tree).
 from __future__ import annotations
 
 import argparse
-import io
+import copy
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -45,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from context_cut.repo_cut import (
+    HISTORY_WEIGHT,
     MENTION_WEIGHT,
     ModuleIndex,
     RepoCutRequest,
@@ -52,6 +58,7 @@ from context_cut.repo_cut import (
     rank_modules,
     repo_cut,
 )
+from context_cut.repo_history import HISTORY_WINDOW, history_docs, history_node
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.context import is_test
 from profiles.repo_scan.facts import terms
@@ -97,47 +104,78 @@ def commits(repo: Path, limit: int, rev: str = "HEAD") -> list[Commit]:
     return found
 
 
-def extract(repo: Path, sha: str, dest: Path) -> None:
-    data = _git(repo, "archive", "--format=tar", sha)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
+def checkout(work: Path, sha: str) -> list[str]:
+    """Check ``work`` out at ``sha`` (detached); its non-test source files."""
+    _git(work, "checkout", "-q", "--detach", "-f", sha)
+    out = _git(work, "ls-tree", "-r", "-z", "--name-only", "HEAD")
+    return sorted(n for n in out.decode("utf-8", "replace").split("\0") if n and _source(n))
 
 
 def recall(ranked: list[str], truth: set[str], k: int) -> float:
     return len(truth & set(ranked[:k])) / len(truth)
 
 
-def _names(weights: list[float]) -> list[str]:
-    return ["cut", *(f"cut-m{w:g}" for w in weights), "cut-text", "bm25"]
+@dataclass
+class Variants:
+    mention: list[float]  # other code-mention weights
+    history: list[float]  # other history weights
+    windows: list[int]  # shorter history windows (at the default history weight)
+
+    def names(self) -> list[str]:
+        return [
+            "cut",
+            *(f"cut-m{w:g}" for w in self.mention),
+            *(f"cut-h{w:g}" for w in self.history),
+            *(f"cut-n{n}" for n in self.windows),
+            "cut-text",
+            "bm25",
+        ]
+
+
+def _with_window(index: ModuleIndex, commits: list[object], window: int) -> ModuleIndex:
+    other = copy.copy(index)
+    docs = history_docs(commits, set(index.tf), window)
+    other.history = ModuleIndex(docs, set(), []) if docs else None
+    return other
+
+
+def _names(v: Variants) -> list[str]:
+    return v.names()
 
 
 def run_repo(
-    repo: Path, limit: int, weights: list[float], rev: str = "HEAD"
+    repo: Path, limit: int, variants: Variants, rev: str = "HEAD", history: int = 200
 ) -> dict[str, list[float]]:
     picked = commits(repo, limit, rev)
     picked.reverse()  # oldest first: each parent is an incremental rescan
     scores: dict[str, list[float]] = {
-        f"{name}@{k}": [] for name in _names(weights) for k in (5, 10)
+        f"{name}@{k}": [] for name in _names(variants) for k in (5, 10)
     }
     store = MemoryStore()
     tmp = Path(tempfile.mkdtemp(prefix="mg-localise-"))
     scan_s: list[float] = []
     cut_ms: list[float] = []
+    tree = tmp / "work"
+    subprocess.run(
+        ["git", "clone", "-q", "--shared", "--no-checkout", str(repo), str(tree)],
+        check=True,
+        capture_output=True,
+    )
     try:
-        for i, c in enumerate(picked):
-            tree = tmp / f"t{i}"
-            extract(repo, c.parent, tree)
+        for c in picked:
+            candidates = checkout(tree, c.parent)
             t = time.perf_counter()
-            scan_repo(store, ScanRequest(path=tree, name="bench", link_commits=False))
-            scan_s.append(time.perf_counter() - t)
-            candidates = sorted(
-                str(p.relative_to(tree))
-                for p in tree.rglob("*")
-                if p.is_file() and _source(str(p.relative_to(tree)))
+            scan_repo(
+                store, ScanRequest(path=tree, name="bench", link_commits=False, history=history)
             )
+            scan_s.append(time.perf_counter() - t)
+            past = history_node(store, "bench")
+            commits_seen: list[object] = list(past.attributes["commits"]) if past else []
+            # the commit being localised is never visible to the graph
+            assert past is None or past.attributes["head"] == c.parent, "history not at parent"
+            assert all(row[0] != c.sha for row in commits_seen), "truth commit in history"  # type: ignore[index]
             truth = set(c.files) & set(candidates)
             if not truth:
-                shutil.rmtree(tree)
                 continue
             allowed = set(candidates)
             t = time.perf_counter()
@@ -161,17 +199,22 @@ def run_repo(
             }
             base = bm25(docs, terms(c.message))
             ranked_base = [p for p, _s in sorted(base.items(), key=lambda kv: (-kv[1], kv[0]))]
-            variants = {
+            orders = {
                 f"cut-m{w:g}": [p for p, _s in rank_modules(index, c.message, w) if p in allowed]
-                for w in weights
+                for w in variants.mention
             }
+            for w in variants.history:
+                ranked_h = rank_modules(index, c.message, MENTION_WEIGHT, w)
+                orders[f"cut-h{w:g}"] = [p for p, _s in ranked_h if p in allowed]
+            for n in variants.windows:
+                ranked_n = rank_modules(_with_window(index, commits_seen, n), c.message)
+                orders[f"cut-n{n}"] = [p for p, _s in ranked_n if p in allowed]
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))
-                for name, order in variants.items():
+                for name, order in orders.items():
                     scores[f"{name}@{k}"].append(recall(order, truth, k))
                 scores[f"cut-text@{k}"].append(recall(ranked_text, truth, k))
                 scores[f"bm25@{k}"].append(recall(ranked_base, truth, k))
-            shutil.rmtree(tree)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     n = len(scores["cut@5"])
@@ -212,19 +255,43 @@ def main() -> None:
         default="0,0.3,0.5,2",
         help="other code-mention weights to score beside the default (0 = off)",
     )
+    ap.add_argument(
+        "--history-weights",
+        default="0,0.2,0.5,1",
+        help="other commit-history weights to score beside the default (0 = off)",
+    )
+    ap.add_argument(
+        "--history-windows",
+        default="25,100,200",
+        help="shorter history windows (newest N commits) to score beside the stored one",
+    )
+    ap.add_argument(
+        "--history",
+        type=int,
+        default=200,
+        help="commits the scanner keeps (the cut row uses its own window of them)",
+    )
     ap.add_argument("--rev", default="HEAD", help="newest commit considered (every repo)")
     args = ap.parse_args()
-    weights = [float(w) for w in args.weights.split(",") if w.strip()]
+    variants = Variants(
+        [float(w) for w in args.weights.split(",") if w.strip()],
+        [float(w) for w in args.history_weights.split(",") if w.strip()],
+        [int(n) for n in args.history_windows.split(",") if n.strip()],
+    )
     repos = args.repo or [Path(__file__).resolve().parents[1]]
-    print(f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}")
+    print(
+        f"load: {os.getloadavg()}; cut mention weight {MENTION_WEIGHT:g}, "
+        f"history weight {HISTORY_WEIGHT:g} over the newest {HISTORY_WINDOW}, "
+        f"scanner history {args.history} commits"
+    )
     hostile_timing()
     for given in repos:
         repo, rev = given, args.rev
         if not given.exists() and "@" in str(given):
             head, rev = str(given).rsplit("@", 1)
             repo = Path(head)
-        scores = run_repo(repo.resolve(), args.max_commits, weights, rev)
-        for name in _names(weights):
+        scores = run_repo(repo.resolve(), args.max_commits, variants, rev, args.history)
+        for name in _names(variants):
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0
             print(f"  {name:9} recall@5 {r5:.3f}  recall@10 {r10:.3f}")

@@ -49,6 +49,7 @@ from profiles.repo_scan.files import (
     read_source,
 )
 from profiles.repo_scan.graph import ARCH, EPOCH, file_graph, module_id, repo_node_id
+from profiles.repo_scan.history import HISTORY_COMMITS, history_ops
 
 PROPOSER = "repo-scan"
 BATCH = 4000
@@ -63,6 +64,8 @@ class ScanRequest(BaseModel):
     summaries: bool = True  # write summaries where none exist yet
     refresh: bool = False  # rewrite every summary (stale ones become fresh)
     link_commits: bool = True  # commit artifact nodes -> touches -> module nodes
+    # subjects of the last N commits per file (history.py); 0 = none
+    history: int = Field(default=HISTORY_COMMITS, ge=0, le=100_000)
 
 
 @dataclass
@@ -299,6 +302,9 @@ class _Scan:
             }
             new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
             ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
+        # keyed on HEAD: written only when HEAD moved, never forces the repo node
+        head = self.listing.head if self.listing.git else None
+        ops += history_ops(self.store, self.repo, self.root, head, self.request.history)
         self._apply(ops)
         r.stale_summaries = stale_summaries(self.store, self.repo)
         if r.unparsed:
