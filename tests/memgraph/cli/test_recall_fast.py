@@ -121,14 +121,22 @@ def imports_of(argv: list[str], env: dict[str, str] | None = None) -> tuple[byte
     return proc.stdout, proc.stderr.rsplit(b"\n", 1)[-1].decode().split()
 
 
-def test_process_imports(db: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_process_imports(db: Path, extra: list[str]) -> None:  # noqa: F811
     """Lexical-only recall (no embedder configured), whole process: no typer, no
-    pydantic Settings model, no vector stack."""
-    out, found = imports_of(["recall", "cache tokens", "--store", str(db)])
+    pydantic Settings model, no vector stack, and no pydantic at all (the store's
+    rows decode into plain objects, the request is a plain one)."""
+    argv = ["recall", "cache tokens", "--store", str(db), *extra]
+    out, found = imports_of(argv)
     never, loaded = found[: found.index("|")], found[found.index("|") + 1 :]
     assert never == []
     assert set(NEEDED) <= set(loaded)
-    expected = runner.invoke(app, ["recall", "cache tokens", "--store", str(db)])
+    assert "pydantic" not in loaded and "context_cut.recall_request" not in loaded
+    assert {m for m in loaded if m.startswith("memgraph.documents.")} <= {
+        "memgraph.documents.enums",
+        "memgraph.documents.plain",
+    }
+    expected = runner.invoke(app, argv)
     assert out == expected.stdout_bytes
 
 
