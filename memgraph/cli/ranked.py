@@ -16,6 +16,8 @@ validation, for its message) use the pydantic documents.
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,7 +53,76 @@ class Sources(Protocol):
     def qdrant_url(self) -> str | None: ...
 
 
-def nerve_for(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
+class NerveSettings(Protocol):
+    """What a vector nerve reads of the settings: ``Settings`` or ``NerveConfig``."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def embedder(self) -> str: ...
+    @property
+    def embed_model(self) -> str: ...
+    @property
+    def ollama_host(self) -> str | None: ...
+    @property
+    def ollama_timeout(self) -> float: ...
+    @property
+    def qdrant_path(self) -> Path | None: ...
+    @property
+    def qdrant_url(self) -> str | None: ...
+    @property
+    def qdrant_engine(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class NerveConfig:
+    """The settings a nerve reads, resolved like ``load_settings`` resolves them
+    (flags > env > file > the same defaults) without the pydantic ``Settings``."""
+
+    home: Path
+    embedder: str = "none"
+    embed_model: str = "all-minilm"
+    ollama_host: str | None = None
+    ollama_timeout: float = 30.0
+    qdrant_path: Path | None = None
+    qdrant_url: str | None = None
+    qdrant_engine: str = "edge"
+
+
+_NERVE_TEXT = ("embedder", "embed_model", "ollama_host", "qdrant_url", "qdrant_engine")
+_NERVE_PATHS = ("home", "qdrant_path")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def nerve_config(
+    home: Path | None, embedder: str | None, qdrant_path: Path | None, qdrant_url: str | None
+) -> NerveSettings:
+    """A ``NerveConfig`` when every value it reads is plainly valid (text, paths, a
+    number); anything else goes through ``config_for`` (pydantic words the error)."""
+    from memgraph.config import default_home, resolve
+
+    flags = {"home": home, "embedder": embedder, "qdrant_path": qdrant_path}
+    raw = resolve(
+        {**flags, "qdrant_url": qdrant_url}, None, (*_NERVE_TEXT, *_NERVE_PATHS, "ollama_timeout")
+    )
+    timeout = raw.pop("ollama_timeout", 30.0)
+    if isinstance(timeout, str) and _NUMBER.fullmatch(timeout):
+        timeout = float(timeout)
+    plain = (
+        all(isinstance(raw[f], str) for f in _NERVE_TEXT if f in raw)
+        and all(isinstance(raw[f], str | Path) for f in _NERVE_PATHS if f in raw)
+        and isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+    )
+    if not plain:
+        return config_for(home, embedder, qdrant_path, qdrant_url)
+    if raw.get("ollama_host") is None and "OLLAMA_HOST" in os.environ:
+        raw["ollama_host"] = os.environ["OLLAMA_HOST"]  # as load_settings does
+    paths = {f: Path(raw.pop(f)) for f in _NERVE_PATHS if f in raw}
+    return NerveConfig(**{"home": default_home(), **paths, **raw, "ollama_timeout": float(timeout)})
+
+
+def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
     """The configured nerve, or (None, one-line notice) when vectors are off or down."""
     from context_cut.embedders import make_embedder
     from context_cut.vectors import open_nerve
@@ -101,7 +172,7 @@ def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = Fa
         use_plain(s)
     try:
         if vectors_wanted(src.embedder):
-            cfg = config_for(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
+            cfg = nerve_config(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
             nerve, notice = nerve_for(cfg, required=False)
         else:
             nerve, notice = None, VECTORS_OFF

@@ -141,8 +141,43 @@ def test_process_imports(db: Path, extra: list[str]) -> None:  # noqa: F811
 
 
 def test_vectors_configured_loads_them(db: Path, tmp_path: Path) -> None:  # noqa: F811
-    """The lazy vector imports still happen when an embedder is configured."""
+    """The lazy vector imports still happen when an embedder is configured; the
+    nerve's settings are resolved without the pydantic ``Settings`` model."""
     env = {**os.environ, "MEMGRAPH_EMBEDDER": "hash", "MEMGRAPH_QDRANT_PATH": str(tmp_path / "q")}
     _, found = imports_of(["recall", "cache tokens", "--store", str(db)], env)
     loaded = found[found.index("|") + 1 :]
-    assert {"context_cut.vectors", "memgraph.settings"} <= set(loaded)
+    assert "context_cut.vectors" in loaded and "memgraph.settings" not in loaded
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"MEMGRAPH_EMBEDDER": "hash", "MEMGRAPH_OLLAMA_TIMEOUT": "7"},
+        {"MEMGRAPH_EMBEDDER": "ollama", "OLLAMA_HOST": "http://h:1", "MEMGRAPH_QDRANT_URL": "u"},
+        {"MEMGRAPH_EMBEDDER": "minilm", "MEMGRAPH_EMBED_MODEL": "m", "MEMGRAPH_HOME": "/x/h"},
+        {"MEMGRAPH_OLLAMA_HOST": "http://o:2", "OLLAMA_HOST": "http://h:1"},
+        {"MEMGRAPH_QDRANT_ENGINE": "qdrant-client", "MEMGRAPH_OLLAMA_TIMEOUT": "2.5"},
+    ],
+)
+def test_nerve_config_is_what_settings_say(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgraph.cli.ranked import NerveConfig, config_for, nerve_config
+
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    for flags in ((None, None, None, None), (Path("/f/h"), "hash", Path("/f/q"), "http://q")):
+        lean, full = nerve_config(*flags), config_for(*flags)
+        assert isinstance(lean, NerveConfig)
+        assert {f: getattr(full, f) for f in lean.__dataclass_fields__} == lean.__dict__
+
+
+def test_nerve_config_leaves_bad_values_to_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memgraph.cli.ranked import nerve_config
+    from memgraph.errors import ConfigError
+
+    monkeypatch.setenv("MEMGRAPH_OLLAMA_TIMEOUT", "soon")
+    with pytest.raises(ConfigError, match="ollama_timeout"):
+        nerve_config(None, "hash", None, None)
