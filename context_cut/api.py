@@ -27,7 +27,7 @@ from memgraph.documents.enums import ProfileName
 if TYPE_CHECKING:
     from context_cut.recall_request import RecallRequest
     from memgraph.documents import MemoryContextPacket, MemoryContextQuery
-    from memgraph.documents.plain import ContextPacket, ContextQuery
+    from memgraph.documents.plain_context import ContextPacket, ContextQuery
     from memgraph.documents.views import NodeView, QueryView
     from memgraph.store.protocol import GraphReader, Store
 

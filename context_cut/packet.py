@@ -6,7 +6,7 @@ obligations) so a claim never enters a packet without them; bundles are then
 packed in rank order under the token budget, and exact edges between packed
 nodes are added last.
 
-The packet is a ``memgraph.documents.plain.ContextPacket`` for a plain query
+The packet is a ``memgraph.documents.plain_context.ContextPacket`` for a plain query
 (the lean ``memgraph context``: no pydantic) and a ``MemoryContextPacket`` for a
 ``MemoryContextQuery``.
 """
@@ -20,7 +20,7 @@ from context_cut.budget import Bundle, Packer, estimate_tokens, node_text, summa
 from context_cut.cuts import CutSpec
 from context_cut.select import Selection, Unit
 from memgraph.documents.enums import AnchorKind, ProfileName, utcnow
-from memgraph.documents.plain import ContextPacket, ContextQuery, packet_document
+from memgraph.documents.plain_context import ContextPacket, ContextQuery, packet_document
 
 if TYPE_CHECKING:
     from memgraph.documents.views import (

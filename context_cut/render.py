@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def packet_json(packet: PacketView) -> str:
     """The whole packet as one line of JSON (of its ``MemoryContextPacket``)."""
-    from memgraph.documents.plain import packet_document
+    from memgraph.documents.plain_context import packet_document
 
     data: Any = packet_document(packet).model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

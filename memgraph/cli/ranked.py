@@ -311,7 +311,7 @@ def context_command(args: ContextArgs) -> None:
         # the text outputs read plain objects (no pydantic); --json the documents
         plain = not args.as_json
         if plain:
-            from memgraph.documents.plain import ContextQuery as Query
+            from memgraph.documents.plain_context import ContextQuery as Query
         else:
             from memgraph.documents import MemoryContextQuery as Query  # type: ignore[assignment]
         query = Query(

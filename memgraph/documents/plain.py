@@ -6,9 +6,9 @@ A store opened for a lean read (``memgraph.store.decode.use_plain``) decodes
 its rows into these classes instead: the same attribute names and value types
 as the documents (enums from ``memgraph.documents.enums``, aware UTC
 datetimes), so ``context_cut`` reads either (``memgraph.documents.views``).
-They are read-only results of a read, never written back: ``document(x)`` (or
-``packet_document``) turns one into its pydantic document when a surface needs
-one (``--json``, MCP).
+They are read-only results of a read, never written back; ``Model.model_validate(
+x.as_dict())`` is the document (``memgraph.documents.plain_context.packet_document``
+turns a whole packet into its ``MemoryContextPacket`` for ``--json`` and MCP).
 """
 
 from __future__ import annotations
@@ -16,14 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from memgraph.documents.enums import AnchorKind, CutName, FreshnessState, ProfileName
+from memgraph.documents.enums import AnchorKind, FreshnessState, ProfileName
 
-if TYPE_CHECKING:
-    from memgraph.documents.context import MemoryContextPacket
-
-_TEMPORAL = ("valid_from", "valid_to", "ingested_at")
+TEMPORAL = ("valid_from", "valid_to", "ingested_at")
 _NO_DEFAULT = object()
 
 
@@ -101,13 +98,13 @@ def _many(make: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
     return lambda values: [make(v) for v in values]
 
 
-_WHEN = dict.fromkeys(_TEMPORAL, when)
-_NONE = dict.fromkeys(_TEMPORAL)
+_WHEN = dict.fromkeys(TEMPORAL, when)
+NONE = dict.fromkeys(TEMPORAL)
 
 
 class PlainAnchor(Plain):
     FIELDS = (
-        *_TEMPORAL,
+        *TEMPORAL,
         "id",
         "kind",
         "ref",
@@ -118,7 +115,7 @@ class PlainAnchor(Plain):
         "label",
     )
     __slots__ = FIELDS
-    DEFAULTS: ClassVar[dict[str, Any]] = {**_NONE, "line": None, "record_uuid": None, "sha": None}
+    DEFAULTS: ClassVar[dict[str, Any]] = {**NONE, "line": None, "record_uuid": None, "sha": None}
     DEFAULTS |= {"content_hash": None, "label": None}
     CONVERT: ClassVar[dict[str, Callable[[Any], Any]]] = {**_WHEN, "kind": AnchorKind}
     valid_from: datetime | None
@@ -139,7 +136,7 @@ _anchors = _many(PlainAnchor.from_dict)
 
 class PlainNode(Plain):
     FIELDS = (
-        *_TEMPORAL,
+        *TEMPORAL,
         "id",
         "domain_id",
         "profile",
@@ -161,7 +158,7 @@ class PlainNode(Plain):
     )
     __slots__ = FIELDS
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
+        **NONE,
         **dict.fromkeys(("title", "claim", "question", "tension", "action_implication"), ""),
         "anchors": [],
         "source_hashes": [],
@@ -204,7 +201,7 @@ class PlainNode(Plain):
 
 class PlainEdge(Plain):
     FIELDS = (
-        *_TEMPORAL,
+        *TEMPORAL,
         "id",
         "source_id",
         "target_id",
@@ -218,7 +215,7 @@ class PlainEdge(Plain):
     )
     __slots__ = FIELDS
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
+        **NONE,
         "claim": "",
         "anchors": [],
         "confidence": 0.5,
@@ -246,10 +243,10 @@ class PlainEdge(Plain):
 
 
 class PlainFreshness(Plain):
-    FIELDS = (*_TEMPORAL, "state", "checked_at", "stale_ids", "reason")
+    FIELDS = (*TEMPORAL, "state", "checked_at", "stale_ids", "reason")
     __slots__ = FIELDS
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
+        **NONE,
         "state": FreshnessState.fresh,
         "checked_at": None,
     }
@@ -270,7 +267,7 @@ class PlainFreshness(Plain):
 
 class PlainSummary(Plain):
     FIELDS = (
-        *_TEMPORAL,
+        *TEMPORAL,
         "id",
         "domain_id",
         "covers_node_ids",
@@ -289,7 +286,7 @@ class PlainSummary(Plain):
     )
     __slots__ = FIELDS
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
+        **NONE,
         "covers_node_ids": [],
         "covers_edge_ids": [],
         "covers_summary_ids": [],
@@ -330,7 +327,7 @@ class PlainSummary(Plain):
 
 class PlainReceipt(Plain):
     FIELDS = (
-        *_TEMPORAL,
+        *TEMPORAL,
         "id",
         "patch_id",
         "op",
@@ -345,7 +342,7 @@ class PlainReceipt(Plain):
         "details",
     )
     __slots__ = FIELDS
-    DEFAULTS: ClassVar[dict[str, Any]] = {**_NONE, "profile": None, "before": None, "after": None}
+    DEFAULTS: ClassVar[dict[str, Any]] = {**NONE, "profile": None, "before": None, "after": None}
     DEFAULTS |= {"reason": "", "details": {}}
     CONVERT: ClassVar[dict[str, Callable[[Any], Any]]] = {**_WHEN, "at": when}
     valid_from: datetime | None
@@ -365,97 +362,7 @@ class PlainReceipt(Plain):
     details: dict[str, Any]
 
 
-class ContextQuery(Plain):
-    """``MemoryContextQuery``'s fields; the caller validates (``memgraph context``
-    checks the budget and limit before building one)."""
-
-    FIELDS = (
-        *_TEMPORAL,
-        "text",
-        "cut",
-        "budget_tokens",
-        "domain_id",
-        "project",
-        "as_of",
-        "summary_confidence_threshold",
-        "limit",
-    )
-    __slots__ = FIELDS
-    DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
-        "cut": CutName.repo,
-        "budget_tokens": 2000,
-        "domain_id": None,
-    }
-    DEFAULTS |= {"project": None, "as_of": None, "summary_confidence_threshold": 0.6, "limit": 50}
-    valid_from: datetime | None
-    valid_to: datetime | None
-    ingested_at: datetime | None
-    text: str
-    cut: CutName
-    budget_tokens: int
-    domain_id: str | None
-    project: str | None
-    as_of: datetime | None
-    summary_confidence_threshold: float
-    limit: int
-
-
-class ContextPacket(Plain):
-    """``MemoryContextPacket``'s fields; ``packet_document`` makes it one."""
-
-    FIELDS = (
-        *_TEMPORAL,
-        "query",
-        "nodes",
-        "edges",
-        "summaries",
-        "anchors",
-        "warnings",
-        "contradiction_guards",
-        "verification_seams",
-        "receipts",
-        "obligations",
-        "omitted",
-        "tokens_used",
-        "notices",
-    )
-    __slots__ = FIELDS
-    DEFAULTS: ClassVar[dict[str, Any]] = {
-        **_NONE,
-        **{name: [] for name in FIELDS[4:-2]},
-        "tokens_used": 0,
-        "notices": [],
-    }
-    valid_from: datetime | None
-    valid_to: datetime | None
-    ingested_at: datetime | None
-    query: Any
-    nodes: list[Any]
-    edges: list[Any]
-    summaries: list[Any]
-    anchors: list[Any]
-    warnings: list[str]
-    contradiction_guards: list[str]
-    verification_seams: list[str]
-    receipts: list[Any]
-    obligations: list[str]
-    omitted: list[str]
-    tokens_used: int
-    notices: list[str]
-
-
 def decoder(cls: type[Plain]) -> Callable[[str | bytes], Any]:
     """Stored JSON text -> plain object (``json.loads`` then ``cls.from_dict``)."""
     loads, make = json.loads, cls.from_dict
     return lambda text: make(loads(text))
-
-
-def packet_document(packet: Any) -> MemoryContextPacket:
-    """A packet as the pydantic ``MemoryContextPacket`` (``--json``, MCP): the plain
-    members validate into their documents; a document is returned as it is."""
-    from memgraph.documents.context import MemoryContextPacket
-
-    if isinstance(packet, MemoryContextPacket):
-        return packet
-    return MemoryContextPacket.model_validate(packet.as_dict())

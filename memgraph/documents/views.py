@@ -118,7 +118,7 @@ class ReceiptView(Protocol):
 
 
 class QueryView(Protocol):
-    """``MemoryContextQuery`` or ``memgraph.documents.plain.ContextQuery``."""
+    """``MemoryContextQuery`` or ``memgraph.documents.plain_context.ContextQuery``."""
 
     text: str
     cut: CutName
@@ -131,7 +131,7 @@ class QueryView(Protocol):
 
 
 class PacketView(Protocol):
-    """``MemoryContextPacket`` or ``memgraph.documents.plain.ContextPacket``: the
+    """``MemoryContextPacket`` or ``memgraph.documents.plain_context.ContextPacket``: the
     packer appends to the lists, the ceiling replaces them."""
 
     nodes: list[Any]

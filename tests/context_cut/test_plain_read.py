@@ -33,7 +33,7 @@ from memgraph.documents import (
     MemoryNode,
     MemorySummary,
 )
-from memgraph.documents.plain import ContextPacket, ContextQuery, packet_document
+from memgraph.documents.plain_context import ContextPacket, ContextQuery, packet_document
 from memgraph.ids import anchor_id
 from memgraph.store import open_store
 from memgraph.store.decode import use_plain

@@ -121,7 +121,11 @@ def test_process_imports(db: Path, cut: str) -> None:  # noqa: F811
         assert ours <= _bench_context_imports(), ours - _bench_context_imports()
 
 
-PLAIN_DOCUMENTS = {"memgraph.documents.enums", "memgraph.documents.plain"}
+PLAIN_DOCUMENTS = {
+    "memgraph.documents.enums",
+    "memgraph.documents.plain",
+    "memgraph.documents.plain_context",
+}
 
 
 @pytest.mark.parametrize("fmt", ["--markdown", "--prompt"])

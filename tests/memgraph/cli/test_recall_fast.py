@@ -135,6 +135,7 @@ def test_process_imports(db: Path, extra: list[str]) -> None:  # noqa: F811
     assert {m for m in loaded if m.startswith("memgraph.documents.")} <= {
         "memgraph.documents.enums",
         "memgraph.documents.plain",
+        "memgraph.documents.plain_context",
     }
     expected = runner.invoke(app, argv)
     assert out == expected.stdout_bytes
