@@ -208,7 +208,7 @@ class PostgresStore(DocStore):
             if self._open is not None:
                 # inside this store's own transaction (an index write during a
                 # capture): join it; it commits or rolls back as one
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))
                 return
 
             def begin() -> None:
@@ -218,7 +218,7 @@ class PostgresStore(DocStore):
             self._retry(begin)
             self._open = "write"
             try:
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))  # plain docs: decode.use_plain
             except psycopg.Error as exc:
                 # a constraint or the append-only trigger: all undone, one line
                 self._rollback()
@@ -239,14 +239,14 @@ class PostgresStore(DocStore):
         """A consistent read snapshot (readers never block writers)."""
         with self._lock:
             if self._open is not None:  # inside a transaction: read what it sees
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))
                 return
             self._retry(
                 lambda: self.conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             )
             self._open = "read"
             try:
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))  # plain docs: decode.use_plain
             except psycopg.Error as exc:
                 self._rollback()
                 raise self._fail(exc) from None
