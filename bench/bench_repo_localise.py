@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +170,22 @@ def components(
     for n in (25, 50, 100, 200):
         docs = history_docs(commits_seen, paths, n)
         out[f"past{n}"] = _round(bm25_counts(docs, query)) if docs else {}
+    for weight in (0, 1, 5):  # the path's terms counted ``weight`` times instead of 3
+        tf = {}
+        for p, counts in index.tf.items():
+            shifted = counts.copy()
+            for t in terms(p):
+                shifted[t] += weight - 3
+            tf[p] = +shifted
+        out[f"text_p{weight}"] = _round(bm25_counts(tf, query))
+    for n in (50, 100):  # history per folder: subjects of commits touching a sibling
+        folder_docs: dict[str, Counter[str]] = {}
+        for p, counts in history_docs(commits_seen, paths, n).items():
+            folder_docs.setdefault(p.rpartition("/")[0], Counter()).update(counts)
+        empty: Counter[str] = Counter()
+        docs = {p: folder_docs.get(p.rpartition("/")[0], empty) for p in paths}
+        docs = {p: c for p, c in docs.items() if c}
+        out[f"pastdir{n}"] = _round(bm25_counts(docs, query)) if docs else {}
     last: dict[str, int] = {}
     count: dict[str, int] = {}
     for i, row in enumerate(commits_seen):
