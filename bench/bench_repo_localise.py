@@ -2,7 +2,11 @@
 beside plain BM25 over file text, on real git history.
 
     python bench/bench_repo_localise.py [--repo PATH[@REV] ...] [--max-commits 60]
-        [--weights 0,0.3,0.5,2] [--rev REV]
+        [--weights 0,0.3,0.5,2] [--rev REV] [--dump FILE.jsonl]
+
+``--dump`` appends one JSON line per scored commit (truth, the cut's top 10, its raw
+score components, the baseline's scores); ``bench_repo_localise_offline.py`` re-weights
+them on a fixed older/newer split without scanning again.
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
 up to --max-commits per repo): query = the commit message, graph = the repo at
