@@ -2,7 +2,11 @@
 beside plain BM25 over file text, on real git history.
 
     python bench/bench_repo_localise.py [--repo PATH[@REV] ...] [--max-commits 60]
-        [--weights 0,0.3,0.5,2] [--rev REV]
+        [--weights 0,0.3,0.5,2] [--rev REV] [--dump FILE.jsonl]
+
+``--dump`` appends one JSON line per scored commit (truth, the cut's top 10, its raw
+score components, the baseline's scores); ``bench_repo_localise_offline.py`` re-weights
+them on a fixed older/newer split without scanning again.
 
 For every non-merge commit touching 1-5 non-test source files (newest first,
 up to --max-commits per repo): query = the commit message, graph = the repo at
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import shutil
 import statistics
@@ -44,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +61,7 @@ from context_cut.repo_cut import (
     ModuleIndex,
     RepoCutRequest,
     bm25,
+    personalised_pagerank,
     rank_modules,
     repo_cut,
 )
@@ -143,8 +150,71 @@ def _names(v: Variants) -> list[str]:
     return v.names()
 
 
+def _round(scores: dict[str, float], allowed: set[str] | None = None) -> dict[str, float]:
+    return {p: round(s, 5) for p, s in scores.items() if s and (allowed is None or p in allowed)}
+
+
+def components(
+    index: ModuleIndex, message: str, commits_seen: list[object], allowed: set[str]
+) -> dict[str, object]:
+    """The cut's score components for one commit (raw, unnormalised), for
+    offline re-weighting (``--dump``): text BM25, PageRank, code mentions,
+    history BM25 over the newest 25/50/100/200 commits, and per module the
+    position of the newest commit that touched it and how many of the newest
+    50 did."""
+    query = terms(message)
+    text = index.bm25(query)
+    seeds = dict(sorted(text.items(), key=lambda kv: -kv[1])[:20])
+    out: dict[str, object] = {
+        "text": _round(text),
+        "ppr": _round(personalised_pagerank(index.paths, index.edges, seeds)),
+        "named": _round(index.mentions.scores(message)),
+    }
+    paths = set(index.tf)
+    for n in (25, 50, 100, 200):
+        docs = history_docs(commits_seen, paths, n)
+        out[f"past{n}"] = _round(bm25_counts(docs, query)) if docs else {}
+    for weight in (0, 1, 5):  # the path's terms counted ``weight`` times instead of 3
+        tf = {}
+        for p, counts in index.tf.items():
+            shifted = counts.copy()
+            for t in terms(p):
+                shifted[t] += weight - 3
+            tf[p] = +shifted
+        out[f"text_p{weight}"] = _round(bm25_counts(tf, query))
+    for n in (50, 100):  # history per folder: subjects of commits touching a sibling
+        folder_docs: dict[str, Counter[str]] = {}
+        for p, counts in history_docs(commits_seen, paths, n).items():
+            folder_docs.setdefault(p.rpartition("/")[0], Counter()).update(counts)
+        empty: Counter[str] = Counter()
+        docs = {p: folder_docs.get(p.rpartition("/")[0], empty) for p in paths}
+        docs = {p: c for p, c in docs.items() if c}
+        out[f"pastdir{n}"] = _round(bm25_counts(docs, query)) if docs else {}
+    last: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for i, row in enumerate(commits_seen):
+        for f in row[2] or []:  # type: ignore[index]
+            if f in paths:
+                last.setdefault(f, i)
+                if i < 50:
+                    count[f] = count.get(f, 0) + 1
+    out["last"] = {p: i for p, i in last.items() if p in allowed}
+    out["count50"] = count
+    out["tests"] = sorted(index.tests)
+    return out
+
+
+def bm25_counts(docs: dict[str, object], query: list[str]) -> dict[str, float]:
+    return ModuleIndex(dict(docs), set(), []).bm25(query)  # type: ignore[arg-type]
+
+
 def run_repo(
-    repo: Path, limit: int, variants: Variants, rev: str = "HEAD", history: int = 200
+    repo: Path,
+    limit: int,
+    variants: Variants,
+    rev: str = "HEAD",
+    history: int = 200,
+    dump: list[dict[str, object]] | None = None,
 ) -> dict[str, list[float]]:
     picked = commits(repo, limit, rev)
     picked.reverse()  # oldest first: each parent is an incremental rescan
@@ -209,6 +279,20 @@ def run_repo(
             for n in variants.windows:
                 ranked_n = rank_modules(_with_window(index, commits_seen, n), c.message)
                 orders[f"cut-n{n}"] = [p for p, _s in ranked_n if p in allowed]
+            if dump is not None:
+                row: dict[str, object] = {
+                    "repo": str(repo),
+                    "rev": rev,
+                    "order": picked.index(c),
+                    "sha": c.sha,
+                    "message": c.message,
+                    "truth": sorted(truth),
+                    "allowed": sorted(allowed),
+                    "cut": ranked[:10],
+                    "bm25": _round(base),
+                }
+                row.update(components(index, c.message, commits_seen, allowed))
+                dump.append(row)
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))
                 for name, order in orders.items():
@@ -272,6 +356,12 @@ def main() -> None:
         help="commits the scanner keeps (the cut row uses its own window of them)",
     )
     ap.add_argument("--rev", default="HEAD", help="newest commit considered (every repo)")
+    ap.add_argument(
+        "--dump",
+        type=Path,
+        help="write one JSON line per scored commit (truth, the cut's top 10, its score "
+        "components, BM25 baseline scores) for offline analysis",
+    )
     args = ap.parse_args()
     variants = Variants(
         [float(w) for w in args.weights.split(",") if w.strip()],
@@ -290,7 +380,12 @@ def main() -> None:
         if not given.exists() and "@" in str(given):
             head, rev = str(given).rsplit("@", 1)
             repo = Path(head)
-        scores = run_repo(repo.resolve(), args.max_commits, variants, rev, args.history)
+        rows: list[dict[str, object]] = []
+        scores = run_repo(repo.resolve(), args.max_commits, variants, rev, args.history, rows)
+        if args.dump:
+            with args.dump.open("a", encoding="utf-8") as fh:
+                for row in rows:
+                    fh.write(json.dumps(row) + "\n")
         for name in _names(variants):
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0
