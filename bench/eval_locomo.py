@@ -57,8 +57,12 @@ from profiles.voice.importers import ImportRequest, import_conversations
 from profiles.voice.nodes import message_node_id
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "benchmarks" / "locomo10"
-CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+# ../shared beside the checkout (a worktree under /work/wt/NAME finds /work/shared)
+SHARED = next(
+    (p / "shared" for p in ROOT.parents if (p / "shared").is_dir()), ROOT.parent / "shared"
+)
+DATA = SHARED / "benchmarks" / "locomo10"
+CORPUS = SHARED / "corpus" / "real"
 TUNE = ("26", "30")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MODES = ("bm25", "vectors", "hybrid")
