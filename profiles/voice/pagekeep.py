@@ -98,10 +98,13 @@ def _scalar(value: object) -> str:
     return str(value)
 
 
-def frontmatter_block(lines: list[str], keys: frozenset[str] = MG_KEYS) -> Block:
-    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's."""
+def frontmatter_block(
+    lines: list[str], keys: frozenset[str] = MG_KEYS, *, ours: bool = False
+) -> Block:
+    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's
+    (``ours``: text memgraph just wrote, see ``split_frontmatter``)."""
     try:
-        data, _, _ = split_frontmatter("\n".join(lines))
+        data, _, _ = split_frontmatter("\n".join(lines), ours=ours)
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
     # ``tags`` are shared: memgraph's (project, classifications) and the user's
@@ -123,8 +126,9 @@ def _marker_key(line: str, n: int) -> str:
     return f"msg:{data.get('uuid')}:{data.get('version', 1)}"
 
 
-def split_blocks(text: str) -> list[Block]:
-    """The page as owned blocks and user lines (blank lines: ``key=None`` too)."""
+def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
+    """The page as owned blocks and user lines (blank lines: ``key=None`` too);
+    ``ours``: text memgraph just wrote (its frontmatter parses faster)."""
     lines = text.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
     i = 0
@@ -134,7 +138,7 @@ def split_blocks(text: str) -> list[Block]:
         except ValueError:
             end = -1
         if end > 0:
-            blocks.append(frontmatter_block(lines[: end + 1]))
+            blocks.append(frontmatter_block(lines[: end + 1], ours=ours))
             i = end + 1
     seen: set[str] = set()
     key: str | None
@@ -408,7 +412,9 @@ def record_written(path: Path, text: str, split: Splitter | None = None) -> None
     # backfill) may leave the sidecar of the other's render; both are ours
     old = record.get("owned") if record else None
     recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
-    digest = owned_digest((split or split_blocks)(text))
+    # the text was just written by memgraph: its frontmatter is its dumper's
+    blocks = split(text) if split is not None else split_blocks(text, ours=True)
+    digest = owned_digest(blocks)
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 

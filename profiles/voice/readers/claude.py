@@ -239,6 +239,7 @@ def _drop_replays(
     if not suspects:
         return messages
     wanted = {ts.encode() for ts in suspects.values()}
+    few = len(wanted) <= 8
     assistant_ts: set[str] = set()
     try:
         fh.seek(0)
@@ -247,6 +248,10 @@ def _drop_replays(
     # Second pass (only when a text repeats): assistant lines naming a suspect instant.
     for _lineno, raw in iter_lines(fh, ReadStats(), max_line_bytes):
         if b'"assistant"' not in raw:
+            continue
+        # a matching timestamp holds a wanted instant's bytes: test those first
+        # (a few substring scans) before running the regex over a long line
+        if few and not any(ts in raw for ts in wanted):
             continue
         if not any(m.group(1) in wanted for m in _TIMESTAMP.finditer(raw)):
             continue
