@@ -309,6 +309,18 @@ class NoteWrite:
     patch: PatchRow
 
 
+@record(frozen=True)
+class GraphWrite:
+    """Every row one lean capture writes (``profiles.voice.lean``): new nodes, their
+    edges, one receipt per effect and the applied patch, exactly what ``apply_patch``
+    would store for the same patch of upserts of nodes and edges that do not exist yet."""
+
+    nodes: tuple[NodeRow, ...]
+    edges: tuple[EdgeRow, ...]
+    receipts: tuple[ReceiptRow, ...]
+    patch: PatchRow
+
+
 # -- term statistics ----------------------------------------------------------------
 
 

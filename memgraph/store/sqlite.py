@@ -410,6 +410,7 @@ def read_store_file(path: Path) -> MemoryGraphSnapshot:
 
 def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
+    from memgraph.store.sqlite_ext.capture import SQLiteCaptureAppend
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
     from memgraph.store.sqlite_ext.scrub import SQLiteScrub
     from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
@@ -427,6 +428,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         standing=SQLiteStanding(store),
         turns=SQLiteTurnIndex(store),
         scrub=SQLiteScrub(store),
+        captures=SQLiteCaptureAppend(store),
     )
 
 

@@ -39,13 +39,13 @@ import json
 import re
 from collections import Counter
 from datetime import UTC, date, datetime
-from pathlib import PurePosixPath
 from typing import Any
 
 from pydantic import Field, ValidationError
 
 from memgraph.documents.base import Confidence, Document, UtcDatetime
 from profiles.voice.frontmatter import PageError, _dump_yaml, split_frontmatter
+from profiles.voice.pagepath import page_relpath
 from profiles.voice.pagetext import (
     display_escape,
     escape_line,
@@ -55,7 +55,14 @@ from profiles.voice.pagetext import (
 )
 
 # re-exported: the per-line escaping and the frontmatter reader
-__all__ = ["PageError", "_dump_yaml", "escape_line", "split_frontmatter", "unescape_line"]
+__all__ = [
+    "PageError",
+    "_dump_yaml",
+    "escape_line",
+    "page_relpath",
+    "split_frontmatter",
+    "unescape_line",
+]
 
 PAGE_TYPE = "voice"
 MESSAGES_HEADING = "## Messages"
@@ -115,11 +122,6 @@ class VoicePage(Document):
     @property
     def message_count(self) -> int:
         return len(self.messages)
-
-
-def page_relpath(constellation: str, day: date, session_id: str) -> PurePosixPath:
-    """``<constellation>/voice/<YYYY-MM-DD>-<sid8>.md`` (both names must be path-safe)."""
-    return PurePosixPath(constellation, "voice", f"{day.isoformat()}-{session_id[:8]}.md")
 
 
 def window_ids(value: object) -> list[str]:

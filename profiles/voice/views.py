@@ -9,7 +9,6 @@ rewrites nothing: ``updated`` is the newest node ``updated_at`` and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,6 +22,7 @@ from memgraph.errors import MemgraphError
 from memgraph.fileio import append_line, atomic_write_text, read_text_nofollow, safe_child
 from memgraph.ids import anchor_id
 from memgraph.store import Store
+from profiles.voice.capture_types import MIN_MESSAGES as MIN_MESSAGES
 from profiles.voice.nodes import (
     domain_id,
     message_title,
@@ -30,19 +30,18 @@ from profiles.voice.nodes import (
     safe_component,
     session_node_id,
 )
+from profiles.voice.pagepath import choose_relpath as choose_relpath
 from profiles.voice.pages import (
     ACTIVE,
     STABLE,
     VoiceMessageEntry,
     VoicePage,
-    page_relpath,
     render_page,
     window_ids,
 )
 from profiles.voice.prefilter import is_trivial
 from profiles.voice.titles import TermWeights, page_title, session_title, term_weights
 
-MIN_MESSAGES = 3
 LOG_NAME = "log.md"
 
 
@@ -151,33 +150,6 @@ def build_page(
         messages=entries,
         activity_window=window_ids(session.attributes.get("activity_window")) if session else [],
     )
-
-
-def _page_session_id(path: Path) -> str | None:
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
-        return None
-    match = re.search(r"^session_id: '?([^'\n]*)'?$", head, re.MULTILINE)
-    return match.group(1) if match else None
-
-
-def choose_relpath(
-    vault: Path, constellation: str, session_id: str, day: datetime
-) -> PurePosixPath:
-    """``page_relpath``, unless another session already owns that file name.
-
-    Codex session ids are UUIDv7 (time first), so two sessions started within a
-    minute share their first 8 characters: the later one gets the full id.
-    """
-    rel = page_relpath(constellation, day.date(), safe_component(session_id, "session"))
-    path = vault.joinpath(*rel.parts)
-    owner = _page_session_id(path) if path.exists() else None
-    if owner is not None and owner != session_id:
-        name = f"{day.date().isoformat()}-{safe_component(session_id, 'session')}.md"
-        rel = PurePosixPath(constellation, "voice", name)
-    return rel
 
 
 def session_relpath(

@@ -14,12 +14,20 @@ Stdlib only at import: ``memgraph note`` runs this module without pydantic.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memgraph.errors import StoreError
 from memgraph.store.docpack import pack
-from memgraph.store.rows import NoteIndexRow, NoteWrite, SessionRow
+from memgraph.store.rows import (
+    EdgeRow,
+    NodeRow,
+    NoteIndexRow,
+    NoteWrite,
+    PatchRow,
+    ReceiptRow,
+    SessionRow,
+)
 from memgraph.store.schema import Migration, index_new_node_rows, max_node_rowid
 
 TYPE_CHECKING = False
@@ -180,42 +188,58 @@ class SQLiteSessionIndex:
 
 def write_note(conn: sqlite3.Connection, w: NoteWrite) -> None:
     """Insert one lean note's rows (inside the caller's write transaction)."""
-    n = w.node
+    write_rows(conn, (w.node,), (w.edge,), w.receipts, w.patch)
+
+
+def write_rows(
+    conn: sqlite3.Connection,
+    nodes: Sequence[NodeRow],
+    edges: Sequence[EdgeRow],
+    receipts: Sequence[ReceiptRow],
+    patch: PatchRow,
+) -> None:
+    """Insert the rows of the lean writers (``memgraph note``, the voice capture's
+    plain case) inside the caller's write transaction: new nodes (indexed as
+    ``SQLiteTxn.put_nodes`` indexes them), edges, receipts and the patch, docs packed
+    as the store packs them. A change to how the store writes these rows changes
+    this function too (tests/profiles/session/test_lean.py and
+    tests/profiles/voice/test_lean_capture.py compare the rows with the engine's)."""
     last = max_node_rowid(conn)
-    conn.execute(
+    conn.executemany(
         """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
                ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        (
-            n.id,
-            n.profile,
-            n.kind,
-            n.domain_id,
-            n.lifecycle,
-            n.valid_from,
-            n.valid_to,
-            n.ingested_at,
-            n.updated_at,
-            n.title,
-            n.body,
-            n.doc,
-        ),
+        [
+            (
+                n.id,
+                n.profile,
+                n.kind,
+                n.domain_id,
+                n.lifecycle,
+                n.valid_from,
+                n.valid_to,
+                n.ingested_at,
+                n.updated_at,
+                n.title,
+                n.body,
+                n.doc,
+            )
+            for n in nodes
+        ],
     )
-    # the node FTS and the session index, as SQLiteTxn.put_nodes does
+    # the node FTS and every index table, as SQLiteTxn.put_nodes does
     index_new_node_rows(conn, last)
-    e = w.edge
-    conn.execute(
+    conn.executemany(
         "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
         " VALUES (?,?,?,?,?,?,?)",
-        (e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc),
+        [(e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc) for e in edges],
     )
     conn.executemany(
         "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in w.receipts],
+        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in receipts],
     )
-    p = w.patch
     conn.execute(
         "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (p.id, p.status, p.created_at, pack(p.doc)),
+        (patch.id, patch.status, patch.created_at, pack(patch.doc)),
     )
 
 
