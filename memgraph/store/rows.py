@@ -29,6 +29,10 @@ def light_record(cls: Any) -> Any:
     name = cls.__name__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not kwargs and len(args) == len(fields):  # every field, in order: the common case
+            for f, value in zip(fields, args, strict=True):
+                object.__setattr__(self, f, value)
+            return
         if len(args) > len(fields):
             raise TypeError(f"{name}() takes {len(fields)} arguments")
         values = dict(zip(fields, args, strict=False))

@@ -158,13 +158,23 @@ class _Batch:
             return
         digest = ""
         try:
-            digest = file_sha256(path)
-            if row is not None and row.status != ERROR and row.sha256 == digest:
-                registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
-                outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
-                self._finish(slot, outcome, None)
-                return
-            read = _read(request, path)
+            if row is not None:  # the hash decides whether the content changed
+                digest = file_sha256(path)
+                if row.status != ERROR and row.sha256 == digest:
+                    registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
+                    outcome = Outcome(
+                        key, "unchanged", row.reason, row.session_id, row.message_count
+                    )
+                    self._finish(slot, outcome, None)
+                    return
+                read = _read(request, path)
+            else:  # a new file: hashed on a helper thread while it is read (no GIL)
+                from profiles.voice.hooks import FileDigest
+
+                pending = FileDigest(path)
+                read = _read(request, path)
+                known = pending.get()
+                digest = known[2] if known is not None else file_sha256(path)
         except Exception as exc:  # a bug must not stop a backfill of thousands of files
             self._failed(slot, key, size, mtime_ns, digest, exc)
             return

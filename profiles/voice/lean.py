@@ -18,6 +18,7 @@ asserts the stored rows equal the engine's, byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -26,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from memgraph.ids import anchor_id, edge_id, is_safe_name, stable_id
+from memgraph.ids import anchor_id, edge_id, is_safe_name
 from memgraph.store.rows import EdgeRow, GraphWrite, NodeRow, PatchRow, ReceiptRow, iso
 from profiles.session.records import compact, dt_json, node_content_hash
 from profiles.voice.capture_types import CaptureRequest, CaptureResult, SessionCapture
@@ -291,14 +292,16 @@ def build(items: Sequence[Item], now: datetime, patch_id: str | None = None) -> 
         return out
     reason = out.results[0].transcript if len(items) == 1 else f"{len(items)} transcripts"
     out.write = _rows(ops, f"capture {reason}", now, patch_id or f"p-{uuid.uuid4().hex}")
+    written = sum(1 for op in ops if op["op"] == "upsert_node")
     for result in out.results:
-        result.nodes_written = sum(1 for op in ops if op["op"] == "upsert_node")
+        result.nodes_written = written
     return out
 
 
 def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWrite:
     """What ``apply_patch`` stores for ``ops`` (all new): rows, receipts, patch."""
     stamp, at = dt_json(now), iso(now)
+    prefix = _receipt_prefix(patch_id)
     nodes: list[NodeRow] = []
     edges: list[EdgeRow] = []
     receipts: list[ReceiptRow] = []
@@ -337,7 +340,7 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
                 )
             )
             target, kind, details = e["id"], "edge", {}
-        rid = stable_id("r", patch_id, str(number))
+        rid = _receipt_id(prefix, number)
         receipt = {  # field order follows MemoryLifecycleReceipt
             "valid_from": None,
             "valid_to": None,
@@ -374,6 +377,24 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
         receipts=tuple(receipts),
         patch=PatchRow(patch_id, "applied", iso(created), compact(patch)),
     )
+
+
+def _receipt_prefix(patch_id: str) -> Any:
+    """sha256 state of ``stable_id("r", patch_id, ...)`` before its last part
+    (as ``memgraph.working``: receipt ids without rehashing the patch id)."""
+    h = hashlib.sha256()
+    data = patch_id.encode("utf-8", "surrogatepass")
+    h.update(len(data).to_bytes(8, "big"))
+    h.update(data)
+    return h
+
+
+def _receipt_id(prefix: Any, number: int) -> str:
+    h = prefix.copy()
+    data = str(number).encode()
+    h.update(len(data).to_bytes(8, "big"))
+    h.update(data)
+    return f"r-{h.hexdigest()[:16]}"
 
 
 def _clock() -> datetime:
