@@ -279,7 +279,8 @@ def compact(value: Any) -> str:
         import json
 
         _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    return _ENCODE(value)
+    text: str = _ENCODE(value)
+    return text
 
 
 _ENCODE: Any = None
