@@ -26,6 +26,7 @@ from profiles.voice.backfill_scan import (
     ERROR,
     BackfillReport,
     Outcome,
+    _outcome,
     candidates,
     path_key,
     unchanged,
@@ -40,7 +41,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from profiles.voice.privacy import PrivacyPolicy
 
-PAGED, SKIPPED = "paged", "skipped"
 # progress(bytes done, bytes total, current path)
 Progress = Callable[[int, int, str], None]
 
@@ -335,20 +335,3 @@ def _read(request: BackfillRequest, path: Path) -> TranscriptRead | None:
         privacy=request.privacy,
     )
     return screened(read, capture)
-
-
-def excluded_reason(result: CaptureResult) -> str | None:
-    """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
-    if result.messages:
-        return None
-    return next((k for k in sorted(result.stats.dropped) if k.startswith("excluded_")), None)
-
-
-def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
-    pages = result.pages
-    page = pages[0].relative_to(vault).as_posix() if pages else None
-    status = PAGED if pages else SKIPPED
-    reason = None if pages else (excluded_reason(result) or result.skipped or "no_messages")
-    return Outcome(
-        key, status, reason, result.session_id, result.messages, page, size, result.revised
-    )

@@ -32,18 +32,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from memgraph.fileio import atomic_write_text, read_text_nofollow
-from profiles.voice.pages import (
+from profiles.voice.frontmatter import PageError, split_frontmatter
+from profiles.voice.pagerender import (
     CLASSIFICATIONS_HEADING,
     DAY_HEADING,
     MESSAGES_HEADING,
     MG_V1,
     MG_V2,
-    PageError,
-    VoicePage,
+    PageLike,
     marker_version,
-    parse_page,
     render_page,
-    split_frontmatter,
 )
 
 CONFLICT_SUFFIX = ".conflict.md"
@@ -339,9 +337,11 @@ def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
     atomic_write_text(sidecar(path), json.dumps(data, sort_keys=True) + "\n", durable=False)
 
 
-def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool:
+def _legacy_trusted(existing: str, blocks: list[Block], page: PageLike) -> bool:
     """No record: trust a page whose owned text is exactly a render of itself and
     whose message texts are the store's."""
+    from profiles.voice.pages import parse_page  # pydantic: only for a page on disk
+
     try:
         parsed = parse_page(existing)
     except PageError:
@@ -361,7 +361,7 @@ def memgraph_tags(existing: str) -> frozenset[str]:
     classifications); when the page no longer parses, its project's tag and
     every tag that is a classification label."""
     from profiles.voice.classify.labels import LABELS
-    from profiles.voice.pages import page_tags
+    from profiles.voice.pages import page_tags, parse_page
 
     try:
         parsed = parse_page(existing)
@@ -385,7 +385,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> KeepResult:
+def plan(path: Path, existing: str | None, rendered: str, page: PageLike) -> KeepResult:
     """What to write for ``path`` now holding ``existing`` (None: no file)."""
     if existing is None:
         return KeepResult(rendered)

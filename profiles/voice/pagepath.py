@@ -10,7 +10,15 @@ import re
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 
+from memgraph.errors import MemgraphError
+from memgraph.fileio import append_line
 from profiles.voice.nodekeys import safe_component
+
+LOG_NAME = "log.md"
+
+
+class VaultError(MemgraphError):
+    """A voice page or log.md cannot be written (permissions, a directory in the way)."""
 
 
 def page_relpath(constellation: str, day: date, session_id: str) -> PurePosixPath:
@@ -43,3 +51,14 @@ def choose_relpath(
         name = f"{day.date().isoformat()}-{safe_component(session_id, 'session')}.md"
         rel = PurePosixPath(constellation, "voice", name)
     return rel
+
+
+def append_log(vault: Path, line: str) -> None:
+    """One O_APPEND write: concurrent writers never interleave within a line.
+
+    ``log.md`` is opened ``O_NOFOLLOW``: a symlink there is refused (its target is
+    never appended to).
+    """
+    vault.mkdir(parents=True, exist_ok=True)
+    data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
+    append_line(vault / LOG_NAME, data, what="log.md")

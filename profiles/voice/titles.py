@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memgraph.store import Store
+    from memgraph.store.interfaces import TermStats
 
 # English stopwords plus the filler of talking to an agent; titles should name
 # the topic ("hook install settings"), not the politeness around it.
@@ -150,13 +151,26 @@ def term_weights(store: Store, texts: Iterable[str]) -> TermWeights | None:
     (None when the store has no term statistics)."""
     from memgraph.store.interfaces import indexes
 
+    texts = tuple(texts)
+    if not _counts(texts)[0]:
+        return None
+    try:
+        terms = indexes(store).terms
+    except (AttributeError, KeyError, NotImplementedError):
+        return None
+    return term_weights_from(terms, texts)
+
+
+def term_weights_from(terms: TermStats, texts: Iterable[str]) -> TermWeights | None:
+    """``term_weights`` with the store's ``TermStats`` at hand (the lean hook opens
+    the store file without the store class)."""
     counts, docs, first = _counts(texts)
     if not counts:
         return None
     local = sorted(counts, key=lambda w: (-(docs[w] + math.log1p(counts[w])), first[w]))
     wanted = sorted(local[:MAX_LOOKUPS])
     try:
-        freq = indexes(store).terms.frequencies(wanted)
+        freq = terms.frequencies(wanted)
     except (AttributeError, KeyError, NotImplementedError):
         return None
     if freq.nodes <= 0:

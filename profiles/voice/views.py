@@ -19,7 +19,7 @@ from typing import Any
 from memgraph import fileio
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
 from memgraph.errors import MemgraphError
-from memgraph.fileio import append_line, atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
 from memgraph.ids import anchor_id
 from memgraph.store import Store
 from profiles.voice.capture_types import MIN_MESSAGES as MIN_MESSAGES
@@ -30,6 +30,9 @@ from profiles.voice.nodes import (
     safe_component,
     session_node_id,
 )
+from profiles.voice.pagepath import LOG_NAME as LOG_NAME
+from profiles.voice.pagepath import VaultError as VaultError
+from profiles.voice.pagepath import append_log as append_log
 from profiles.voice.pagepath import choose_relpath as choose_relpath
 from profiles.voice.pages import (
     ACTIVE,
@@ -41,12 +44,6 @@ from profiles.voice.pages import (
 )
 from profiles.voice.prefilter import is_trivial
 from profiles.voice.titles import TermWeights, page_title, session_title, term_weights
-
-LOG_NAME = "log.md"
-
-
-class VaultError(MemgraphError):
-    """A voice page or log.md cannot be written (permissions, a directory in the way)."""
 
 
 def is_qualifying(node: MemoryNode) -> bool:
@@ -163,17 +160,6 @@ def session_relpath(
     first = min(n.valid_from or n.created_at for n in messages).astimezone(UTC)
     constellation = safe_component(str(attrs.get("constellation") or "unknown"))
     return choose_relpath(vault, constellation, str(attrs.get("session_id")), first)
-
-
-def append_log(vault: Path, line: str) -> None:
-    """One O_APPEND write: concurrent writers never interleave within a line.
-
-    ``log.md`` is opened ``O_NOFOLLOW``: a symlink there is refused (its target is
-    never appended to).
-    """
-    vault.mkdir(parents=True, exist_ok=True)
-    data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
-    append_line(vault / LOG_NAME, data, what="log.md")
 
 
 STALE_TEMP_SECONDS = fileio.STALE_TEMP_SECONDS

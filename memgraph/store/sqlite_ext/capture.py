@@ -17,7 +17,6 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from memgraph.errors import StoreError
 from memgraph.store.rows import GraphWrite
 from memgraph.store.sqlite_ext.session import write_rows
 
@@ -97,8 +96,7 @@ def open_light(db_path: Path) -> LightSQLite | None:
     try:
         if current_schema(light.conn):
             return light
-    except sqlite3.Error as exc:
-        light.close()
-        raise StoreError(f"store {db_path}: {exc}") from None
+    except sqlite3.Error:
+        pass  # not a store this path can write: the full path opens (or refuses) it
     light.close()
     return None
