@@ -56,7 +56,9 @@ def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def _files(vault: Path) -> dict[str, bytes]:
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*") if p.is_file()}
+    return {
+        p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*") if p.is_file()
+    }
 
 
 def _run(tmp: Path, name: str, transcript: Path, lean_on: bool) -> tuple[str, Path, Path]:
