@@ -16,12 +16,11 @@ from the store (the nodes are there by then): ``Pending``.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memgraph.errors import ReaderError, StoreError
+from memgraph.errors import ReaderError
 from memgraph.store.rows import RegistryRow, iso
 from profiles.voice.backfill_scan import Outcome, _outcome, path_key
 from profiles.voice.capture_types import CaptureRequest, CaptureResult
@@ -52,17 +51,12 @@ def capture(
     store_path: Path, hook: HookInput, vault: Path, digest: FileDigest | None, redact: bool | None
 ) -> str | Declined | Pending:
     """The hook's summary line, or why the full path must finish (see module doc)."""
-    from memgraph.store.sqlite_ext.capture import open_light
+    from memgraph.store.sqlite_ext.capture import light_writer
 
-    light = open_light(store_path)
-    if light is None:
-        return Declined(None)
-    try:
+    with light_writer(store_path) as light:
+        if light is None:
+            return Declined(None)
         return _capture(light, hook, vault, digest, redact)
-    except sqlite3.Error as exc:
-        raise StoreError(f"store {store_path}: {exc}") from None
-    finally:
-        light.close()
 
 
 def _capture(

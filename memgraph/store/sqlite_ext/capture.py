@@ -14,9 +14,11 @@ Stdlib only at import: the lean hook opens the store file with ``LightSQLite``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+from memgraph.errors import StoreError
 from memgraph.store.rows import GraphWrite
 from memgraph.store.sqlite_ext.session import write_rows
 
@@ -100,3 +102,19 @@ def open_light(db_path: Path) -> LightSQLite | None:
         pass  # not a store this path can write: the full path opens (or refuses) it
     light.close()
     return None
+
+
+@contextmanager
+def light_writer(db_path: Path) -> Iterator[LightSQLite | None]:
+    """``open_light`` for a block: closed after it; an SQLite error inside it is
+    one ``StoreError`` line (never a traceback)."""
+    light = open_light(db_path)
+    if light is None:
+        yield None
+        return
+    try:
+        yield light
+    except sqlite3.Error as exc:
+        raise StoreError(f"store {db_path}: {exc}") from None
+    finally:
+        light.close()
