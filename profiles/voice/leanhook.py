@@ -67,7 +67,7 @@ def _capture(
     redact: bool | None,
 ) -> str | Declined | Pending:
     from memgraph.store.sqlite_ext.capture import SQLiteCaptureAppend
-    from profiles.voice import lean
+    from profiles.voice.nodekeys import session_node_id
     from profiles.voice.prefilter import PrefilterOptions
     from profiles.voice.privacy import PrivacyPolicy, screen
     from profiles.voice.readers import ReadOptions, read_transcript
@@ -84,6 +84,12 @@ def _capture(
     )
     assert request.privacy is not None
     read = screen(read, request.privacy, cwd=request.cwd)
+    appender = SQLiteCaptureAppend(light)
+    sessions = sorted({m.session_id for m in read.messages})
+    if appender.any_stored([session_node_id(s) for s in sessions], sessions):
+        return Declined(read)  # a re-run or a grown session: the engine's job
+    from profiles.voice import lean
+
     built = lean.build([(read.messages, request, read.path)], _now())
     result = built.results[0]
     pages = {s.session_id: s for s in result.sessions if s.skipped is None}
@@ -91,9 +97,7 @@ def _capture(
         relpath = built.docs[sid].session["attributes"]["voice_page"]
         if vault.joinpath(*Path(relpath).parts).exists():
             return Declined(read)
-    if built.write is not None and not SQLiteCaptureAppend(light).append_capture(
-        built.write, built.sessions
-    ):
+    if built.write is not None and not appender.append_capture(built.write, built.sessions):
         return Declined(read)
     result.harness, result.stats = read.harness, read.stats
     result.session_id = result.session_id or read.session_id or request.session_id

@@ -70,6 +70,18 @@ class SQLiteCaptureAppend:
         with self.conns.write() as conn:
             return append_in(conn, write, sessions)
 
+    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
+        """A read-only look before building a write: is any of these nodes, or a
+        voice message of these sessions, stored? (``append_capture`` checks again.)"""
+        with self.conns.read() as conn:
+            return _any(
+                conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", list(node_ids)
+            ) or _any(
+                conn,
+                "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
+                list(sessions),
+            )
+
 
 def current_schema(conn: sqlite3.Connection) -> bool:
     """Every migration this memgraph knows is applied, and none it does not know:
