@@ -116,6 +116,11 @@ class CaptureAppend(Protocol):
         (``profiles.voice.lean``)."""
         ...
 
+    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
+        """Is any of ``node_ids``, or a voice message of ``sessions``, stored? A
+        read-only look before building a write (``append_capture`` checks again)."""
+        ...
+
 
 class TermStats(Protocol):
     def frequencies(self, terms: Sequence[str]) -> TermFrequencies: ...

@@ -152,7 +152,11 @@ def _capture_lean(
     if captures is None:
         return None
     from profiles.voice.lean import build
+    from profiles.voice.nodekeys import session_node_id
 
+    sessions = sorted({m.session_id for messages, _, _ in items for m in messages})
+    if captures.any_stored([session_node_id(s) for s in sessions], sessions):
+        return None  # a session has something stored: the engine plans against it
     built = build(items, now)
     if built.write is not None and not captures.append_capture(built.write, built.sessions):
         return None
