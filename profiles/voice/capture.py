@@ -46,6 +46,10 @@ from profiles.voice.views import (
 
 PROPOSER = "voice.capture"
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.lean import LeanCapture, SessionDocs
+
 
 def capture_transcript(store: Store, request: CaptureRequest) -> CaptureResult:
     """Read ``request.transcript`` and capture every operator message in it."""
@@ -111,9 +115,11 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
     """
     now = (items[0][1].now if items else None) or utcnow()
     lean = _capture_lean(store, items, now)
+    docs: dict[str, SessionDocs] = {}
     if lean is not None:
-        pairs = [(result, result.sessions) for result in lean]
-        for result in lean:
+        docs = lean.docs
+        pairs = [(result, result.sessions) for result in lean.results]
+        for result in lean.results:
             result.sessions = []
     else:
         planned = [_plan(store, *item, now=item[1].now or now) for item in items]
@@ -130,8 +136,8 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
         try:
             for plan in plans:
                 if plan.skipped is None and request.write_pages:
-                    plan.page, plan.page_written = write_session_page_ex(
-                        store, request.vault, plan.session_id, min_messages=request.min_messages
+                    plan.page, plan.page_written = _write_page(
+                        store, request, plan.session_id, docs.get(plan.session_id)
                     )
                 result.sessions.append(plan)
         except MemgraphError as exc:
@@ -141,9 +147,24 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
     return [result for result, _ in pairs]
 
 
-def _capture_lean(
-    store: Store, items: list[CaptureItem], now: datetime
-) -> list[CaptureResult] | None:
+def _write_page(
+    store: Store, request: CaptureRequest, sid: str, docs: SessionDocs | None
+) -> tuple[Path | None, bool]:
+    """The session's page: from the lean capture's documents when it wrote the
+    session and no page file is there, else rendered from the store."""
+    from profiles.voice.views import _PENDING
+
+    if docs is not None and _PENDING.get() is None:  # (a sleep pass logs pages once)
+        from memgraph.store.interfaces import indexes
+        from profiles.voice.leanpage import write_lean_page
+
+        done = write_lean_page(indexes(store).terms, request.vault, docs, request.min_messages)
+        if done is not None:
+            return done
+    return write_session_page_ex(store, request.vault, sid, min_messages=request.min_messages)
+
+
+def _capture_lean(store: Store, items: list[CaptureItem], now: datetime) -> LeanCapture | None:
     """The plain case (every session new) written by the store's ``CaptureAppend``;
     None when the store has none or something of the sessions is stored."""
     from memgraph.store.interfaces import indexes
@@ -160,7 +181,7 @@ def _capture_lean(
     built = build(items, now)
     if built.write is not None and not captures.append_capture(built.write, built.sessions):
         return None
-    return built.results
+    return built
 
 
 def _plan(

@@ -101,9 +101,14 @@ def _capture(
         return Declined(read)
     result.harness, result.stats = read.harness, read.stats
     result.session_id = result.session_id or read.session_id or request.session_id
+    from memgraph.store.sqlite_ext.terms import SQLiteTermStats
+    from profiles.voice.leanpage import write_lean_page
+
     left: list[str] = []
     for sid, plan in pages.items():
-        written = _page(light, vault, built.docs[sid], request.min_messages)
+        written = write_lean_page(
+            SQLiteTermStats(light), vault, built.docs[sid], request.min_messages
+        )
         if written is None:
             left.append(sid)
         else:
@@ -111,29 +116,6 @@ def _capture(
     if left:
         return Pending(result, left)
     return finish(light, hook, result, vault, digest)
-
-
-def _page(
-    light: LightSQLite, vault: Path, docs: object, min_messages: int
-) -> tuple[Path, bool] | None:
-    from memgraph.fileio import safe_child
-    from memgraph.store.sqlite_ext.terms import SQLiteTermStats
-    from profiles.voice.lean import SessionDocs
-    from profiles.voice.leanpage import page_from_docs, qualifying, write_new_page
-    from profiles.voice.titles import term_weights_from
-
-    assert isinstance(docs, SessionDocs)
-    shown = qualifying(docs)
-    if len(shown) < max(1, min_messages):
-        return None  # cannot happen for a planned page: the full path decides
-    relpath = Path(docs.session["attributes"]["voice_page"])
-    weights = term_weights_from(SQLiteTermStats(light), [d["claim"] for d in shown])
-    page = page_from_docs(docs.session, shown, weights)
-    from pathlib import PurePosixPath
-
-    if not write_new_page(vault, PurePosixPath(relpath.as_posix()), page):
-        return None
-    return safe_child(vault, *relpath.parts), True
 
 
 def finish(

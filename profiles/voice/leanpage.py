@@ -23,7 +23,11 @@ from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
 from profiles.voice.lean import Doc, SessionDocs, qualifies
 from profiles.voice.pagepath import LOG_NAME, VaultError, append_log
 from profiles.voice.pagerender import ACTIVE, STABLE, PlainEntry, PlainPage, render_page, window_ids
-from profiles.voice.titles import TermWeights, page_title, session_title
+from profiles.voice.titles import TermWeights, page_title, session_title, term_weights_from
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memgraph.store.interfaces import TermStats
 
 
 def _time(value: str | None) -> datetime | None:
@@ -144,3 +148,20 @@ def write_new_page(vault: Path, relpath: PurePosixPath, page: PlainPage) -> bool
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def write_lean_page(
+    terms: TermStats, vault: Path, docs: SessionDocs, min_messages: int
+) -> tuple[Path, bool] | None:
+    """``views.write_session_page_ex`` for a session the lean capture just wrote
+    (``terms``: the store's term statistics, read after the write as the store
+    path reads them); None when the full path must render it (a file is there)."""
+    shown = qualifying(docs)
+    if len(shown) < max(1, min_messages):
+        return None  # not for a planned page: the full path decides
+    relpath = PurePosixPath(docs.session["attributes"]["voice_page"])
+    weights = term_weights_from(terms, [d["claim"] for d in shown])
+    page = page_from_docs(docs.session, shown, weights)
+    if not write_new_page(vault, relpath, page):
+        return None
+    return safe_child(vault, *relpath.parts), True
