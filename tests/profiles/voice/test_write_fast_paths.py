@@ -103,3 +103,47 @@ def test_frontmatter_with_an_alias_takes_the_guarded_loader() -> None:
     text = "---\na: &x [1]\nb: *x\n---\n"
     with pytest.raises(PageError, match="aliases"):
         split_frontmatter(text, ours=True)
+
+
+_MARKERS = [
+    b'"user"',
+    b'"tool_result"',
+    b"the user said:",
+    b"User has answered your questions",
+    b'"is_error":',
+    b"true",
+    b" true",
+    b'"is_error":true',
+    b'"is_error": true',
+    b"queue",
+    b'"queue-operation"',
+    b'"queued_command"',
+    b'"local_command"',
+    b'"isSidechain":true',
+    b"This is a side question from the user",
+    b" ",
+    b'"',
+]
+
+
+def _may_hold_human_reference(raw: bytes) -> bool:
+    from profiles.voice.readers import claude as c
+
+    if c._USER not in raw:
+        return c._QUEUE_OP in raw or c._QUEUED_COMMAND in raw or c._LOCAL_COMMAND in raw
+    if c._TOOL_RESULT in raw and not (
+        c._SAID in raw or c._ANSWERED in raw or c._IS_ERROR in raw or c._IS_ERROR_SP in raw
+    ):
+        return False
+    if c._SIDECHAIN in raw or c._SIDECHAIN_SP in raw:
+        return c._SIDE_QUESTION in raw
+    return True
+
+
+@settings(max_examples=2000)
+@given(st.lists(st.sampled_from(_MARKERS) | st.binary(max_size=4), max_size=10))
+def test_claude_byte_precheck_matches_the_marker_rule(parts: list[bytes]) -> None:
+    from profiles.voice.readers.claude import may_hold_human
+
+    raw = b"".join(parts)
+    assert may_hold_human(raw) == _may_hold_human_reference(raw)
