@@ -305,10 +305,13 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
     nodes: list[NodeRow] = []
     edges: list[EdgeRow] = []
     receipts: list[ReceiptRow] = []
+    stored_ops: list[str] = []  # each op's JSON, as the patch document holds it
     for number, op in enumerate(ops, 1):
         if op["op"] == "upsert_node":
             n = op["node"]
             doc = compact(n)
+            # compact JSON composes: the op's text is the node's text inside it
+            stored_ops.append('{"op":"upsert_node","node":' + doc + "}")
             nodes.append(
                 NodeRow(
                     n["id"],
@@ -327,6 +330,7 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
             )
             target, kind, details = n["id"], "node", {"hash": node_content_hash(n)}
         else:
+            stored_ops.append(compact(op))
             e = {**op["edge"], "ingested_at": stamp}
             edges.append(
                 EdgeRow(
@@ -367,15 +371,18 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
         "id": patch_id,
         "proposer": PROPOSER,
         "reason": reason,
-        "ops": ops if len(ops) <= MAX_STORED_OPS else [],
+        "ops": [],
         "status": "applied",
         "created_at": dt_json(created),
     }
+    text = compact(patch)
+    if len(ops) <= MAX_STORED_OPS:
+        text = text.replace('"ops":[]', '"ops":[' + ",".join(stored_ops) + "]", 1)
     return GraphWrite(
         nodes=tuple(nodes),
         edges=tuple(edges),
         receipts=tuple(receipts),
-        patch=PatchRow(patch_id, "applied", iso(created), compact(patch)),
+        patch=PatchRow(patch_id, "applied", iso(created), text),
     )
 
 

@@ -83,8 +83,10 @@ def _capture(
     store = open_store(db)
     if engine:
         _engine_only(store)
+        max_ops = lean.MAX_STORED_OPS
         monkeypatch.undo()  # the engine's own apply_patch (the clock stays fixed below)
         _fix_clock(monkeypatch)
+        monkeypatch.setattr(memgraph.engine, "MAX_STORED_OPS", max_ops)
     else:
         monkeypatch.setattr("profiles.voice.capture.apply_patch", _no_engine)
     request = CaptureRequest(
@@ -96,7 +98,14 @@ def _capture(
     return db, (result, snapshot)
 
 
-def test_lean_rows_equal_engine_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("max_ops", [None, 5])
+def test_lean_rows_equal_engine_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, max_ops: int | None
+) -> None:
+    """``max_ops``: a patch too big to keep its ops (both paths store none)."""
+    if max_ops is not None:
+        monkeypatch.setattr(memgraph.engine, "MAX_STORED_OPS", max_ops)
+        monkeypatch.setattr(lean, "MAX_STORED_OPS", max_ops)
     _fix_clock(monkeypatch)
     other = "90000000-aaaa-bbbb-cccc-000000000002"
     records = claude_records(PROMPTS) + claude_records(PROMPTS[:4], sid=other)
