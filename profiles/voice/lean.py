@@ -364,7 +364,7 @@ def _rows(ops: list[Doc], reason: str, now: datetime, patch_id: str) -> GraphWri
         }
         receipts.append(ReceiptRow(rid, patch_id, op["op"], target, at, compact(receipt)))
     created = _clock()  # as memgraph.engine.new_patch stamps a patch
-    patch = {  # field order follows MemoryPatchCandidate
+    patch: Doc = {  # field order follows MemoryPatchCandidate
         "valid_from": None,
         "valid_to": None,
         "ingested_at": dt_json(created),
