@@ -171,3 +171,36 @@ def test_the_hook_process_imports_no_pydantic(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "captured 6 messages" in proc.stdout
+
+
+def test_two_hooks_at_once_on_one_new_session_lose_nothing(tmp_path: Path) -> None:
+    """Both try the lean path: one writes, the other finds the session stored and
+    takes the full path (identical upserts change nothing); one page, one registry row."""
+    import threading
+
+    transcript = _transcript(tmp_path)
+    db, vault = tmp_path / "mg.db", tmp_path / "vault"
+    open_store(db).close()
+    payload = json.dumps({"transcript_path": str(transcript), "session_id": SID})
+    lines: list[str] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            lines.append(hooks.session_end(payload, db, vault))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(lines) == 2 and lines[0] == lines[1]
+    tables = _tables(db)
+    messages = [r for r in tables["nodes"] if r[3] == "message"]  # (rowid, id, profile, kind)
+    assert len(messages) == len(PROMPTS)
+    assert len(tables["patches"]) == 1  # the second capture changed nothing
+    assert len(tables["voice_registry"]) == 1
+    pages = [p for p in vault.rglob("*.md") if p.name != "log.md"]
+    assert len(pages) == 1
