@@ -115,7 +115,9 @@ def session_end(
     from profiles.voice import leanhook
 
     # a new session on a current store: no pydantic, no store class (leanhook)
-    done = leanhook.capture(Path(store_path), hook, vault, digest, redact)
+    done: str | leanhook.Declined | leanhook.Pending = leanhook.Declined(None)
+    if "://" not in str(store_path):  # a store file (a URL is another backend)
+        done = leanhook.capture(Path(store_path), hook, vault, digest, redact)
     if isinstance(done, str):
         return done
     from memgraph.store import open_store
