@@ -299,9 +299,12 @@ built = lean.build([(read.messages, request, read.path)], leanhook._now())
 assert SQLiteCaptureAppend(light).append_capture(built.write, built.sessions)
 result = built.results[0]
 result.harness, result.stats = read.harness, read.stats
+from memgraph.store.sqlite_ext.terms import SQLiteTermStats
+from profiles.voice.leanpage import write_lean_page
 for plan in result.sessions:
     if plan.skipped is None:
-        plan.page, plan.page_written = leanhook._page(light, vault, built.docs[plan.session_id], 3)
+        docs = built.docs[plan.session_id]
+        plan.page, plan.page_written = write_lean_page(SQLiteTermStats(light), vault, docs, 3)
 marks.append(("capture+page", T()))
 hook = profiles.voice.hooks.HookInput(path, None, None)
 leanhook.finish(light, hook, result, vault, None)
