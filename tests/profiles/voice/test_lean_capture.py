@@ -23,7 +23,7 @@ import pytest
 import memgraph.engine
 from memgraph.store import Store, open_store
 from memgraph.store.interfaces import indexes
-from profiles.voice import lean
+from profiles.voice import lean, leanrows
 from profiles.voice.capture import CaptureRequest, capture_transcript
 from profiles.voice.privacy import PrivacyPolicy
 from tests.profiles.voice._capture_helpers import SID, claude_records
@@ -83,7 +83,7 @@ def _capture(
     store = open_store(db)
     if engine:
         _engine_only(store)
-        max_ops = lean.MAX_STORED_OPS
+        max_ops = leanrows.MAX_STORED_OPS
         monkeypatch.undo()  # the engine's own apply_patch (the clock stays fixed below)
         _fix_clock(monkeypatch)
         monkeypatch.setattr(memgraph.engine, "MAX_STORED_OPS", max_ops)
@@ -105,7 +105,7 @@ def test_lean_rows_equal_engine_rows(
     """``max_ops``: a patch too big to keep its ops (both paths store none)."""
     if max_ops is not None:
         monkeypatch.setattr(memgraph.engine, "MAX_STORED_OPS", max_ops)
-        monkeypatch.setattr(lean, "MAX_STORED_OPS", max_ops)
+        monkeypatch.setattr(leanrows, "MAX_STORED_OPS", max_ops)
     _fix_clock(monkeypatch)
     other = "90000000-aaaa-bbbb-cccc-000000000002"
     records = claude_records(PROMPTS) + claude_records(PROMPTS[:4], sid=other)
