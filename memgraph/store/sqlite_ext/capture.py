@@ -1,86 +1,31 @@
-"""SQLite ``CaptureAppend``: the voice capture's plain case written without the engine.
+"""The store file's lean opener for the voice capture (``hook session-end``).
 
-``profiles.voice.lean`` builds the rows ``apply_patch`` would store for a capture
-whose nodes and edges are all new (``memgraph.store.rows.GraphWrite``); this
-module checks, inside ONE write transaction, that they still are (no node or edge
-id of the write stored, no voice message of its sessions indexed) and inserts
-them with the lean writers' SQL (``session.write_rows``: the same statements as
-``memgraph note``'s, decisions.md D9). When anything is already stored it writes
-nothing and says so; the caller takes the engine path, which handles every case.
-
-Stdlib only at import: the lean hook opens the store file with ``LightSQLite``.
+``CaptureAppend`` for SQLite (``SQLiteCaptureAppend``, re-exported here) lives in
+``memgraph.store.sqlite_ext.session`` beside the lean writers' shared SQL: in ONE
+write transaction it checks that nothing of a ``GraphWrite`` (built by
+``profiles.voice.lean``) or of its sessions is stored, then inserts it with
+``session.write_rows`` (``memgraph note``'s statements, decisions.md D9); when
+anything is stored it writes nothing and the caller takes the engine path. This
+module opens a store file for it without the store class (``LightSQLite``, no
+migrations, no pydantic), only when the file's schema is exactly this memgraph's.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from memgraph.errors import StoreError
-from memgraph.store.rows import GraphWrite
-from memgraph.store.sqlite_ext.session import write_rows
+from memgraph.store.sqlite_ext.session import (  # re-exported: the hook's writer
+    SQLiteCaptureAppend as SQLiteCaptureAppend,
+)
+from memgraph.store.sqlite_ext.session import capture_in as capture_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memgraph.store.sqlite_ext.base import Conns, LightSQLite
-
-_CHUNK = 500  # ids per IN (...): well under SQLite's variable limit
-
-
-def _any(conn: sqlite3.Connection, sql: str, ids: Sequence[str]) -> bool:
-    for i in range(0, len(ids), _CHUNK):
-        chunk = ids[i : i + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        if conn.execute(sql.format(marks), chunk).fetchone() is not None:
-            return True
-    return False
-
-
-def stored_already(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
-    """Does the store hold any node or edge of ``write``, or a voice message of
-    one of ``sessions`` (the voice index's session table)?"""
-    return (
-        _any(conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", [n.id for n in write.nodes])
-        or _any(conn, "SELECT 1 FROM edges WHERE id IN ({}) LIMIT 1", [e.id for e in write.edges])
-        or _any(
-            conn,
-            "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
-            list(sessions),
-        )
-        or conn.execute("SELECT 1 FROM patches WHERE id = ?", (write.patch.id,)).fetchone()
-        is not None
-    )
-
-
-def append_in(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
-    """Inside the caller's write transaction: the rows, or False (nothing written)."""
-    if stored_already(conn, write, sessions):
-        return False
-    write_rows(conn, write.nodes, write.edges, write.receipts, write.patch)
-    return True
-
-
-class SQLiteCaptureAppend:
-    def __init__(self, conns: Conns) -> None:
-        self.conns = conns
-
-    def append_capture(self, write: GraphWrite, sessions: Sequence[str]) -> bool:
-        with self.conns.write() as conn:
-            return append_in(conn, write, sessions)
-
-    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
-        """A read-only look before building a write: is any of these nodes, or a
-        voice message of these sessions, stored? (``append_capture`` checks again.)"""
-        with self.conns.read() as conn:
-            return _any(
-                conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", list(node_ids)
-            ) or _any(
-                conn,
-                "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
-                list(sessions),
-            )
+    from memgraph.store.sqlite_ext.base import LightSQLite
 
 
 def current_schema(conn: sqlite3.Connection) -> bool:

@@ -1,4 +1,5 @@
-"""SQLite session index (schema versions 10-19): implements ``SessionIndex`` and ``NoteAppend``.
+"""SQLite session index (schema versions 10-19): ``SessionIndex``, ``NoteAppend``, and the
+lean writers' shared SQL (``write_rows``; ``CaptureAppend`` for the voice capture's plain case).
 
 ``session_notes`` and ``session_sessions`` are kept in sync with ``nodes``
 inside the same transaction as every node write (inserted rows by
@@ -21,6 +22,7 @@ from memgraph.errors import StoreError
 from memgraph.store.docpack import pack
 from memgraph.store.rows import (
     EdgeRow,
+    GraphWrite,
     NodeRow,
     NoteIndexRow,
     NoteWrite,
@@ -320,3 +322,66 @@ def session_view_at(db_path: Path, session_id: str) -> tuple[SessionRow | None, 
         raise StoreError(f"cannot read store {db_path}: {exc}") from None
     finally:
         light.close()
+
+
+# -- the voice capture's plain case (CaptureAppend) ----------------------------
+
+_CHUNK = 500  # ids per IN (...): well under SQLite's variable limit
+
+
+def _any(conn: sqlite3.Connection, sql: str, ids: Sequence[str]) -> bool:
+    for i in range(0, len(ids), _CHUNK):
+        chunk = ids[i : i + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        if conn.execute(sql.format(marks), chunk).fetchone() is not None:
+            return True
+    return False
+
+
+def stored_already(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
+    """Does the store hold any node or edge of ``write``, or a voice message of
+    one of ``sessions`` (the voice index's session table)?"""
+    return (
+        _any(conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", [n.id for n in write.nodes])
+        or _any(conn, "SELECT 1 FROM edges WHERE id IN ({}) LIMIT 1", [e.id for e in write.edges])
+        or _any(
+            conn,
+            "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
+            list(sessions),
+        )
+        or conn.execute("SELECT 1 FROM patches WHERE id = ?", (write.patch.id,)).fetchone()
+        is not None
+    )
+
+
+def capture_in(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
+    """Inside the caller's write transaction: the rows, or False (nothing written)."""
+    if stored_already(conn, write, sessions):
+        return False
+    write_rows(conn, write.nodes, write.edges, write.receipts, write.patch)
+    return True
+
+
+class SQLiteCaptureAppend:
+    """``CaptureAppend``: the voice capture's plain case (``profiles.voice.lean``).
+    Here, beside ``write_rows``, so opening a store imports no further module; the
+    store file's lean opener for the hook is ``memgraph.store.sqlite_ext.capture``."""
+
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def append_capture(self, write: GraphWrite, sessions: Sequence[str]) -> bool:
+        with self.conns.write() as conn:
+            return capture_in(conn, write, sessions)
+
+    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
+        """A read-only look before building a write: is any of these nodes, or a
+        voice message of these sessions, stored? (``append_capture`` checks again.)"""
+        with self.conns.read() as conn:
+            return _any(
+                conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", list(node_ids)
+            ) or _any(
+                conn,
+                "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
+                list(sessions),
+            )
