@@ -29,6 +29,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 _WORD_TEXT = """
 hook page session store index vault render parse commit branch test deploy config cache query
@@ -273,16 +274,66 @@ print("  ".join(f"{b[0]} {1000 * (b[1] - a[1]):.0f}" for a, b in zip(marks, mark
 """
 
 
+LEAN_PHASES = """
+import sys, time
+from pathlib import Path
+T = time.process_time
+marks = [("start", T())]
+import profiles.voice.hooks, profiles.voice.leanhook, profiles.voice.lean, profiles.voice.leanpage
+import memgraph.store.sqlite_ext.capture
+marks.append(("imports", T()))
+from memgraph.store.sqlite_ext.capture import open_light, SQLiteCaptureAppend
+light = open_light(Path(sys.argv[2]))
+marks.append(("open store", T()))
+from profiles.voice import lean, leanhook
+from profiles.voice.capture_types import CaptureRequest
+from profiles.voice.prefilter import PrefilterOptions
+from profiles.voice.privacy import PrivacyPolicy, screen
+from profiles.voice.readers import ReadOptions, read_transcript
+path, vault = Path(sys.argv[1]), Path(sys.argv[3])
+read = read_transcript(path, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False)))
+read = screen(read, PrivacyPolicy())
+marks.append(("read", T()))
+request = CaptureRequest(transcript=path, vault=vault)
+built = lean.build([(read.messages, request, read.path)], leanhook._now())
+assert SQLiteCaptureAppend(light).append_capture(built.write, built.sessions)
+result = built.results[0]
+result.harness, result.stats = read.harness, read.stats
+from memgraph.store.sqlite_ext.terms import SQLiteTermStats
+from profiles.voice.leanpage import write_lean_page
+for plan in result.sessions:
+    if plan.skipped is None:
+        docs = built.docs[plan.session_id]
+        plan.page, plan.page_written = write_lean_page(SQLiteTermStats(light), vault, docs, 3)
+marks.append(("capture+page", T()))
+hook = profiles.voice.hooks.HookInput(path, None, None)
+leanhook.finish(light, hook, result, vault, None)
+marks.append(("registry", T()))
+light.close()
+marks.append(("close", T()))
+print("  ".join(f"{b[0]} {1000 * (b[1] - a[1]):.0f}" for a, b in zip(marks, marks[1:])))
+"""
+
+
 def phases(transcript: Path, root: Path) -> None:
-    """Cpu ms per phase of one capture, in a fresh interpreter (imports included)."""
+    """Cpu ms per phase of one capture, in a fresh interpreter (imports included):
+    the lean path a new session takes (profiles.voice.leanhook), and the store-class
+    path (the previous hook; re-runs and grown sessions take it with the engine)."""
     store = root / "home" / "memgraph.db"
-    out = subprocess.run(
-        [sys.executable, "-c", PHASES, str(transcript), str(store), str(root / "vault")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    print(f"phases (cpu ms): {out.stdout.strip()}")
+    for label, code in (("lean path", LEAN_PHASES), ("store-class path", PHASES)):
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(transcript), str(store), str(root / "vault")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print(f"phases, {label} (cpu ms): {out.stdout.strip()}")
+        transcript = transcript.with_name("phases-store.jsonl")
+        if label == "lean path":
+            _PHASE_MAKE(transcript)
+
+
+_PHASE_MAKE: Any = None
 
 
 def main() -> None:
@@ -327,6 +378,8 @@ def main() -> None:
         )
         extra = root / "t" / "phases.jsonl"
         make(extra, seed=999)
+        global _PHASE_MAKE
+        _PHASE_MAKE = lambda p: make(p, seed=998)  # noqa: E731 - a new session per phase run
         phases(extra, root)
         print(
             f"reference, per-line parse of the same file in-process: median "

@@ -12,6 +12,7 @@ store type without a registration is an error, never a silent fallback.
     TranscriptRegistry  processed transcript files (backfill, hook, probe)
     SessionIndex        started sessions and their active notes (views, wake)
     NoteAppend          the lean ``memgraph note`` write (one transaction)
+    CaptureAppend       the voice capture's plain case, new nodes only (one transaction)
     TermStats           document frequencies and OR-BM25 ranking (context cuts)
     TurnIndex           scoped OR-BM25 over voice messages (turn-level recall; optional)
     ActivityLookups     nodes in a time range, session cwds (activity windows)
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from memgraph.store.rows import (
         ActivityRow,
         ActivitySource,
+        GraphWrite,
         NoteIndexRow,
         NoteWrite,
         RegistryRow,
@@ -101,6 +103,22 @@ class NoteAppend(Protocol):
         index it as any node write would), edge, receipts and patch. Returns
         what was written, or None (nothing written: the caller takes the engine
         path)."""
+        ...
+
+
+class CaptureAppend(Protocol):
+    def append_capture(self, write: GraphWrite, sessions: Sequence[str]) -> bool:
+        """In ONE write transaction: when no node or edge id of ``write`` is stored,
+        nor its patch id, nor any voice message of ``sessions``, store its rows
+        (nodes indexed as any node write would, edges, receipts, the patch) and
+        return True; else write nothing and return False (the caller takes the
+        engine path). ``write`` holds exactly the rows ``apply_patch`` would store
+        (``profiles.voice.lean``)."""
+        ...
+
+    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
+        """Is any of ``node_ids``, or a voice message of ``sessions``, stored? A
+        read-only look before building a write (``append_capture`` checks again)."""
         ...
 
 
@@ -205,6 +223,8 @@ class StoreIndexes:
     # documents to apply the scope (slower on big stores, same law)
     turns: TurnIndex | None = None
     scrub: TextScrub | None = None  # every bundled backend has one
+    # optional: without it, capture always takes the engine path (same rows)
+    captures: CaptureAppend | None = None
 
 
 _FACTORIES: dict[type, Callable[[Any], StoreIndexes]] = {}

@@ -29,6 +29,10 @@ def light_record(cls: Any) -> Any:
     name = cls.__name__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not kwargs and len(args) == len(fields):  # every field, in order: the common case
+            for f, value in zip(fields, args, strict=True):
+                object.__setattr__(self, f, value)
+            return
         if len(args) > len(fields):
             raise TypeError(f"{name}() takes {len(fields)} arguments")
         values = dict(zip(fields, args, strict=False))
@@ -305,6 +309,18 @@ class NoteWrite:
 
     node: NodeRow
     edge: EdgeRow
+    receipts: tuple[ReceiptRow, ...]
+    patch: PatchRow
+
+
+@record(frozen=True)
+class GraphWrite:
+    """Every row one lean capture writes (``profiles.voice.lean``): new nodes, their
+    edges, one receipt per effect and the applied patch, exactly what ``apply_patch``
+    would store for the same patch of upserts of nodes and edges that do not exist yet."""
+
+    nodes: tuple[NodeRow, ...]
+    edges: tuple[EdgeRow, ...]
     receipts: tuple[ReceiptRow, ...]
     patch: PatchRow
 

@@ -410,7 +410,11 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
     from memgraph.store.sqlite_ext.scrub import SQLiteScrub
-    from memgraph.store.sqlite_ext.session import SQLiteNoteAppend, SQLiteSessionIndex
+    from memgraph.store.sqlite_ext.session import (
+        SQLiteCaptureAppend,
+        SQLiteNoteAppend,
+        SQLiteSessionIndex,
+    )
     from memgraph.store.sqlite_ext.standing import SQLiteStanding
     from memgraph.store.sqlite_ext.terms import SQLiteTermStats
     from memgraph.store.sqlite_ext.voice_index import SQLiteTurnIndex, SQLiteVoiceIndex
@@ -425,6 +429,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         standing=SQLiteStanding(store),
         turns=SQLiteTurnIndex(store),
         scrub=SQLiteScrub(store),
+        captures=SQLiteCaptureAppend(store),
     )
 
 

@@ -274,9 +274,16 @@ def node_content_hash(node: dict[str, Any]) -> str:
 
 def compact(value: Any) -> str:
     """Compact JSON as stored in the ``doc`` columns (non-ASCII kept)."""
-    import json
+    global _ENCODE
+    if _ENCODE is None:  # one encoder: json.dumps builds one per call for these options
+        import json
 
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    text: str = _ENCODE(value)
+    return text
+
+
+_ENCODE: Any = None
 
 
 __all__ = [

@@ -26,6 +26,7 @@ from profiles.voice.backfill_scan import (
     ERROR,
     BackfillReport,
     Outcome,
+    _outcome,
     candidates,
     path_key,
     unchanged,
@@ -40,7 +41,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from profiles.voice.privacy import PrivacyPolicy
 
-PAGED, SKIPPED = "paged", "skipped"
 # progress(bytes done, bytes total, current path)
 Progress = Callable[[int, int, str], None]
 
@@ -158,13 +158,23 @@ class _Batch:
             return
         digest = ""
         try:
-            digest = file_sha256(path)
-            if row is not None and row.status != ERROR and row.sha256 == digest:
-                registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
-                outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
-                self._finish(slot, outcome, None)
-                return
-            read = _read(request, path)
+            if row is not None:  # the hash decides whether the content changed
+                digest = file_sha256(path)
+                if row.status != ERROR and row.sha256 == digest:
+                    registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
+                    outcome = Outcome(
+                        key, "unchanged", row.reason, row.session_id, row.message_count
+                    )
+                    self._finish(slot, outcome, None)
+                    return
+                read = _read(request, path)
+            else:  # a new file: hashed on a helper thread while it is read (no GIL)
+                from profiles.voice.hooks import FileDigest
+
+                pending = FileDigest(path)
+                read = _read(request, path)
+                known = pending.get()
+                digest = known[2] if known is not None else file_sha256(path)
         except Exception as exc:  # a bug must not stop a backfill of thousands of files
             self._failed(slot, key, size, mtime_ns, digest, exc)
             return
@@ -325,20 +335,3 @@ def _read(request: BackfillRequest, path: Path) -> TranscriptRead | None:
         privacy=request.privacy,
     )
     return screened(read, capture)
-
-
-def excluded_reason(result: CaptureResult) -> str | None:
-    """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
-    if result.messages:
-        return None
-    return next((k for k in sorted(result.stats.dropped) if k.startswith("excluded_")), None)
-
-
-def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
-    pages = result.pages
-    page = pages[0].relative_to(vault).as_posix() if pages else None
-    status = PAGED if pages else SKIPPED
-    reason = None if pages else (excluded_reason(result) or result.skipped or "no_messages")
-    return Outcome(
-        key, status, reason, result.session_id, result.messages, page, size, result.revised
-    )

@@ -21,9 +21,11 @@ from profiles.voice.ledger import Ledger
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store.rows import RegistryRow
+    from profiles.voice.capture_types import CaptureResult
     from profiles.voice.ledger import LedgerEntry
 
 ERROR = "error"
+PAGED, SKIPPED = "paged", "skipped"
 
 
 @dataclass
@@ -124,3 +126,20 @@ def unchanged(row: RegistryRow | None, size: int, mtime_ns: int) -> bool:
     """The registry row says this file is done and its stat has not moved (an
     errored file is retried on every run)."""
     return row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns)
+
+
+def excluded_reason(result: CaptureResult) -> str | None:
+    """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
+    if result.messages:
+        return None
+    return next((k for k in sorted(result.stats.dropped) if k.startswith("excluded_")), None)
+
+
+def _outcome(key: str, result: CaptureResult, vault: Path, size: int) -> Outcome:
+    pages = result.pages
+    page = pages[0].relative_to(vault).as_posix() if pages else None
+    status = PAGED if pages else SKIPPED
+    reason = None if pages else (excluded_reason(result) or result.skipped or "no_messages")
+    return Outcome(
+        key, status, reason, result.session_id, result.messages, page, size, result.revised
+    )

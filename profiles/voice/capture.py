@@ -11,7 +11,6 @@ is not rewritten.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
@@ -22,7 +21,8 @@ from memgraph.errors import MemgraphError
 from memgraph.ids import edge_id, is_safe_name
 from memgraph.store import Store
 from memgraph.store.rows import iso
-from profiles.voice.model import OperatorMessage, ReadStats, TranscriptRead
+from profiles.voice.capture_types import CaptureRequest, CaptureResult, SessionCapture
+from profiles.voice.model import OperatorMessage, TranscriptRead
 from profiles.voice.nodes import (
     MESSAGE_KEYS,
     SESSION_KEYS,
@@ -38,75 +38,17 @@ from profiles.voice.nodes import (
     storable_path,
 )
 from profiles.voice.views import (
-    MIN_MESSAGES,
     choose_relpath,
     is_qualifying,
     session_nodes,
     write_session_page_ex,
 )
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from profiles.voice.privacy import PrivacyPolicy
-
 PROPOSER = "voice.capture"
 
-
-@dataclass(frozen=True)
-class CaptureRequest:
-    transcript: Path
-    vault: Path
-    session_id: str | None = None  # from the hook JSON; the transcript's wins when present
-    cwd: str | None = None  # from the hook JSON; used when records carry none
-    min_messages: int = MIN_MESSAGES
-    now: datetime | None = None
-    constellation: str | None = None  # override the cwd-derived name
-    write_pages: bool = True
-    # excludes and redaction (profiles.voice.privacy); None: redact, exclude nothing
-    privacy: PrivacyPolicy | None = None
-
-
-@dataclass
-class SessionCapture:
-    session_id: str
-    project: str
-    constellation: str
-    messages: int  # messages of this session read from the transcript
-    qualifying: int  # qualifying messages of the session in the store
-    page: Path | None = None
-    page_written: bool = False
-    skipped: str | None = None  # e.g. "too_few_messages:2"
-    revised: int = 0  # records whose text changed since capture: stored as new versions
-
-
-@dataclass
-class CaptureResult:
-    transcript: str
-    harness: str
-    session_id: str | None
-    messages: int = 0
-    nodes_written: int = 0
-    sessions: list[SessionCapture] = field(default_factory=list)
-    stats: ReadStats = field(default_factory=ReadStats)
-    # capture_many with several items: a page that could not be written (the
-    # nodes are stored); the caller reports it for this transcript only
-    page_error: MemgraphError | None = field(default=None, repr=False)
-
-    @property
-    def revised(self) -> int:
-        """Captured records whose transcript text changed (each now has a new version)."""
-        return sum(s.revised for s in self.sessions)
-
-    @property
-    def pages(self) -> list[Path]:
-        return [s.page for s in self.sessions if s.page is not None]
-
-    @property
-    def skipped(self) -> str | None:
-        reasons = [s.skipped for s in self.sessions if s.skipped]
-        if not self.sessions:
-            return "no_messages"
-        return reasons[0] if len(reasons) == len(self.sessions) else None
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.lean import LeanCapture, SessionDocs
 
 
 def capture_transcript(store: Store, request: CaptureRequest) -> CaptureResult:
@@ -168,30 +110,78 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
     session (each one's ops are planned against the store as it is before the
     patch): the caller starts a new batch instead. With one item this is
     ``capture_messages``. ``nodes_written`` is the patch's total, on each result.
+    When every session is new, the store's ``CaptureAppend`` writes the same rows
+    without the engine (``profiles.voice.lean``).
     """
     now = (items[0][1].now if items else None) or utcnow()
-    planned = [_plan(store, *item, now=item[1].now or now) for item in items]
-    ops = [op for _, item_ops, _ in planned for op in item_ops]
-    if ops:
-        reason = planned[0][0].transcript if len(items) == 1 else f"{len(items)} transcripts"
-        applied = apply_patch(
-            store, new_patch(ops, proposer=PROPOSER, reason=f"capture {reason}"), now
-        )
-        for result, _, _ in planned:
-            result.nodes_written = applied.nodes_written
-    for (result, _, plans), (_, request, _) in zip(planned, items, strict=True):
+    lean = _capture_lean(store, items, now)
+    docs: dict[str, SessionDocs] = {}
+    if lean is not None:
+        docs = lean.docs
+        pairs = [(result, result.sessions) for result in lean.results]
+        for result in lean.results:
+            result.sessions = []
+    else:
+        planned = [_plan(store, *item, now=item[1].now or now) for item in items]
+        ops = [op for _, item_ops, _ in planned for op in item_ops]
+        if ops:
+            reason = planned[0][0].transcript if len(items) == 1 else f"{len(items)} transcripts"
+            applied = apply_patch(
+                store, new_patch(ops, proposer=PROPOSER, reason=f"capture {reason}"), now
+            )
+            for result, _, _ in planned:
+                result.nodes_written = applied.nodes_written
+        pairs = [(result, plans) for result, _, plans in planned]
+    for (result, plans), (_, request, _) in zip(pairs, items, strict=True):
         try:
             for plan in plans:
                 if plan.skipped is None and request.write_pages:
-                    plan.page, plan.page_written = write_session_page_ex(
-                        store, request.vault, plan.session_id, min_messages=request.min_messages
+                    plan.page, plan.page_written = _write_page(
+                        store, request, plan.session_id, docs.get(plan.session_id)
                     )
                 result.sessions.append(plan)
         except MemgraphError as exc:
             if len(items) == 1:
                 raise
             result.page_error = exc
-    return [result for result, _, _ in planned]
+    return [result for result, _ in pairs]
+
+
+def _write_page(
+    store: Store, request: CaptureRequest, sid: str, docs: SessionDocs | None
+) -> tuple[Path | None, bool]:
+    """The session's page: from the lean capture's documents when it wrote the
+    session and no page file is there, else rendered from the store."""
+    from profiles.voice.views import _PENDING
+
+    if docs is not None and _PENDING.get() is None:  # (a sleep pass logs pages once)
+        from memgraph.store.interfaces import indexes
+        from profiles.voice.leanpage import write_lean_page
+
+        done = write_lean_page(indexes(store).terms, request.vault, docs, request.min_messages)
+        if done is not None:
+            return done
+    return write_session_page_ex(store, request.vault, sid, min_messages=request.min_messages)
+
+
+def _capture_lean(store: Store, items: list[CaptureItem], now: datetime) -> LeanCapture | None:
+    """The plain case (every session new) written by the store's ``CaptureAppend``;
+    None when the store has none or something of the sessions is stored."""
+    from memgraph.store.interfaces import indexes
+
+    captures = indexes(store).captures
+    if captures is None:
+        return None
+    from profiles.voice.lean import build
+    from profiles.voice.nodekeys import session_node_id
+
+    sessions = sorted({m.session_id for messages, _, _ in items for m in messages})
+    if captures.any_stored([session_node_id(s) for s in sessions], sessions):
+        return None  # a session has something stored: the engine plans against it
+    built = build(items, now)
+    if built.write is not None and not captures.append_capture(built.write, built.sessions):
+        return None
+    return built
 
 
 def _plan(

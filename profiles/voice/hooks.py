@@ -21,6 +21,7 @@ from memgraph.ids import is_safe_name
 
 if TYPE_CHECKING:  # importing the store pulls in pydantic: keep this module light
     from memgraph.store import Store
+    from profiles.voice.leanhook import Declined, Pending
 
 HOOK_EVENT = "SessionEnd"
 HOOK_MARK = "hook session-end"
@@ -111,11 +112,19 @@ def session_end(
     hook = parse_hook_input(raw)
     open_regular(hook.transcript_path, "transcript").close()  # before any store is touched
     digest = FileDigest(hook.transcript_path)
+    from profiles.voice import leanhook
+
+    # a new session on a current store: no pydantic, no store class (leanhook)
+    done: str | leanhook.Declined | leanhook.Pending = leanhook.Declined(None)
+    if "://" not in str(store_path):  # a store file (a URL is another backend)
+        done = leanhook.capture(Path(store_path), hook, vault, digest, redact)
+    if isinstance(done, str):
+        return done
     from memgraph.store import open_store
 
     store = open_store(store_path)
     try:
-        return capture_for_hook(store, hook, vault, digest, redact=redact)
+        return capture_for_hook(store, hook, vault, digest, redact=redact, lean=done)
     finally:
         store.close()
 
@@ -127,11 +136,15 @@ def capture_for_hook(
     digest: FileDigest | None = None,
     *,
     redact: bool | None = None,
+    lean: Declined | Pending | None = None,
 ) -> str:
-    """Capture + registry row; the one-line summary the hook prints."""
+    """Capture + registry row; the one-line summary the hook prints. ``lean``: what
+    the lean path left to do (``profiles.voice.leanhook``)."""
     from profiles.voice.backfill import record_capture
-    from profiles.voice.capture import CaptureRequest, capture_transcript
+    from profiles.voice.capture import CaptureRequest, capture_messages, capture_transcript
+    from profiles.voice.leanhook import Pending, summary
     from profiles.voice.privacy import PrivacyPolicy
+    from profiles.voice.views import write_session_page_ex
 
     request = CaptureRequest(
         transcript=hook.transcript_path,
@@ -140,25 +153,23 @@ def capture_for_hook(
         cwd=hook.cwd,
         privacy=PrivacyPolicy.from_config(redact),
     )
-    result = capture_transcript(store, request)
+    if isinstance(lean, Pending):  # graph written; these pages render from the store
+        result = lean.result
+        for plan in result.sessions:
+            if plan.session_id in lean.sessions:
+                plan.page, plan.page_written = write_session_page_ex(
+                    store, vault, plan.session_id, min_messages=request.min_messages
+                )
+    elif lean is not None and lean.read is not None:  # read and screened already
+        read = lean.read
+        result = capture_messages(store, read.messages, request, transcript=read.path)
+        result.harness, result.stats = read.harness, read.stats
+        result.session_id = result.session_id or read.session_id or request.session_id
+    else:
+        result = capture_transcript(store, request)
     known = digest.get() if digest is not None else None
     outcome = record_capture(store, hook.transcript_path, result, vault, digest=known)
-    from profiles.voice.ledger import entry_from_stats, summary_line, totals_of
-
-    sid = (result.session_id or "-")[:8]
-    changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
-    if outcome.page:
-        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
-    else:
-        line = (
-            f"captured {result.messages} messages (session {sid}); "
-            f"no page: {outcome.reason}{changed}"
-        )
-    entry = entry_from_stats(outcome.path, result.stats)
-    if entry.dropped or entry.redacted or outcome.reason in ("excluded_project", "excluded_path"):
-        # nothing is dropped (or redacted, or excluded) without a word
-        line += "\n" + summary_line(totals_of([entry]))
-    return line
+    return summary(result, outcome)
 
 
 def default_command() -> str:

@@ -9,65 +9,29 @@ worktree counts as its main repository), else the directory's own name.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName
-from memgraph.ids import anchor_id, node_id
+from memgraph.ids import anchor_id
 from profiles.voice.model import OperatorMessage
-
-# a project's name (re-exported): lean read paths import these without the documents
-from profiles.voice.project import UNKNOWN_PROJECT as UNKNOWN_PROJECT
-from profiles.voice.project import resolve_project as resolve_project
-from profiles.voice.project import safe_component as safe_component
-
-TITLE_CHARS = 80
-# Attributes capture owns; anything else on a stored node (classification,
-# activity_window, ...) belongs to later passes and is kept on re-capture.
-MESSAGE_KEYS = (
-    "session_id",
-    "record_uuid",
-    "project",
-    "constellation",
-    "branch",
-    "cwd",
-    "harness",
-    "origin",
-    "voice_page",
+from profiles.voice.nodekeys import (
+    MESSAGE_KEYS,
+    SESSION_KEYS,
+    TITLE_CHARS,
+    UNKNOWN_PROJECT,
+    _opt,
+    domain_id,
+    message_node_id,
+    message_title,
+    message_version_id,
+    resolve_project,
+    safe_component,
+    session_node_id,
+    storable,
+    storable_path,
 )
-SESSION_KEYS = (
-    "session_id",
-    "project",
-    "constellation",
-    "message_count",
-    "voice_page",
-    "transcript",
-)
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def storable(text: str) -> str:
-    """``text`` with lone surrogates (a JSON ``\\ud800`` escape in a transcript)
-    replaced by U+FFFD: the store keeps UTF-8 JSON, which cannot hold them."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
-
-
-def storable_path(path: str) -> str:
-    """A path string for the store: undecodable filename bytes become escapes."""
-    try:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:
-        return storable(path)
-
-
-def _opt(value: str | None) -> str | None:
-    return None if value is None else storable(value)
 
 
 @dataclass(frozen=True)
@@ -78,31 +42,6 @@ class NodeContext:
     project: str
     ingested_at: datetime
     voice_page: str | None = None
-
-
-def message_node_id(session_id: str, record_uuid: str) -> str:
-    return node_id("voice", "message", session_id, record_uuid)
-
-
-def message_version_id(session_id: str, record_uuid: str, version: int) -> str:
-    """Version 1 is ``message_node_id``; a record whose text changed after capture
-    gets a new node per new text (2, 3, ...), the previous one superseded."""
-    if version <= 1:
-        return message_node_id(session_id, record_uuid)
-    return node_id("voice", "message", session_id, record_uuid, f"v{version}")
-
-
-def session_node_id(session_id: str) -> str:
-    return node_id("voice", "voice_session", session_id)
-
-
-def domain_id(constellation: str) -> str:
-    return f"voice:{constellation}"
-
-
-def message_title(text: str) -> str:
-    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
-    return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
 
 
 def transcript_anchor(msg: OperatorMessage) -> MemoryAnchor:
@@ -222,3 +161,26 @@ def merge_with_stored(
             "title": new.title if new.kind == "message" else stored.title or new.title,
         }
     )
+
+
+# the pure helpers live in profiles.voice.nodekeys (no pydantic); re-exported here
+__all__ = [
+    "MESSAGE_KEYS",
+    "SESSION_KEYS",
+    "TITLE_CHARS",
+    "UNKNOWN_PROJECT",
+    "NodeContext",
+    "domain_id",
+    "merge_with_stored",
+    "message_node",
+    "message_node_id",
+    "message_title",
+    "message_version_id",
+    "resolve_project",
+    "safe_component",
+    "session_node",
+    "session_node_id",
+    "storable",
+    "storable_path",
+    "transcript_anchor",
+]

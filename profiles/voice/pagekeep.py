@@ -32,18 +32,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from memgraph.fileio import atomic_write_text, read_text_nofollow
-from profiles.voice.pages import (
+from profiles.voice.frontmatter import PageError, split_frontmatter
+from profiles.voice.pagerender import (
     CLASSIFICATIONS_HEADING,
     DAY_HEADING,
     MESSAGES_HEADING,
     MG_V1,
     MG_V2,
-    PageError,
-    VoicePage,
+    PageLike,
     marker_version,
-    parse_page,
     render_page,
-    split_frontmatter,
 )
 
 CONFLICT_SUFFIX = ".conflict.md"
@@ -98,10 +96,13 @@ def _scalar(value: object) -> str:
     return str(value)
 
 
-def frontmatter_block(lines: list[str], keys: frozenset[str] = MG_KEYS) -> Block:
-    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's."""
+def frontmatter_block(
+    lines: list[str], keys: frozenset[str] = MG_KEYS, *, ours: bool = False
+) -> Block:
+    """The frontmatter as a block: memgraph's ``keys`` owned, the rest a person's
+    (``ours``: text memgraph just wrote, see ``split_frontmatter``)."""
     try:
-        data, _, _ = split_frontmatter("\n".join(lines))
+        data, _, _ = split_frontmatter("\n".join(lines), ours=ours)
     except PageError:
         return Block("frontmatter", tuple(lines))  # unreadable: its text is what counts
     # ``tags`` are shared: memgraph's (project, classifications) and the user's
@@ -123,8 +124,9 @@ def _marker_key(line: str, n: int) -> str:
     return f"msg:{data.get('uuid')}:{data.get('version', 1)}"
 
 
-def split_blocks(text: str) -> list[Block]:
-    """The page as owned blocks and user lines (blank lines: ``key=None`` too)."""
+def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
+    """The page as owned blocks and user lines (blank lines: ``key=None`` too);
+    ``ours``: text memgraph just wrote (its frontmatter parses faster)."""
     lines = text.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
     i = 0
@@ -134,7 +136,7 @@ def split_blocks(text: str) -> list[Block]:
         except ValueError:
             end = -1
         if end > 0:
-            blocks.append(frontmatter_block(lines[: end + 1]))
+            blocks.append(frontmatter_block(lines[: end + 1], ours=ours))
             i = end + 1
     seen: set[str] = set()
     key: str | None
@@ -335,9 +337,11 @@ def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
     atomic_write_text(sidecar(path), json.dumps(data, sort_keys=True) + "\n", durable=False)
 
 
-def _legacy_trusted(existing: str, blocks: list[Block], page: VoicePage) -> bool:
+def _legacy_trusted(existing: str, blocks: list[Block], page: PageLike) -> bool:
     """No record: trust a page whose owned text is exactly a render of itself and
     whose message texts are the store's."""
+    from profiles.voice.pages import parse_page  # pydantic: only for a page on disk
+
     try:
         parsed = parse_page(existing)
     except PageError:
@@ -357,7 +361,7 @@ def memgraph_tags(existing: str) -> frozenset[str]:
     classifications); when the page no longer parses, its project's tag and
     every tag that is a classification label."""
     from profiles.voice.classify.labels import LABELS
-    from profiles.voice.pages import page_tags
+    from profiles.voice.pages import page_tags, parse_page
 
     try:
         parsed = parse_page(existing)
@@ -381,7 +385,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def plan(path: Path, existing: str | None, rendered: str, page: VoicePage) -> KeepResult:
+def plan(path: Path, existing: str | None, rendered: str, page: PageLike) -> KeepResult:
     """What to write for ``path`` now holding ``existing`` (None: no file)."""
     if existing is None:
         return KeepResult(rendered)
@@ -408,7 +412,9 @@ def record_written(path: Path, text: str, split: Splitter | None = None) -> None
     # backfill) may leave the sidecar of the other's render; both are ours
     old = record.get("owned") if record else None
     recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
-    digest = owned_digest((split or split_blocks)(text))
+    # the text was just written by memgraph: its frontmatter is its dumper's
+    blocks = split(text) if split is not None else split_blocks(text, ours=True)
+    digest = owned_digest(blocks)
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 

@@ -13,6 +13,7 @@ import re
 from datetime import UTC
 from typing import Any
 
+from profiles.voice.pagerender import _iso
 from profiles.voice.pages import (
     CLASSIFICATIONS_HEADING,
     MESSAGES_HEADING,
@@ -20,7 +21,6 @@ from profiles.voice.pages import (
     VoiceMessageEntry,
     VoicePage,
     _dump_yaml,
-    _iso,
 )
 from profiles.voice.pagetext import escape_line
 

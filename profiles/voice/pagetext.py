@@ -38,6 +38,8 @@ _DOUBLED = frozenset("~=%")
 _LINE_START = frozenset("-+>=~:")
 _ORDERED = re.compile(r"\d{1,9}[.)]")
 _LEAD = {" ": "&#32;", "\t": "&#9;"}
+# every character md_escape may change (PUNCT includes the backslash)
+_PUNCT_RE = re.compile("[" + re.escape("".join(sorted(PUNCT))) + "]")
 
 
 def escape_line(text: str) -> str:
@@ -82,15 +84,21 @@ def md_escape(text: str) -> str:
     ordered = _ORDERED.match(text)
     mark = ordered.end() - 1 if ordered else -1
     n = len(text)
-    for i in range(start, n):
+    done = start  # text[start:done] is in ``out``; only punctuation may change
+    for found in _PUNCT_RE.finditer(text, start):
+        i = found.start()
         c = text[i]
         if c == "\\":
             nxt = text[i + 1] if i + 1 < n else ""
-            out.append("\\\\" if nxt == "" or nxt in PUNCT else "\\")
-        elif c in PUNCT and (i == mark or _needs(text, i)):
-            out.append("\\" + c)
+            sub = "\\\\" if nxt == "" or nxt in PUNCT else "\\"
+        elif i == mark or _needs(text, i):
+            sub = "\\" + c
         else:
-            out.append(c)
+            continue
+        out.append(text[done:i])
+        out.append(sub)
+        done = i + 1
+    out.append(text[done:])
     return "".join(out)
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memgraph.store import Store
+    from memgraph.store.interfaces import TermStats
 
 # English stopwords plus the filler of talking to an agent; titles should name
 # the topic ("hook install settings"), not the politeness around it.
@@ -62,14 +63,18 @@ MAX_LOOKUPS = 40
 
 def tokens(text: str) -> list[str]:
     """Folded, unaccented alphanumeric runs (FTS5 ``unicode61 remove_diacritics 2``)."""
-    folded = unicodedata.normalize("NFD", _URL.sub(" ", text).lower())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
-    return _TOKEN.findall(plain)
+    folded = _URL.sub(" ", text).lower()
+    if not folded.isascii():  # ASCII has no decomposition and no combining marks
+        folded = unicodedata.normalize("NFD", folded)
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return _TOKEN.findall(folded)
 
 
 def _candidate(word: str) -> bool:
     # two CJK characters make a word; two Latin letters rarely name a topic
-    if len(word) < (3 if word.isascii() else 2) or word in STOPWORDS:
+    if word.isascii():  # an ASCII token is letters and digits only
+        return len(word) >= 3 and word not in STOPWORDS and word.isalpha()
+    if len(word) < 2 or word in STOPWORDS:
         return False
     return not any(c.isdigit() for c in word)  # versions, hashes, times, ids
 
@@ -89,8 +94,23 @@ class TermWeights:
         return math.log((self.nodes + 1) / (df + 1)) + 1.0
 
 
-def _counts(texts: Iterable[str]) -> tuple[Counter[str], Counter[str], dict[str, int]]:
+Counts = tuple[Counter[str], Counter[str], dict[str, int]]
+# the last texts counted and their counts: a page's title asks for the same
+# texts twice (``term_weights``, then ``page_title``); callers never mutate them
+_LAST: list[tuple[tuple[str, ...], Counts]] = []
+
+
+def _counts(texts: Iterable[str]) -> Counts:
     """(occurrences, messages holding it, first appearance) per candidate word."""
+    key = tuple(texts)
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    found = _count(key)
+    _LAST[:] = [(key, found)]
+    return found
+
+
+def _count(texts: tuple[str, ...]) -> Counts:
     counts: Counter[str] = Counter()
     docs: Counter[str] = Counter()
     first: dict[str, int] = {}
@@ -131,13 +151,26 @@ def term_weights(store: Store, texts: Iterable[str]) -> TermWeights | None:
     (None when the store has no term statistics)."""
     from memgraph.store.interfaces import indexes
 
+    texts = tuple(texts)
+    if not _counts(texts)[0]:
+        return None
+    try:
+        terms = indexes(store).terms
+    except (AttributeError, KeyError, NotImplementedError):
+        return None
+    return term_weights_from(terms, texts)
+
+
+def term_weights_from(terms: TermStats, texts: Iterable[str]) -> TermWeights | None:
+    """``term_weights`` with the store's ``TermStats`` at hand (the lean hook opens
+    the store file without the store class)."""
     counts, docs, first = _counts(texts)
     if not counts:
         return None
     local = sorted(counts, key=lambda w: (-(docs[w] + math.log1p(counts[w])), first[w]))
     wanted = sorted(local[:MAX_LOOKUPS])
     try:
-        freq = indexes(store).terms.frequencies(wanted)
+        freq = terms.frequencies(wanted)
     except (AttributeError, KeyError, NotImplementedError):
         return None
     if freq.nodes <= 0:

@@ -9,7 +9,6 @@ rewrites nothing: ``updated`` is the newest node ``updated_at`` and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -20,9 +19,10 @@ from typing import Any
 from memgraph import fileio
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
 from memgraph.errors import MemgraphError
-from memgraph.fileio import append_line, atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
 from memgraph.ids import anchor_id
 from memgraph.store import Store
+from profiles.voice.capture_types import MIN_MESSAGES as MIN_MESSAGES
 from profiles.voice.nodes import (
     domain_id,
     message_title,
@@ -30,24 +30,20 @@ from profiles.voice.nodes import (
     safe_component,
     session_node_id,
 )
+from profiles.voice.pagepath import LOG_NAME as LOG_NAME
+from profiles.voice.pagepath import VaultError as VaultError
+from profiles.voice.pagepath import append_log as append_log
+from profiles.voice.pagepath import choose_relpath as choose_relpath
 from profiles.voice.pages import (
     ACTIVE,
     STABLE,
     VoiceMessageEntry,
     VoicePage,
-    page_relpath,
     render_page,
     window_ids,
 )
 from profiles.voice.prefilter import is_trivial
 from profiles.voice.titles import TermWeights, page_title, session_title, term_weights
-
-MIN_MESSAGES = 3
-LOG_NAME = "log.md"
-
-
-class VaultError(MemgraphError):
-    """A voice page or log.md cannot be written (permissions, a directory in the way)."""
 
 
 def is_qualifying(node: MemoryNode) -> bool:
@@ -153,33 +149,6 @@ def build_page(
     )
 
 
-def _page_session_id(path: Path) -> str | None:
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
-        return None
-    match = re.search(r"^session_id: '?([^'\n]*)'?$", head, re.MULTILINE)
-    return match.group(1) if match else None
-
-
-def choose_relpath(
-    vault: Path, constellation: str, session_id: str, day: datetime
-) -> PurePosixPath:
-    """``page_relpath``, unless another session already owns that file name.
-
-    Codex session ids are UUIDv7 (time first), so two sessions started within a
-    minute share their first 8 characters: the later one gets the full id.
-    """
-    rel = page_relpath(constellation, day.date(), safe_component(session_id, "session"))
-    path = vault.joinpath(*rel.parts)
-    owner = _page_session_id(path) if path.exists() else None
-    if owner is not None and owner != session_id:
-        name = f"{day.date().isoformat()}-{safe_component(session_id, 'session')}.md"
-        rel = PurePosixPath(constellation, "voice", name)
-    return rel
-
-
 def session_relpath(
     vault: Path, session: MemoryNode | None, messages: list[MemoryNode]
 ) -> PurePosixPath:
@@ -191,17 +160,6 @@ def session_relpath(
     first = min(n.valid_from or n.created_at for n in messages).astimezone(UTC)
     constellation = safe_component(str(attrs.get("constellation") or "unknown"))
     return choose_relpath(vault, constellation, str(attrs.get("session_id")), first)
-
-
-def append_log(vault: Path, line: str) -> None:
-    """One O_APPEND write: concurrent writers never interleave within a line.
-
-    ``log.md`` is opened ``O_NOFOLLOW``: a symlink there is refused (its target is
-    never appended to).
-    """
-    vault.mkdir(parents=True, exist_ok=True)
-    data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
-    append_line(vault / LOG_NAME, data, what="log.md")
 
 
 STALE_TEMP_SECONDS = fileio.STALE_TEMP_SECONDS

@@ -1,4 +1,5 @@
-"""SQLite session index (schema versions 10-19): implements ``SessionIndex`` and ``NoteAppend``.
+"""SQLite session index (schema versions 10-19): ``SessionIndex``, ``NoteAppend``, and the
+lean writers' shared SQL (``write_rows``; ``CaptureAppend`` for the voice capture's plain case).
 
 ``session_notes`` and ``session_sessions`` are kept in sync with ``nodes``
 inside the same transaction as every node write (inserted rows by
@@ -14,12 +15,21 @@ Stdlib only at import: ``memgraph note`` runs this module without pydantic.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memgraph.errors import StoreError
 from memgraph.store.docpack import pack
-from memgraph.store.rows import NoteIndexRow, NoteWrite, SessionRow
+from memgraph.store.rows import (
+    EdgeRow,
+    GraphWrite,
+    NodeRow,
+    NoteIndexRow,
+    NoteWrite,
+    PatchRow,
+    ReceiptRow,
+    SessionRow,
+)
 from memgraph.store.schema import Migration, index_new_node_rows, max_node_rowid
 
 TYPE_CHECKING = False
@@ -180,42 +190,58 @@ class SQLiteSessionIndex:
 
 def write_note(conn: sqlite3.Connection, w: NoteWrite) -> None:
     """Insert one lean note's rows (inside the caller's write transaction)."""
-    n = w.node
+    write_rows(conn, (w.node,), (w.edge,), w.receipts, w.patch)
+
+
+def write_rows(
+    conn: sqlite3.Connection,
+    nodes: Sequence[NodeRow],
+    edges: Sequence[EdgeRow],
+    receipts: Sequence[ReceiptRow],
+    patch: PatchRow,
+) -> None:
+    """Insert the rows of the lean writers (``memgraph note``, the voice capture's
+    plain case) inside the caller's write transaction: new nodes (indexed as
+    ``SQLiteTxn.put_nodes`` indexes them), edges, receipts and the patch, docs packed
+    as the store packs them. A change to how the store writes these rows changes
+    this function too (tests/profiles/session/test_lean.py and
+    tests/profiles/voice/test_lean_capture.py compare the rows with the engine's)."""
     last = max_node_rowid(conn)
-    conn.execute(
+    conn.executemany(
         """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
                ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        (
-            n.id,
-            n.profile,
-            n.kind,
-            n.domain_id,
-            n.lifecycle,
-            n.valid_from,
-            n.valid_to,
-            n.ingested_at,
-            n.updated_at,
-            n.title,
-            n.body,
-            n.doc,
-        ),
+        [
+            (
+                n.id,
+                n.profile,
+                n.kind,
+                n.domain_id,
+                n.lifecycle,
+                n.valid_from,
+                n.valid_to,
+                n.ingested_at,
+                n.updated_at,
+                n.title,
+                n.body,
+                n.doc,
+            )
+            for n in nodes
+        ],
     )
-    # the node FTS and the session index, as SQLiteTxn.put_nodes does
+    # the node FTS and every index table, as SQLiteTxn.put_nodes does
     index_new_node_rows(conn, last)
-    e = w.edge
-    conn.execute(
+    conn.executemany(
         "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
         " VALUES (?,?,?,?,?,?,?)",
-        (e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc),
+        [(e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc) for e in edges],
     )
     conn.executemany(
         "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in w.receipts],
+        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in receipts],
     )
-    p = w.patch
     conn.execute(
         "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (p.id, p.status, p.created_at, pack(p.doc)),
+        (patch.id, patch.status, patch.created_at, pack(patch.doc)),
     )
 
 
@@ -296,3 +322,66 @@ def session_view_at(db_path: Path, session_id: str) -> tuple[SessionRow | None, 
         raise StoreError(f"cannot read store {db_path}: {exc}") from None
     finally:
         light.close()
+
+
+# -- the voice capture's plain case (CaptureAppend) ----------------------------
+
+_CHUNK = 500  # ids per IN (...): well under SQLite's variable limit
+
+
+def _any(conn: sqlite3.Connection, sql: str, ids: Sequence[str]) -> bool:
+    for i in range(0, len(ids), _CHUNK):
+        chunk = ids[i : i + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        if conn.execute(sql.format(marks), chunk).fetchone() is not None:
+            return True
+    return False
+
+
+def stored_already(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
+    """Does the store hold any node or edge of ``write``, or a voice message of
+    one of ``sessions`` (the voice index's session table)?"""
+    return (
+        _any(conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", [n.id for n in write.nodes])
+        or _any(conn, "SELECT 1 FROM edges WHERE id IN ({}) LIMIT 1", [e.id for e in write.edges])
+        or _any(
+            conn,
+            "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
+            list(sessions),
+        )
+        or conn.execute("SELECT 1 FROM patches WHERE id = ?", (write.patch.id,)).fetchone()
+        is not None
+    )
+
+
+def capture_in(conn: sqlite3.Connection, write: GraphWrite, sessions: Sequence[str]) -> bool:
+    """Inside the caller's write transaction: the rows, or False (nothing written)."""
+    if stored_already(conn, write, sessions):
+        return False
+    write_rows(conn, write.nodes, write.edges, write.receipts, write.patch)
+    return True
+
+
+class SQLiteCaptureAppend:
+    """``CaptureAppend``: the voice capture's plain case (``profiles.voice.lean``).
+    Here, beside ``write_rows``, so opening a store imports no further module; the
+    store file's lean opener for the hook is ``memgraph.store.sqlite_ext.capture``."""
+
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def append_capture(self, write: GraphWrite, sessions: Sequence[str]) -> bool:
+        with self.conns.write() as conn:
+            return capture_in(conn, write, sessions)
+
+    def any_stored(self, node_ids: Sequence[str], sessions: Sequence[str]) -> bool:
+        """A read-only look before building a write: is any of these nodes, or a
+        voice message of these sessions, stored? (``append_capture`` checks again.)"""
+        with self.conns.read() as conn:
+            return _any(
+                conn, "SELECT 1 FROM nodes WHERE id IN ({}) LIMIT 1", list(node_ids)
+            ) or _any(
+                conn,
+                "SELECT 1 FROM voice_message_session WHERE session_id IN ({}) LIMIT 1",
+                list(sessions),
+            )

@@ -53,6 +53,8 @@ _TOOL_RESULT = b'"tool_result"'
 # and AskUserQuestion answers); v2.0 feedback is a bare is_error result.
 _SAID, _ANSWERED = b"the user said:", b"User has answered your questions"
 _IS_ERROR, _IS_ERROR_SP = b'"is_error":true', b'"is_error": true'
+_IS_ERROR_KEY = b'"is_error":'  # the common prefix of both
+_QUEUE = b"queue"  # in both "queue-operation" and "queued_command"
 _SIDECHAIN, _SIDECHAIN_SP = b'"isSidechain":true', b'"isSidechain": true'
 _SIDE_QUESTION = b"This is a side question from the user"
 _TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]{1,40})"')
@@ -82,15 +84,29 @@ def may_hold_human(raw: bytes) -> bool:
     """False only for lines that cannot yield an operator message."""
     # Spelled out rather than any(...): this runs on every line and generator
     # overhead was a measurable share of the read.
+    # Each ``in`` scans the line (tool output runs to megabytes): markers that share
+    # a part are looked for by that part first (``queue`` for two of them; one
+    # ``"is_error":`` scan for both spellings of an error result).
     if _USER not in raw:
-        return _QUEUE_OP in raw or _QUEUED_COMMAND in raw or _LOCAL_COMMAND in raw
-    if _TOOL_RESULT in raw and not (
-        _SAID in raw or _ANSWERED in raw or _IS_ERROR in raw or _IS_ERROR_SP in raw
-    ):
+        if _QUEUE in raw:
+            return _QUEUE_OP in raw or _QUEUED_COMMAND in raw or _LOCAL_COMMAND in raw
+        return _LOCAL_COMMAND in raw
+    if _TOOL_RESULT in raw and not (_SAID in raw or _ANSWERED in raw or _is_error(raw)):
         return False
     if _SIDECHAIN in raw or _SIDECHAIN_SP in raw:
         return _SIDE_QUESTION in raw
     return True
+
+
+def _is_error(raw: bytes) -> bool:
+    """``_IS_ERROR in raw or _IS_ERROR_SP in raw``, in one scan of the line."""
+    at = raw.find(_IS_ERROR_KEY)
+    while at >= 0:
+        at += len(_IS_ERROR_KEY)
+        if raw.startswith(b"true", at) or raw.startswith(b" true", at):
+            return True
+        at = raw.find(_IS_ERROR_KEY, at)
+    return False
 
 
 def read_claude(
@@ -239,6 +255,7 @@ def _drop_replays(
     if not suspects:
         return messages
     wanted = {ts.encode() for ts in suspects.values()}
+    few = len(wanted) <= 8
     assistant_ts: set[str] = set()
     try:
         fh.seek(0)
@@ -247,6 +264,10 @@ def _drop_replays(
     # Second pass (only when a text repeats): assistant lines naming a suspect instant.
     for _lineno, raw in iter_lines(fh, ReadStats(), max_line_bytes):
         if b'"assistant"' not in raw:
+            continue
+        # a matching timestamp holds a wanted instant's bytes: test those first
+        # (a few substring scans) before running the regex over a long line
+        if few and not any(ts in raw for ts in wanted):
             continue
         if not any(m.group(1) in wanted for m in _TIMESTAMP.finditer(raw)):
             continue
