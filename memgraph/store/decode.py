@@ -5,8 +5,8 @@ Both backends keep each document as the exact JSON text the engine serialised
 differs: the parameter mark (``?`` / ``%s``), how a list of ids reaches the
 server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
 and lock a read runs on. The backends subclass these two bases and supply
-those few hooks; the queries and the decoding live here. SQLite stores receipts
-and patches packed (``memgraph.store.docpack``); ``unpack`` passes text through.
+those few hooks; the queries and the decoding live here. SQLite stores receipts,
+patches, nodes and edges packed (``memgraph.store.docpack``); ``unpack`` passes text through.
 """
 
 from __future__ import annotations
@@ -31,6 +31,15 @@ if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
 
 
+def _node(doc: str | bytes) -> MemoryNode:
+    # SQLite stores node and edge documents packed since migration 105
+    return MemoryNode.model_validate_json(unpack(doc))
+
+
+def _edge(doc: str | bytes) -> MemoryEdge:
+    return MemoryEdge.model_validate_json(unpack(doc))
+
+
 def _iso(dt: datetime | None) -> str | None:
     return None if dt is None else iso(dt)
 
@@ -53,14 +62,14 @@ class DocTxn:
         return f"{column} IN ({','.join([self.PARAM] * len(values))})", list(values)
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
-        nodes = map(MemoryNode.model_validate_json, self._where_in("doc", "nodes", "id", ids))
+        nodes = map(_node, self._where_in("doc", "nodes", "id", ids))
         return {n.id: n for n in nodes}
 
     def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
         return set(self._where_in("id", "nodes", "id", ids))
 
     def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
-        edges = map(MemoryEdge.model_validate_json, self._where_in("doc", "edges", "id", ids))
+        edges = map(_edge, self._where_in("doc", "edges", "id", ids))
         return {e.id: e for e in edges}
 
     def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
@@ -88,7 +97,7 @@ class DocTxn:
             clause, values = self._in("lifecycle", list(states))
             sql += f" AND {clause}"
             args.extend(values)
-        return [MemoryNode.model_validate_json(d) for d in self._column(sql, args)]
+        return [_node(d) for d in self._column(sql, args)]
 
     def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
         p = self.PARAM
@@ -132,14 +141,14 @@ class DocStore:
         if kind is not None:
             sql, args = sql + f" AND kind = {p}", [*args, kind]
         for doc in self._column(sql + " ORDER BY id", args):
-            yield MemoryNode.model_validate_json(doc)
+            yield _node(doc)
 
     def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
         sql, args = "SELECT doc FROM edges", list[str]()
         if profile is not None:
             sql, args = sql + f" WHERE profile = {self.PARAM}", [profile]
         for doc in self._column(sql + " ORDER BY id", args):
-            yield MemoryEdge.model_validate_json(doc)
+            yield _edge(doc)
 
     def iter_summaries(self) -> Iterator[MemorySummary]:
         for doc in self._column("SELECT doc FROM summaries ORDER BY id"):
@@ -160,7 +169,7 @@ class DocStore:
             if bound is not None:
                 sql += f" AND {column} {op} {p}"
                 args.append(bound)
-        return [MemoryNode.model_validate_json(d) for d in self._column(sql + " ORDER BY id", args)]
+        return [_node(d) for d in self._column(sql + " ORDER BY id", args)]
 
 
 def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraphSnapshot:
@@ -171,7 +180,7 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
     from memgraph.documents import MemoryGraphSnapshot, MemoryPatchCandidate
 
     def read(model: Any, sql: str) -> list[Any]:
-        # receipts and patches may be packed (SQLite, memgraph.store.docpack)
+        # nodes, edges and their history may be packed (SQLite, memgraph.store.docpack)
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
     def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack

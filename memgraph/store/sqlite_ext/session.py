@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memgraph.errors import StoreError
-from memgraph.store.docpack import pack
+from memgraph.store import rowcodec
 from memgraph.store.rows import NoteIndexRow, NoteWrite, SessionRow
 from memgraph.store.schema import Migration, index_new_node_rows, max_node_rowid
 
@@ -116,6 +116,29 @@ MIGRATIONS.append(
     )
 )
 
+# Part of core migration 105 (node documents packed): the AFTER UPDATE triggers
+# read the document through mg_doc (memgraph.store.docpack).
+_PACKED_NOTE = _NOTE_COLUMNS.replace("new.doc", "mg_doc(new.doc)")
+_PACKED_SESSION = _SESSION_COLUMNS.replace("new.doc", "mg_doc(new.doc)")
+PACKED_DOC_TRIGGERS = f"""
+DROP TRIGGER IF EXISTS session_notes_au;
+CREATE TRIGGER session_notes_au AFTER UPDATE ON nodes
+WHEN new.profile = 'session' AND new.kind = 'note' BEGIN
+    DELETE FROM session_notes WHERE node_id = new.id;
+    INSERT INTO session_notes(
+        node_id, session_id, persona, ts, harness, lifecycle, text)
+    VALUES (new.id, {_PACKED_NOTE});
+END;
+DROP TRIGGER IF EXISTS session_sessions_au;
+CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
+WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
+    DELETE FROM session_sessions WHERE node_id = new.id;
+    INSERT INTO session_sessions(
+        session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+    VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id, {_PACKED_SESSION});
+END;
+"""
+
 # Inserted node rows above ``?`` (memgraph.store.schema.NEW_NODE_ROWS), with the
 # triggers' semantics: DELETE then a plain INSERT, so a second session node for
 # one session id still fails the patch (session_sessions' primary key). The
@@ -126,21 +149,21 @@ NEW_NODE_ROWS: tuple[str, ...] = (
     f"DELETE FROM session_notes WHERE node_id IN (SELECT n.id {_NEW.format('note')})",
     f"""INSERT INTO session_notes(node_id, session_id, persona, ts, harness, lifecycle, text)
         SELECT n.id,
-            json_extract(n.doc, '$.attributes.session_id'),
-            json_extract(n.doc, '$.attributes.persona'),
+            json_extract(mg_doc(n.doc), '$.attributes.session_id'),
+            json_extract(mg_doc(n.doc), '$.attributes.persona'),
             n.valid_from,
-            json_extract(n.doc, '$.attributes.harness'),
+            json_extract(mg_doc(n.doc), '$.attributes.harness'),
             n.lifecycle,
-            json_extract(n.doc, '$.claim')
+            json_extract(mg_doc(n.doc), '$.claim')
         {_NEW.format("note")}""",
     f"DELETE FROM session_sessions WHERE node_id IN (SELECT n.id {_NEW.format('session')})",
     f"""INSERT INTO session_sessions(
             session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-        SELECT json_extract(n.doc, '$.attributes.session_id'), n.id,
-            json_extract(n.doc, '$.attributes.persona'),
-            json_extract(n.doc, '$.attributes.workspace'),
-            json_extract(n.doc, '$.attributes.started_at'),
-            json_extract(n.doc, '$.attributes.harness'),
+        SELECT json_extract(mg_doc(n.doc), '$.attributes.session_id'), n.id,
+            json_extract(mg_doc(n.doc), '$.attributes.persona'),
+            json_extract(mg_doc(n.doc), '$.attributes.workspace'),
+            json_extract(mg_doc(n.doc), '$.attributes.started_at'),
+            json_extract(mg_doc(n.doc), '$.attributes.harness'),
             n.lifecycle
         {_NEW.format("session")}""",
 )
@@ -179,44 +202,15 @@ class SQLiteSessionIndex:
 
 
 def write_note(conn: sqlite3.Connection, w: NoteWrite) -> None:
-    """Insert one lean note's rows (inside the caller's write transaction)."""
-    n = w.node
+    """Insert one lean note's rows (inside the caller's write transaction), encoded
+    by ``memgraph.store.rowcodec`` like the engine's."""
     last = max_node_rowid(conn)
-    conn.execute(
-        """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
-               ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        (
-            n.id,
-            n.profile,
-            n.kind,
-            n.domain_id,
-            n.lifecycle,
-            n.valid_from,
-            n.valid_to,
-            n.ingested_at,
-            n.updated_at,
-            n.title,
-            n.body,
-            n.doc,
-        ),
-    )
+    conn.execute(rowcodec.INSERT_NODE, rowcodec.node_row_values(w.node))
     # the node FTS and the session index, as SQLiteTxn.put_nodes does
     index_new_node_rows(conn, last)
-    e = w.edge
-    conn.execute(
-        "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
-        " VALUES (?,?,?,?,?,?,?)",
-        (e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc),
-    )
-    conn.executemany(
-        "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in w.receipts],
-    )
-    p = w.patch
-    conn.execute(
-        "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (p.id, p.status, p.created_at, pack(p.doc)),
-    )
+    conn.execute(rowcodec.UPSERT_EDGE, rowcodec.edge_row_values(w.edge))
+    conn.executemany(rowcodec.INSERT_RECEIPT, map(rowcodec.receipt_row_values, w.receipts))
+    conn.execute(rowcodec.UPSERT_PATCH, rowcodec.patch_row_values(w.patch))
 
 
 def append_in(
@@ -246,9 +240,10 @@ class SQLiteNoteAppend:
 
 
 # Migration 11 made the store's set-based statements (run after the insert) the
-# way inserted nodes reach the index tables; a store without it is migrated by
-# the full path first (SQLiteStore applies every pending migration).
-READY_VERSION = 11
+# way inserted nodes reach the index tables, and 105 packed node documents (the
+# rows rowcodec writes need its triggers); a store without it is migrated by the
+# full path first (SQLiteStore applies every pending migration).
+READY_VERSION = 105
 
 
 def append_note_at(
