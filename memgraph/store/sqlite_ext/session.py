@@ -26,19 +26,22 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
 
+# Node documents are packed since migration 105 (memgraph.store.docpack): SQL reads
+# their fields through mg_doc(doc), which passes an older row's text through (so
+# migration 10 reads through it too: same effect, and right on a packed store).
 _NOTE_COLUMNS = """
-    json_extract(new.doc, '$.attributes.session_id'),
-    json_extract(new.doc, '$.attributes.persona'),
+    json_extract(mg_doc(new.doc), '$.attributes.session_id'),
+    json_extract(mg_doc(new.doc), '$.attributes.persona'),
     new.valid_from,
-    json_extract(new.doc, '$.attributes.harness'),
+    json_extract(mg_doc(new.doc), '$.attributes.harness'),
     new.lifecycle,
-    json_extract(new.doc, '$.claim')"""
+    json_extract(mg_doc(new.doc), '$.claim')"""
 
 _SESSION_COLUMNS = """
-    json_extract(new.doc, '$.attributes.persona'),
-    json_extract(new.doc, '$.attributes.workspace'),
-    json_extract(new.doc, '$.attributes.started_at'),
-    json_extract(new.doc, '$.attributes.harness'),
+    json_extract(mg_doc(new.doc), '$.attributes.persona'),
+    json_extract(mg_doc(new.doc), '$.attributes.workspace'),
+    json_extract(mg_doc(new.doc), '$.attributes.started_at'),
+    json_extract(mg_doc(new.doc), '$.attributes.harness'),
     new.lifecycle"""
 
 MIGRATIONS: list[Migration] = [
@@ -92,14 +95,16 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM session_sessions WHERE node_id = new.id;
             INSERT INTO session_sessions(
                 session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+            VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id,
+                {_SESSION_COLUMNS});
         END;
         CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
         WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
             DELETE FROM session_sessions WHERE node_id = new.id;
             INSERT INTO session_sessions(
                 session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+            VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id,
+                {_SESSION_COLUMNS});
         END;
         """,
     ),
@@ -118,8 +123,6 @@ MIGRATIONS.append(
 
 # Part of core migration 105 (node documents packed): the AFTER UPDATE triggers
 # read the document through mg_doc (memgraph.store.docpack).
-_PACKED_NOTE = _NOTE_COLUMNS.replace("new.doc", "mg_doc(new.doc)")
-_PACKED_SESSION = _SESSION_COLUMNS.replace("new.doc", "mg_doc(new.doc)")
 PACKED_DOC_TRIGGERS = f"""
 DROP TRIGGER IF EXISTS session_notes_au;
 CREATE TRIGGER session_notes_au AFTER UPDATE ON nodes
@@ -127,7 +130,7 @@ WHEN new.profile = 'session' AND new.kind = 'note' BEGIN
     DELETE FROM session_notes WHERE node_id = new.id;
     INSERT INTO session_notes(
         node_id, session_id, persona, ts, harness, lifecycle, text)
-    VALUES (new.id, {_PACKED_NOTE});
+    VALUES (new.id, {_NOTE_COLUMNS});
 END;
 DROP TRIGGER IF EXISTS session_sessions_au;
 CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
@@ -135,7 +138,7 @@ WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
     DELETE FROM session_sessions WHERE node_id = new.id;
     INSERT INTO session_sessions(
         session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-    VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id, {_PACKED_SESSION});
+    VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
 END;
 """
 

@@ -41,35 +41,36 @@ if TYPE_CHECKING:
 
 
 # Node documents are packed since migration 105 (memgraph.store.docpack): SQL
-# reads their fields through mg_doc(doc). Migrations before 105 keep the plain
-# column (``packed=False``): their text is never edited.
-def _doc(src: str, packed: bool = True) -> str:
-    return f"mg_doc({src}.doc)" if packed else f"{src}.doc"
+# reads their fields through mg_doc(doc), which passes the text of an older row
+# through -- so the earlier migrations read through it too (same effect on the
+# stores they were written for, and still right when one re-runs on a packed store).
+def _doc(src: str) -> str:
+    return f"mg_doc({src}.doc)"
 
 
-def _text(path: str, src: str, packed: bool = True) -> str:
+def _text(path: str, src: str) -> str:
     # Attributes are free JSON; a non-string value must not poison the index.
-    doc = _doc(src, packed)
+    doc = _doc(src)
     return (
         f"CASE WHEN json_type({doc}, '$.attributes.{path}') = 'text' "
         f"THEN json_extract({doc}, '$.attributes.{path}') END"
     )
 
 
-def _columns(src: str, packed: bool = True) -> str:
+def _columns(src: str) -> str:
     """The index row for node alias ``src`` (``new`` in triggers, ``n`` in reindex)."""
-    doc = _doc(src, packed)
+    doc = _doc(src)
     return f"""{src}.rowid, {src}.id,
-        coalesce({_text("session_id", src, packed)}, ''),
-        coalesce({_text("constellation", src, packed)}, ''),
-        coalesce({_text("project", src, packed)}, ''),
+        coalesce({_text("session_id", src)}, ''),
+        coalesce({_text("constellation", src)}, ''),
+        coalesce({_text("project", src)}, ''),
         coalesce({src}.valid_from, ''),
         coalesce(julianday({src}.valid_from), 0.0),
         {src}.ingested_at,
-        {_text("classification", src, packed)},
+        {_text("classification", src)},
         CASE WHEN json_type({doc}, '$.attributes.confidence') IN ('real', 'integer')
              THEN json_extract({doc}, '$.attributes.confidence') END,
-        {_text("voice_page", src, packed)},
+        {_text("voice_page", src)},
         {src}.lifecycle"""
 
 
@@ -96,7 +97,7 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
             INSERT INTO voice_message_session(node_rowid, session_id, ts)
                 VALUES (new.rowid,
-                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
                         new.valid_from);
         END;
         CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
@@ -104,7 +105,7 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
             INSERT INTO voice_message_session(node_rowid, session_id, ts)
                 VALUES (new.rowid,
-                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
                         new.valid_from);
         END;
         CREATE TRIGGER voice_message_session_ad AFTER DELETE ON nodes
@@ -112,7 +113,8 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = old.rowid;
         END;
         INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
-            SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+            SELECT rowid, COALESCE(json_extract(mg_doc(doc), '$.attributes.session_id'), ''),
+                valid_from
             FROM nodes WHERE profile = 'voice' AND kind = 'message';
         """,
     ),
@@ -147,16 +149,16 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX voice_index_page ON voice_index(voice_page);
         CREATE TRIGGER voice_index_ai AFTER INSERT ON nodes
             WHEN {_IS_MESSAGE.format("new")} BEGIN
-            {_INSERT} SELECT {_columns("new", False)};
+            {_INSERT} SELECT {_columns("new")};
         END;
         CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
             DELETE FROM voice_index WHERE rowid = old.rowid;
-            {_INSERT} SELECT {_columns("new", False)} WHERE {_IS_MESSAGE.format("new")};
+            {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
         END;
         CREATE TRIGGER voice_index_ad AFTER DELETE ON nodes BEGIN
             DELETE FROM voice_index WHERE rowid = old.rowid;
         END;
-        {_INSERT} SELECT {_columns("n", False)} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
+        {_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
         """,
     ),
     Migration(
