@@ -8,8 +8,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from memgraph.documents import UpsertNode, to_json
 from memgraph.engine import apply_patch, new_patch
+from memgraph.errors import StoreError
 from memgraph.snapshot import render_snapshot
 from memgraph.store import open_store
 from memgraph.store.docpack import doc_sql, pack, unpack
@@ -153,3 +156,22 @@ def test_mg_doc_remembers_only_the_same_document() -> None:
     a, b = '{"claim":"a"}', '{"claim":"b"}'
     pa, pb = pack(a), pack(b)
     assert [doc_sql(x) for x in (pa, pb, pa, pa, pb, a, None)] == [a, b, a, a, b, a, None]
+
+
+def test_format_1_rows_stay_readable_and_are_written_without_zstandard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import memgraph.store.docpack as dp
+
+    text = '{"claim":"ünïcode \\n text"}'
+    v2 = dp.pack(text)
+    assert v2[:1] == dp.FORMAT_V2 and dp.unpack(v2) == text
+    monkeypatch.setattr(dp, "_zstd", lambda: None)
+    v1 = dp.pack(text)
+    assert v1[:1] == dp.FORMAT_V1 and dp.unpack(v1) == text
+    with pytest.raises(StoreError, match="zstandard"):
+        dp.unpack(v2)
+    monkeypatch.undo()
+    assert dp.unpack(v1) == text  # both formats read side by side
+    with pytest.raises(StoreError, match="damaged"):
+        dp.unpack(v2[:-2])
