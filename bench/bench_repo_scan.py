@@ -8,8 +8,11 @@ hypothesis from this interpreter's site-packages, ~93k lines) in a temp git
 repo, so the one-file edit never touches the environment. Measures:
 1. the I/O floor (`git ls-files | xargs cat > /dev/null`);
 2. full scan (`memgraph repo scan`, new process, fresh store; and in process);
-3. incremental rescan after a one-file edit (new process; and in process);
-4. the repo cut, p50/p95 over commit-message-like queries, in process.
+3. incremental rescan after a one-file edit (new process; and in process), and
+   after committing it (HEAD moved: the history node is revised incrementally);
+4. the repo cut, p50/p95 over commit-message-like queries, in process;
+5. the commit history read on this project's own git history: one full
+   ``git log -n HISTORY_COMMITS`` and the incremental read after HEAD moved by one commit.
 Targets (issue 17): full <= 10 s, incremental <= 300 ms, cut p50 <= 100 ms.
 """
 
@@ -47,13 +50,13 @@ def _copy_tree(packages: list[str], dest: Path) -> int:
         shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     for p in dest.rglob("*.py"):
         lines += p.read_bytes().count(b"\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
-    env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "tree"]):
-        subprocess.run(["git", "-C", str(dest), *args], check=True, env=env)
+        subprocess.run(["git", "-C", str(dest), *args], check=True, env=_GIT_ENV)
     return lines
 
 
+_GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
+_GIT_ENV |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 CPU: list[float] = [0.0]  # CPU seconds (user+sys) of the last timed step
 
 
@@ -74,6 +77,36 @@ def _timed(cmd: list[str] | str, shell: bool = False) -> float:
 
 def _cpu() -> str:
     return f"[cpu {CPU[0]:.2f} s]"
+
+
+def _history_timing() -> None:
+    """The history read on this project's git history (skipped outside git)."""
+    from memgraph.documents import MemoryNode
+    from profiles.repo_scan.history import HISTORY_COMMITS, read_history, window
+
+    root = Path(__file__).resolve().parents[1]
+    t, c = time.perf_counter(), time.process_time()
+    rows = read_history(root, HISTORY_COMMITS)
+    if not rows or len(rows) < 2:
+        print("history timing: this project is not a git checkout here (skipped)")
+        return
+    full = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+    head = rows[0].sha
+    parent = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", f"{head}^"], capture_output=True, text=True
+    ).stdout.strip()
+    stored = MemoryNode.model_construct(
+        lifecycle="observed",
+        attributes={"head": parent, "limit": HISTORY_COMMITS, "commits": []},
+    )
+    t, c = time.perf_counter(), time.process_time()
+    window(root, head, HISTORY_COMMITS, stored)
+    inc = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+    print(
+        f"history of this project ({len(rows)} commits kept): full read {full[0]:.0f} ms "
+        f"[cpu {full[1]:.0f} ms], after HEAD moved one commit {inc[0]:.0f} ms "
+        f"[cpu {inc[1]:.0f} ms] (git's own CPU is in the wall time only)"
+    )
 
 
 def main() -> None:
@@ -125,6 +158,19 @@ def main() -> None:
                 f"[cpu {(time.process_time() - c) * 1000:.0f} ms] "
                 f"({r.receipts} receipts, rebuilt {r.rebuilt})"
             )
+            victim.write_text(victim.read_text() + "\n# committed\n")
+            subprocess.run(
+                ["git", "-C", str(tree), "commit", "-qam", "bench: one-file edit"],
+                check=True,
+                env=_GIT_ENV,
+            )
+            t, c = time.perf_counter(), time.process_time()
+            r = scan_repo(store, ScanRequest(path=tree, link_commits=False))
+            print(
+                f"incremental (1 file, committed: HEAD moved), in process: "
+                f"{(time.perf_counter() - t) * 1000:.0f} ms "
+                f"[cpu {(time.process_time() - c) * 1000:.0f} ms] ({r.receipts} receipts)"
+            )
             start = _timed([*MEMGRAPH, "--help"])
             print(f"(process start-up alone, memgraph --help: {start * 1000:.0f} ms {_cpu()})")
         rng = random.Random(7)
@@ -146,6 +192,7 @@ def main() -> None:
             "(target p50 <= 100 ms; the first cut builds the module index)"
         )
         store.close()
+        _history_timing()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -10,7 +10,7 @@ from typing import Any
 # not drag in pydantic models, qdrant-client or numpy on every CLI start.
 _EXPORTS = {
     "RecallHit": "context_cut.api",
-    "RecallRequest": "context_cut.api",
+    "RecallRequest": "context_cut.recall_request",
     "RecallResult": "context_cut.api",
     "recall": "context_cut.api",
     "select_context_cut": "context_cut.api",

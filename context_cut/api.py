@@ -2,6 +2,13 @@
 
 query -> candidates (BM25 + optional vectors, RRF) -> documents from the store
 -> cut filter and weights -> summary-or-descent -> budgeted packet.
+
+No pydantic at import: nodes are read as whatever the store decodes (documents,
+or plain objects on a store marked by ``memgraph.store.decode.use_plain``), the
+packet follows the query (``ContextQuery`` -> ``ContextPacket``,
+``MemoryContextQuery`` -> ``MemoryContextPacket``), and the pydantic
+``RecallRequest`` lives in ``context_cut.recall_request`` (still importable
+from here).
 """
 
 from __future__ import annotations
@@ -9,27 +16,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from context_cut.candidates import Candidate, CandidateSet, VectorSource, gather, rrf
 from context_cut.cuts import CutSpec, get_cut
 from context_cut.packet import assemble
 from context_cut.select import MAX_DEPTH, SummaryGraph, Unit, select
-from memgraph.documents import (
-    MemoryContextPacket,
-    MemoryContextQuery,
-    MemoryNode,
-    ProfileName,
-    UtcDatetime,
-)
-from memgraph.store.protocol import GraphReader, Store
+from memgraph.documents.enums import ProfileName
+
+if TYPE_CHECKING:
+    from context_cut.recall_request import RecallRequest
+    from memgraph.documents import MemoryContextPacket, MemoryContextQuery
+    from memgraph.documents.plain_context import ContextPacket, ContextQuery
+    from memgraph.documents.views import NodeView, QueryView
+    from memgraph.store.protocol import GraphReader, Store
 
 OVERFETCH = 4  # candidates fetched per slot: the cut filter drops some
 
 
-def _valid_at(node: MemoryNode, as_of: datetime | None) -> bool:
+def _valid_at(node: NodeView, as_of: datetime | None) -> bool:
     if as_of is None:
         return True
     if node.valid_from is not None and node.valid_from > as_of:
@@ -37,7 +42,7 @@ def _valid_at(node: MemoryNode, as_of: datetime | None) -> bool:
     return node.valid_to is None or node.valid_to > as_of
 
 
-def _admits(spec: CutSpec, query: MemoryContextQuery, node: MemoryNode) -> bool:
+def _admits(spec: CutSpec, query: QueryView, node: NodeView) -> bool:
     if query.domain_id is not None and node.domain_id != query.domain_id:
         return False
     return spec.admits(node) and _valid_at(node, query.as_of)
@@ -84,7 +89,7 @@ class MemoNerve:
 
 
 def _fuse_turns(
-    store: Store, query: MemoryContextQuery, nerve: VectorSource | None, cands: CandidateSet
+    store: Store, query: QueryView, nerve: VectorSource | None, cands: CandidateSet
 ) -> set[str] | None:
     """Fuse the turn-level voice ranking (``context_cut.turns``) into ``cands`` by RRF:
     conversation turns are scored with their neighbours and scoped to the domain."""
@@ -113,13 +118,19 @@ def _fuse_turns(
     return voice
 
 
-def _is_message(node: MemoryNode) -> bool:
+def _is_message(node: NodeView) -> bool:
     return node.profile is ProfileName.voice and node.kind == "message"
 
 
+@overload
 def select_context_cut(
     store: Store, query: MemoryContextQuery, nerve: VectorSource | None = None
-) -> MemoryContextPacket:
+) -> MemoryContextPacket: ...
+@overload
+def select_context_cut(
+    store: Store, query: ContextQuery, nerve: VectorSource | None = None
+) -> ContextPacket: ...
+def select_context_cut(store: Store, query: Any, nerve: VectorSource | None = None) -> Any:
     """The packet for ``query``: exact nodes and edges, summaries standing in
     for what they cover, caveats, receipts and obligations, within the budget."""
     spec = get_cut(query.cut)
@@ -142,7 +153,7 @@ def select_context_cut(
     with store.reader() as reader:
         docs = reader.get_nodes(ids)
         orphans = [i for i in ids if i not in docs]
-        ranked: list[tuple[Candidate, MemoryNode]] = []
+        ranked: list[tuple[Candidate, NodeView]] = []
         for c in cands.ranked:
             node = docs.get(c.node_id)
             if node is None or not _admits(spec, query, node):
@@ -173,7 +184,7 @@ def select_context_cut(
             extra = [*standing, *extra]
             notices += empty
 
-        def admits(node: MemoryNode) -> bool:
+        def admits(node: NodeView) -> bool:
             return _admits(spec, query, node)
 
         selection = select(
@@ -215,25 +226,45 @@ def select_context_cut(
     )
 
 
-class RecallRequest(BaseModel):
-    """A semantic voice recall: what did I say about <text>?"""
+RECALL_MODES = ("hybrid", "bm25", "vectors")
 
-    model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=1)
-    limit: int = Field(default=10, gt=0, le=1000)
+@dataclass(frozen=True)
+class PlainRecall:
+    """``RecallRequest``'s fields without pydantic; ``plain_recall`` builds one
+    only from values ``RecallRequest`` accepts."""
+
+    text: str
+    limit: int = 10
     project: str | None = None
     session_id: str | None = None
-    since: UtcDatetime | None = None
-    # hybrid: BM25 fused with vectors (BM25 alone when no nerve); bm25; vectors only
+    since: datetime | None = None
     mode: Literal["hybrid", "bm25", "vectors"] = "hybrid"
+
+
+def plain_recall(
+    text: str, limit: int, project: str | None, session_id: str | None, mode: str
+) -> PlainRecall | None:
+    """A ``PlainRecall`` when ``RecallRequest`` would accept these values, else None
+    (the caller then builds the ``RecallRequest`` and reports its error)."""
+    if not text or not 0 < limit <= 1000 or mode not in RECALL_MODES:
+        return None
+    return PlainRecall(text, limit, project, session_id, None, mode)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RecallRequest":  # the pydantic model, imported when asked for
+        from context_cut.recall_request import RecallRequest
+
+        return RecallRequest
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class RecallHit:
     rank: int
     score: float
-    node: MemoryNode
+    node: NodeView
     bm25_rank: int | None
     vector_rank: int | None
 
@@ -244,7 +275,9 @@ class RecallResult:
     notices: list[str]
 
 
-def recall(store: Store, request: RecallRequest, nerve: VectorSource | None = None) -> RecallResult:
+def recall(
+    store: Store, request: RecallRequest | PlainRecall, nerve: VectorSource | None = None
+) -> RecallResult:
     """Voice messages for ``request``, hybrid-ranked, with one-line notices."""
     if request.mode == "bm25":
         nerve = None

@@ -17,15 +17,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from memgraph.documents import (
-    MemoryAnchor,
-    MemoryContextPacket,
-    MemoryEdge,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemorySummary,
-)
+if TYPE_CHECKING:
+    from memgraph.documents.views import (
+        AnchorView,
+        EdgeView,
+        NodeView,
+        PacketView,
+        ReceiptView,
+        SummaryView,
+    )
 
 _PIECE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -37,7 +39,7 @@ def estimate_tokens(text: str) -> int:
     return total
 
 
-def node_text(n: MemoryNode) -> str:
+def node_text(n: NodeView) -> str:
     if n.profile.value == "voice" and n.kind == "message" and n.claim:
         return turn_text(n)
     parts = [f"[{n.profile.value}/{n.kind} {n.lifecycle}] {n.id} {n.title}"]
@@ -52,7 +54,7 @@ def node_text(n: MemoryNode) -> str:
     return "\n".join(parts)
 
 
-def turn_text(n: MemoryNode) -> str:
+def turn_text(n: NodeView) -> str:
     """A voice message as evidence: when, who, the verbatim text. Nothing else: its
     title is only a cut copy of the text, and its id, profile tag and provenance
     are in the packet's node and anchor lists (a third of a short turn's tokens
@@ -63,7 +65,7 @@ def turn_text(n: MemoryNode) -> str:
     return f"{when:%Y-%m-%d %H:%M}{who} {n.claim}"
 
 
-def summary_text(s: MemorySummary) -> str:
+def summary_text(s: SummaryView) -> str:
     parts = [
         f"[summary {s.freshness.state.value} conf {s.confidence:.2f}] {s.id} {s.target}",
         f"covers {len(s.covered_ids())} ({s.anchor_count} anchors)",
@@ -81,12 +83,12 @@ def summary_text(s: MemorySummary) -> str:
     return "\n".join(parts)
 
 
-def edge_text(e: MemoryEdge) -> str:
+def edge_text(e: EdgeView) -> str:
     claim = f": {e.claim}" if e.claim else ""
     return f"{e.source_id} -{e.kind}-> {e.target_id}{claim}"
 
 
-def anchor_text(a: MemoryAnchor) -> str:
+def anchor_text(a: AnchorView) -> str:
     bits = [f"{a.kind.value} {a.ref}"]
     if a.line is not None:
         bits.append(f"line {a.line}")
@@ -99,13 +101,13 @@ def anchor_text(a: MemoryAnchor) -> str:
     return f"{a.id} " + " ".join(bits)
 
 
-def receipt_text(r: MemoryLifecycleReceipt) -> str:
+def receipt_text(r: ReceiptView) -> str:
     moved = f" {r.before or '(new)'}->{r.after}" if r.after is not None else ""
     reason = f" ({r.reason})" if r.reason else ""
     return f"{r.at.date().isoformat()} {r.op} {r.target_id}{moved} by {r.actor}{reason}"
 
 
-def packet_tokens(packet: MemoryContextPacket) -> int:
+def packet_tokens(packet: PacketView) -> int:
     """Recount a packet from its contents (what the budget is checked against)."""
     texts: list[str] = []
     texts += (node_text(n) for n in packet.nodes)
@@ -130,20 +132,20 @@ class Bundle:
     """
 
     key: str  # "node:<id>" / "summary:<id>" / "warning" ...
-    node: MemoryNode | None = None
-    summary: MemorySummary | None = None
+    node: NodeView | None = None
+    summary: SummaryView | None = None
     warnings: list[str] = field(default_factory=list)
     guards: list[str] = field(default_factory=list)
     seams: list[str] = field(default_factory=list)
     obligations: list[str] = field(default_factory=list)
-    anchors: list[MemoryAnchor] = field(default_factory=list)
-    receipts: list[MemoryLifecycleReceipt] = field(default_factory=list)
+    anchors: list[AnchorView] = field(default_factory=list)
+    receipts: list[ReceiptView] = field(default_factory=list)
 
 
 class Packer:
     """Greedy packing in priority order; everything that does not fit is listed."""
 
-    def __init__(self, packet: MemoryContextPacket, budget: int) -> None:
+    def __init__(self, packet: PacketView, budget: int) -> None:
         self.packet = packet
         self.budget = budget
         self.used = 0
@@ -214,7 +216,7 @@ class Packer:
             self.used += c
         return True
 
-    def add_edge(self, e: MemoryEdge) -> bool:
+    def add_edge(self, e: EdgeView) -> bool:
         c = estimate_tokens(edge_text(e))
         if c > self.left:
             self.packet.omitted.append(f"edge:{e.id} ({c} tokens)")
@@ -223,6 +225,6 @@ class Packer:
         self.used += c
         return True
 
-    def finish(self) -> MemoryContextPacket:
+    def finish(self) -> Any:  # the packet given (a document or a plain one)
         self.packet.tokens_used = self.used
         return self.packet

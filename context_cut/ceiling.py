@@ -15,13 +15,18 @@ empty packet does not fit, ``UsageError`` says the smallest budget that does.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from context_cut.budget import estimate_tokens, packet_tokens
-from memgraph.documents import MemoryContextPacket
 from memgraph.errors import UsageError
 
-Render = Callable[[MemoryContextPacket], str]
+if TYPE_CHECKING:
+    from memgraph.documents.views import PacketView
+
+P = TypeVar("P", bound="PacketView")
+Render = Callable[[P], str]
 
 # trimmed in this order (the last field named in each stage goes first)
 _STAGES: tuple[tuple[str, ...], ...] = (
@@ -43,14 +48,13 @@ def output_tokens(text: str) -> int:
     return estimate_tokens(text)
 
 
-def fit_output(
-    packet: MemoryContextPacket, render: Render, budget: int
-) -> tuple[MemoryContextPacket, str]:
+def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     """(packet, its rendering), trimmed until ``output_tokens(text) <= budget``."""
     text = render(packet)
     if output_tokens(text) <= budget:
         return packet, text
-    work = packet.model_copy(deep=True)
+    # a shallow copy: trimming replaces the copy's lists, never edits an item
+    work = copy.copy(packet)
     for (name,) in _STAGES:
         items = list(getattr(work, name))
         if not items:
@@ -83,7 +87,7 @@ def fit_output(
     return work, text
 
 
-def _recount(packet: MemoryContextPacket) -> None:
+def _recount(packet: PacketView) -> None:
     packet.tokens_used = packet_tokens(packet)
 
 

@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from memgraph.documents import AnchorKind, CutName, MemoryNode, ProfileName
+from memgraph.documents.enums import AnchorKind, CutName, ProfileName
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView
 
 P = ProfileName
 
@@ -45,7 +49,7 @@ class CutSpec:
     def profiles(self) -> frozenset[ProfileName]:
         return frozenset(self.weights)
 
-    def admits(self, node: MemoryNode) -> bool:
+    def admits(self, node: NodeView) -> bool:
         """Profile, lifecycle and (persona) public-surface filter."""
         if node.profile not in self.weights or node.lifecycle in self.hidden_states:
             return False
@@ -54,7 +58,7 @@ class CutSpec:
         return not (self.public_surface and not is_public(node))
 
 
-def is_public(node: MemoryNode) -> bool:
+def is_public(node: NodeView) -> bool:
     """The persona's public-surface filter: only what may be said in public.
 
     A node is private when it says so (``visibility`` private/internal, or

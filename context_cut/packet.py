@@ -1,31 +1,36 @@
-"""Assemble a MemoryContextPacket from a selection: caveats, receipts, budget.
+"""Assemble a context packet from a selection: caveats, receipts, budget.
 
 Every selected unit becomes a bundle that carries its own caveats
 (stale/missing warnings, contradiction guards, verification seams,
 obligations) so a claim never enters a packet without them; bundles are then
 packed in rank order under the token budget, and exact edges between packed
 nodes are added last.
+
+The packet is a ``memgraph.documents.plain_context.ContextPacket`` for a plain query
+(the lean ``memgraph context``: no pydantic) and a ``MemoryContextPacket`` for a
+``MemoryContextQuery``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from context_cut.budget import Bundle, Packer, estimate_tokens, node_text, summary_text
 from context_cut.cuts import CutSpec
 from context_cut.select import Selection, Unit
-from memgraph.documents import (
-    AnchorKind,
-    MemoryAnchor,
-    MemoryContextPacket,
-    MemoryContextQuery,
-    MemoryEdge,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    ProfileName,
-    utcnow,
-)
-from memgraph.store.protocol import Store
+from memgraph.documents.enums import AnchorKind, ProfileName, utcnow
+from memgraph.documents.plain_context import ContextPacket, ContextQuery, packet_document
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import (
+        AnchorView,
+        EdgeView,
+        NodeView,
+        QueryView,
+        ReceiptView,
+    )
+    from memgraph.store.protocol import Store
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -33,14 +38,14 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _label(node: MemoryNode | None, node_id: str) -> str:
+def _label(node: NodeView | None, node_id: str) -> str:
     if node is None:
         return node_id
     return f"{node_id} «{_short(node.title or node.claim)}»"
 
 
 def node_caveats(
-    node: MemoryNode, spec: CutSpec, edges: Iterable[MemoryEdge], others: dict[str, MemoryNode]
+    node: NodeView, spec: CutSpec, edges: Iterable[EdgeView], others: Mapping[str, NodeView]
 ) -> Bundle:
     b = Bundle(key=f"node:{node.id}", node=node)
     label = _label(node, node.id)
@@ -72,11 +77,11 @@ def node_caveats(
     return b
 
 
-def is_turn(node: MemoryNode) -> bool:
+def is_turn(node: NodeView) -> bool:
     return node.profile is ProfileName.voice and node.kind == "message"
 
 
-def _anchors_for(spec: CutSpec, node: MemoryNode, withheld: list[int]) -> list[MemoryAnchor]:
+def _anchors_for(spec: CutSpec, node: NodeView, withheld: list[int]) -> list[AnchorView]:
     if spec.allowed_anchor_kinds is None:
         return list(node.anchors)
     kept = [a for a in node.anchors if a.kind in spec.allowed_anchor_kinds]
@@ -86,17 +91,18 @@ def _anchors_for(spec: CutSpec, node: MemoryNode, withheld: list[int]) -> list[M
 
 def assemble(
     store: Store,
-    query: MemoryContextQuery,
+    query: QueryView,
     spec: CutSpec,
     selection: Selection,
     *,
     header_warnings: list[str],
     notices: list[str],
     extra_units: list[Unit] | None = None,
-) -> MemoryContextPacket:
-    """Pack ``selection`` (plus ``extra_units`` first, e.g. domain obligations)."""
+) -> Any:
+    """Pack ``selection`` (plus ``extra_units`` first, e.g. domain obligations): a
+    ``ContextPacket`` for a ``ContextQuery``, else a ``MemoryContextPacket``."""
     now = utcnow()
-    packet = MemoryContextPacket(query=query, ingested_at=now, notices=list(notices))
+    packet = ContextPacket(query=query, ingested_at=now, notices=list(notices))
     packer = Packer(packet, query.budget_tokens)
     header = Bundle(key="warnings", warnings=list(header_warnings))
     if header.warnings:
@@ -104,7 +110,7 @@ def assemble(
         for i, w in enumerate(header.warnings):
             packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
     units = [*(extra_units or []), *selection.units]
-    edges: dict[str, MemoryEdge] = {}
+    edges: dict[str, EdgeView] = {}
     withheld = [0]
     deferred: list[Bundle] = []
     for u in units:
@@ -157,10 +163,12 @@ def assemble(
     for e in sorted(edges.values(), key=lambda e: e.id):
         if e.source_id in packed and e.target_id in packed:
             packer.add_edge(e)
-    return packer.finish()
+    packer.finish()
+    return packet if isinstance(query, ContextQuery) else packet_document(packet)
 
 
-def _last(store: Store, target_id: str, n: int) -> list[MemoryLifecycleReceipt]:
+def _last(store: Store, target_id: str, n: int) -> list[ReceiptView]:
     if n <= 0:
         return []
-    return store.receipts(target_id=target_id)[-n:]
+    last: list[ReceiptView] = [*store.receipts(target_id=target_id)[-n:]]
+    return last

@@ -8,11 +8,15 @@ tags included, never exceeds it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from context_cut.budget import estimate_tokens
-from memgraph.documents import MemoryContextPacket
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import PacketView
 
 
-def prompt_block(packet: MemoryContextPacket, sections: list[object], project: str | None) -> str:
+def prompt_block(packet: PacketView, sections: list[object], project: str | None) -> str:
     from profiles.wakeup.standing import Item, Section, render
 
     q = packet.query

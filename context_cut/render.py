@@ -7,7 +7,7 @@ so what a prompt receives is what was measured.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from context_cut.budget import (
     anchor_text,
@@ -17,12 +17,16 @@ from context_cut.budget import (
     summary_text,
 )
 from context_cut.packet import is_turn
-from memgraph.documents import MemoryContextPacket
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import PacketView
 
 
-def packet_json(packet: MemoryContextPacket) -> str:
-    """The whole packet as one line of JSON."""
-    data: Any = packet.model_dump(mode="json")
+def packet_json(packet: PacketView) -> str:
+    """The whole packet as one line of JSON (of its ``MemoryContextPacket``)."""
+    from memgraph.documents.plain_context import packet_document
+
+    data: Any = packet_document(packet).model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -30,7 +34,7 @@ def _first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def packet_lines(packet: MemoryContextPacket) -> list[str]:
+def packet_lines(packet: PacketView) -> list[str]:
     """Terse output: one line per item, kind first."""
     lines: list[str] = []
     lines += [f"warning  {w}" for w in packet.warnings]
@@ -56,7 +60,7 @@ def packet_lines(packet: MemoryContextPacket) -> list[str]:
     return lines
 
 
-def packet_markdown(packet: MemoryContextPacket) -> str:
+def packet_markdown(packet: PacketView) -> str:
     q = packet.query
     out = [
         f"# Context: {q.text}",

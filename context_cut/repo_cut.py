@@ -30,6 +30,7 @@ from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
 from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
+from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -100,6 +101,7 @@ class ModuleIndex:
     df: Counter[str] = field(default_factory=Counter)
     avg: float = 1.0
     mentions: MentionTable = field(default_factory=MentionTable)
+    history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
 
     def __post_init__(self) -> None:
         for key, tf in self.tf.items():
@@ -112,7 +114,7 @@ class ModuleIndex:
         return sorted(self.tf)
 
     @classmethod
-    def of(cls, modules: dict[str, MemoryNode]) -> ModuleIndex:
+    def of(cls, modules: dict[str, MemoryNode], commits: list[Any] | None = None) -> ModuleIndex:
         edges = [
             (p, str(t))
             for p, n in modules.items()
@@ -124,7 +126,10 @@ class ModuleIndex:
             {p: _defined(n) for p, n in modules.items()},
             {p: _declared(n) for p, n in modules.items() if p not in tests},
         )
-        return cls({p: module_terms(n) for p, n in modules.items()}, tests, edges, mentions=table)
+        docs = history_docs(commits or [], set(modules))
+        history = cls(docs, set(), []) if docs else None
+        tf = {p: module_terms(n) for p, n in modules.items()}
+        return cls(tf, tests, edges, mentions=table, history=history)
 
     def bm25(self, query: list[str]) -> dict[str, float]:
         n = len(self.tf)
@@ -205,16 +210,21 @@ def rank_modules(
     modules: dict[str, MemoryNode] | ModuleIndex,
     text: str,
     mention_weight: float = MENTION_WEIGHT,
+    history_weight: float = HISTORY_WEIGHT,
 ) -> list[tuple[str, float]]:
     """(path, score) best first: BM25 text match plus personalised PageRank, plus
-    ``mention_weight`` x the best code-mention score (0 turns mentions off)."""
+    ``mention_weight`` x the best code-mention score (0 turns mentions off), plus
+    ``history_weight`` x BM25 over past commit subjects (0 turns it off)."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return []
-    text_scores = index.bm25(terms(text))
+    query = terms(text)
+    text_scores = index.bm25(query)
     named = index.mentions.scores(text) if mention_weight else {}
-    if not text_scores and not named:
+    past = index.history.bm25(query) if history_weight and index.history else {}
+    if not text_scores and not named and not past:
         return []
+    top_past = max(past.values(), default=0.0) or 1.0
     best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
     ppr = personalised_pagerank(index.paths, index.edges, seeds)
@@ -224,6 +234,7 @@ def rank_modules(
             text_scores.get(p, 0.0) / best
             + ALPHA * ppr.get(p, 0.0) / top_ppr
             + mention_weight * named.get(p, 0.0)
+            + history_weight * past.get(p, 0.0) / top_past
         )
         * (TEST_WEIGHT if p in index.tests else 1.0)
         for p in index.tf
@@ -233,20 +244,23 @@ def rank_modules(
     return ranked
 
 
-_INDEX_CACHE: dict[tuple[int, str, str, str], ModuleIndex] = {}
+_INDEX_CACHE: dict[tuple[int, str, str, str, str], ModuleIndex] = {}
 
 
 def _index(store: Store, repo: str, repo_node: MemoryNode, paths: list[str]) -> ModuleIndex:
-    """The module index for this version of the repo node (cached in process)."""
+    """The module index for this version of the repo and history nodes (cached)."""
     from profiles.repo_scan.graph import module_id
 
-    key = (id(store), store.location, repo_node.id, repo_node.updated_at.isoformat())
+    past = history_node(store, repo)
+    moved = past.updated_at.isoformat() if past is not None else ""
+    key = (id(store), store.location, repo_node.id, repo_node.updated_at.isoformat(), moved)
     found = _INDEX_CACHE.get(key)
     if found is None:
         with store.reader() as reader:
             nodes = reader.get_nodes([module_id(repo, p) for p in paths])
         modules = {str(n.attributes["path"]): n for n in nodes.values() if n.lifecycle != "retired"}
-        found = ModuleIndex.of(modules)
+        commits = list(past.attributes.get("commits") or []) if past is not None else None
+        found = ModuleIndex.of(modules, commits)
         if len(_INDEX_CACHE) >= 8:
             _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
         _INDEX_CACHE[key] = found

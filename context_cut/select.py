@@ -18,13 +18,16 @@ keeps exact nodes for exact questions; stand-in keeps broad questions short.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from context_cut.candidates import Candidate
 from context_cut.embedders import fold
-from memgraph.documents import FreshnessState, MemoryNode, MemorySummary
+from memgraph.documents.enums import FreshnessState
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView, SummaryView
 
 MAX_DEPTH = 4
 STRONG_COSINE = 0.85
@@ -38,7 +41,7 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(fold(text)))
 
 
-def is_strong_hit(node: MemoryNode, cand: Candidate | None, terms: list[str]) -> bool:
+def is_strong_hit(node: NodeView, cand: Candidate | None, terms: list[str]) -> bool:
     if cand is None:
         return False
     if cand.vector_score is not None and cand.vector_score >= STRONG_COSINE:
@@ -63,8 +66,8 @@ class Unit:
     """A ranked unit of context: a node, or a summary standing in for its cover."""
 
     score: float
-    node: MemoryNode | None = None
-    summary: MemorySummary | None = None
+    node: NodeView | None = None
+    summary: SummaryView | None = None
 
     @property
     def key(self) -> str:
@@ -80,7 +83,7 @@ class Selection:
     decisions: list[Decision] = field(default_factory=list)
     stood_in: dict[str, str] = field(default_factory=dict)  # covered id -> summary id
     missing: set[str] = field(default_factory=set)  # covered ids the store lacks
-    descended_stale: list[MemorySummary] = field(default_factory=list)
+    descended_stale: list[SummaryView] = field(default_factory=list)
 
 
 class SummaryGraph:
@@ -88,19 +91,19 @@ class SummaryGraph:
     (transitively upward) and those they cover (downward, for descent)."""
 
     def __init__(self) -> None:
-        self.summaries: dict[str, MemorySummary] = {}
+        self.summaries: dict[str, SummaryView] = {}
 
-    def add(self, summaries: Iterable[MemorySummary]) -> set[str]:
+    def add(self, summaries: Iterable[SummaryView]) -> set[str]:
         new = {s.id for s in summaries if s.id not in self.summaries}
         self.summaries.update((s.id, s) for s in summaries if s.id in new)
         return new
 
-    def roots(self) -> list[MemorySummary]:
+    def roots(self) -> list[SummaryView]:
         covered = {c for s in self.summaries.values() for c in s.covers_summary_ids}
         return [s for sid, s in self.summaries.items() if sid not in covered]
 
 
-def usable(s: MemorySummary, threshold: float) -> str | None:
+def usable(s: SummaryView, threshold: float) -> str | None:
     """Why ``s`` cannot stand in (None when it can)."""
     if s.freshness.state is FreshnessState.stale:
         changed = ", ".join(s.freshness.stale_ids[:5]) or s.freshness.reason or "sources"
@@ -111,16 +114,16 @@ def usable(s: MemorySummary, threshold: float) -> str | None:
 
 
 class NodeLoader(Protocol):
-    def __call__(self, ids: Iterable[str]) -> dict[str, MemoryNode]: ...
+    def __call__(self, ids: Iterable[str]) -> Mapping[str, NodeView]: ...
 
 
 def select(
-    ranked: list[tuple[Candidate, MemoryNode]],
+    ranked: list[tuple[Candidate, NodeView]],
     graph: SummaryGraph,
     load: NodeLoader,
     terms: list[str],
     threshold: float,
-    admits: Callable[[MemoryNode], bool],
+    admits: Callable[[NodeView], bool],
     *,
     strict_cover: bool = False,
 ) -> Selection:
@@ -141,7 +144,7 @@ def select(
         hit = cand_by_id.get(nid)
         return hit[0].score / best if hit else None
 
-    def subtree_nodes(s: MemorySummary, seen: set[str]) -> list[str]:
+    def subtree_nodes(s: SummaryView, seen: set[str]) -> list[str]:
         out = list(s.covers_node_ids)
         for cid in s.covers_summary_ids:
             child = graph.summaries.get(cid)
@@ -150,9 +153,9 @@ def select(
                 out += subtree_nodes(child, seen)
         return out
 
-    cache: dict[str, MemoryNode | None] = {i: n for i, (_, n) in cand_by_id.items()}
+    cache: dict[str, NodeView | None] = {i: n for i, (_, n) in cand_by_id.items()}
 
-    def nodes_of(ids: list[str]) -> dict[str, MemoryNode]:
+    def nodes_of(ids: Sequence[str]) -> dict[str, NodeView]:
         rest = [i for i in ids if i not in cache]
         if rest:
             got = load(rest)
@@ -169,13 +172,13 @@ def select(
                 return False
         return True
 
-    def place_node(nid: str, node: MemoryNode | None, score: float) -> None:
+    def place_node(nid: str, node: NodeView | None, score: float) -> None:
         if nid in placed or node is None or not admits(node):
             return
         placed.add(nid)
         sel.units.append(Unit(score=score, node=node))
 
-    def decide(s: MemorySummary, depth: int, parent_score: float) -> None:
+    def decide(s: SummaryView, depth: int, parent_score: float) -> None:
         if s.id in placed:
             return
         placed.add(s.id)

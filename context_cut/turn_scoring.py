@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from context_cut.candidates import query_terms
-from memgraph.documents import MemoryNode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from context_cut.turns import RankedTurn, TurnWeights
+    from memgraph.documents import MemoryNode  # or a plain one: memgraph.documents.plain
 
 
 def normalised(ranking: Sequence[tuple[str, float]], minmax: bool = False) -> dict[str, float]:

@@ -38,13 +38,13 @@ from context_cut.turn_scoring import (
     session_boost,
     sessions_of,
 )
-from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
 from memgraph.store.rows import VoiceScope, iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from memgraph.documents import MemoryNode  # or a plain one: memgraph.documents.plain
     from memgraph.store.interfaces import TurnIndex
 
 

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 from memgraph.config import Settings
 from memgraph.errors import MemgraphError, MissingExtra
+from memgraph.mcp_wire import check_query, check_text_args
 from memgraph.store import Store, open_store
 
 T = TypeVar("T")
@@ -276,15 +277,6 @@ class MemgraphTools:
         return data
 
 
-# A query is matched term by term; 50,000 words or 5,000 ORs kept the server busy
-# for seconds. Past these caps the caller gets a tool error, not a stall.
-MAX_QUERY_CHARS = 10_000
-MAX_QUERY_TERMS = 200
-# What a lone surrogate escape (\ud800..\udfff) in a request becomes (see
-# ``sanitise_line``): a noncharacter no client sends on purpose.
-SURROGATE_MARK = "\U0010fffe"
-
-
 def store_identity(location: str) -> tuple[int, ...] | None:
     """(device, inode, size, mtime ns) of a store file; ``(0,)`` for a server URL or
     ``:memory:`` (nothing on disk to replace); None when there is no file."""
@@ -297,24 +289,6 @@ def store_identity(location: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def check_query(query: str, name: str = "query") -> None:
-    """ValueError (a tool error) for a query too long to answer promptly."""
-    if len(query) > MAX_QUERY_CHARS:
-        raise ValueError(f"{name} is {len(query)} characters; at most {MAX_QUERY_CHARS}")
-    terms = len(query.split())
-    if terms > MAX_QUERY_TERMS:
-        raise ValueError(f"{name} has {terms} terms; at most {MAX_QUERY_TERMS}")
-
-
-def _check_text_args(kwargs: dict[str, Any]) -> None:
-    for name, value in kwargs.items():
-        if isinstance(value, str) and SURROGATE_MARK in value:
-            raise ValueError(
-                f"argument {name!r} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
-                "send valid Unicode text"
-            )
 
 
 def mcp_reply_text(packet: Any) -> str:
@@ -331,83 +305,12 @@ def _tool(fn: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
         try:
-            _check_text_args(kwargs)
+            check_text_args(kwargs)
             return fn(*args, **kwargs)
         except (MemgraphError, ValueError) as exc:
             raise ToolError(" ".join(str(exc).split())) from None
 
     return wrapper
-
-
-def _replace_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return "".join(SURROGATE_MARK if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
-        return value
-    if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
-    return value
-
-
-def sanitise_line(line: str) -> str:
-    """One JSON-RPC line with every lone surrogate escape replaced by SURROGATE_MARK.
-
-    The SDK's JSON parser rejects such a line outright and, having no request id,
-    answers nothing: the caller would wait forever. Python's parser accepts it,
-    so the request goes through and the tool names the offending argument.
-    """
-    if "\\u" not in line:
-        return line
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
-        return line
-    cleaned = _replace_surrogates(data)
-    if cleaned == data and json.dumps(cleaned) == json.dumps(data):
-        return line
-    return json.dumps(cleaned, ensure_ascii=True) + "\n"
-
-
-class _SanitisedStdin:
-    """Text lines from the binary stdin, each passed through ``sanitise_line``."""
-
-    def __init__(self, raw: Any) -> None:
-        import io
-
-        self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
-
-    def readline(self, *args: Any) -> str:
-        line = self._text.readline()
-        return sanitise_line(line) if line else line
-
-    def __iter__(self) -> Iterator[str]:
-        while line := self.readline():
-            yield line
-
-    def close(self) -> None:
-        # the buffer is the process's stdin: not ours to close
-        with contextlib.suppress(ValueError):
-            self._text.detach()
-
-
-def run_stdio(server: Any) -> None:
-    """``server.run()`` for stdio, reading requests through ``_SanitisedStdin``."""
-    import sys
-
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    async def main() -> None:
-        stdin = anyio.wrap_file(_SanitisedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-            low = server._lowlevel_server
-            await low.run(read_stream, write_stream, low.create_initialization_options())
-
-    anyio.run(main)
 
 
 def build_server(settings: Settings) -> Any:

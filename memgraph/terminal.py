@@ -49,12 +49,20 @@ def is_tty(stream: TextIO) -> bool:
         return False
 
 
+def _stdin_tty_fd() -> int:
+    """stdin's descriptor when it is a terminal, else -1. ``sys.stdin``, not fd 0:
+    a test runner (or an embedding program) may have replaced it, and the notice
+    and the read must agree on which stream they mean."""
+    stream = sys.stdin
+    try:
+        return stream.fileno() if stream is not None and stream.isatty() else -1
+    except (AttributeError, OSError, ValueError):
+        return -1
+
+
 def interactive_stdin() -> bool:
     """stdin is a terminal (a command that reads a pipe was started by hand)."""
-    try:
-        return os.isatty(0)
-    except OSError:
-        return False
+    return _stdin_tty_fd() >= 0
 
 
 def read_stdin(limit: int) -> bytes:
@@ -64,13 +72,9 @@ def read_stdin(limit: int) -> bytes:
     between Python's last signal check and a blocking ``read`` would otherwise be
     handled only when the next line arrives (the process looked hung; seen under
     load in tests/memgraph/cli/test_terminal_manners.py)."""
-    stream = sys.stdin
-    try:  # sys.stdin, not fd 0: a test runner may have replaced it
-        fd = stream.fileno() if stream.isatty() else -1
-    except (AttributeError, OSError, ValueError):
-        fd = -1
+    fd = _stdin_tty_fd()
     if fd < 0:
-        return stream.buffer.read(limit)
+        return sys.stdin.buffer.read(limit)
     import select
 
     chunks: list[bytes] = []

@@ -81,6 +81,7 @@ REPO_ARCHITECTURE = _profile(
         "schema",
         "runtime_contract",
         "test_seam",
+        "history",  # the last commits' subjects per file (repo_scan/history.py)
     },
 )
 REPO_DATAFLOW = _profile(

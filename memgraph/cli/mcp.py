@@ -33,7 +33,8 @@ def mcp(
         print(json.dumps({"mcpServers": {"memgraph": client_entry(home, workspace)}}, indent=2))
         return
     from memgraph.config import load_settings
-    from memgraph.mcp_server import build_server, run_stdio
+    from memgraph.mcp_server import build_server
+    from memgraph.mcp_wire import run_stdio
 
     if http and host not in LOOPBACK:
         # No network listener beyond this machine: the store holds private words.

@@ -8,10 +8,16 @@ A lexical-only read (no embedder configured) builds neither the pydantic
 ``Settings`` nor imports the vector stack (``context_cut.vectors``, Qdrant,
 numpy): the store is found by ``memgraph.config.store_location`` and
 ``memgraph.config.vectors_wanted`` says whether a nerve is wanted at all.
+Nor does it import pydantic: ``recall`` and the text outputs of ``context`` read
+the store's rows as plain objects (``memgraph.store.decode.use_plain``) with a
+plain request/query; ``context --json`` (and a recall request that fails
+validation, for its message) use the pydantic documents.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +53,76 @@ class Sources(Protocol):
     def qdrant_url(self) -> str | None: ...
 
 
-def nerve_for(cfg: Settings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
+class NerveSettings(Protocol):
+    """What a vector nerve reads of the settings: ``Settings`` or ``NerveConfig``."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def embedder(self) -> str: ...
+    @property
+    def embed_model(self) -> str: ...
+    @property
+    def ollama_host(self) -> str | None: ...
+    @property
+    def ollama_timeout(self) -> float: ...
+    @property
+    def qdrant_path(self) -> Path | None: ...
+    @property
+    def qdrant_url(self) -> str | None: ...
+    @property
+    def qdrant_engine(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class NerveConfig:
+    """The settings a nerve reads, resolved like ``load_settings`` resolves them
+    (flags > env > file > the same defaults) without the pydantic ``Settings``."""
+
+    home: Path
+    embedder: str = "none"
+    embed_model: str = "all-minilm"
+    ollama_host: str | None = None
+    ollama_timeout: float = 30.0
+    qdrant_path: Path | None = None
+    qdrant_url: str | None = None
+    qdrant_engine: str = "edge"
+
+
+_NERVE_TEXT = ("embedder", "embed_model", "ollama_host", "qdrant_url", "qdrant_engine")
+_NERVE_PATHS = ("home", "qdrant_path")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def nerve_config(
+    home: Path | None, embedder: str | None, qdrant_path: Path | None, qdrant_url: str | None
+) -> NerveSettings:
+    """A ``NerveConfig`` when every value it reads is plainly valid (text, paths, a
+    number); anything else goes through ``config_for`` (pydantic words the error)."""
+    from memgraph.config import default_home, resolve
+
+    flags = {"home": home, "embedder": embedder, "qdrant_path": qdrant_path}
+    raw = resolve(
+        {**flags, "qdrant_url": qdrant_url}, None, (*_NERVE_TEXT, *_NERVE_PATHS, "ollama_timeout")
+    )
+    timeout = raw.pop("ollama_timeout", 30.0)
+    if isinstance(timeout, str) and _NUMBER.fullmatch(timeout):
+        timeout = float(timeout)
+    plain = (
+        all(isinstance(raw[f], str) for f in _NERVE_TEXT if f in raw)
+        and all(isinstance(raw[f], str | Path) for f in _NERVE_PATHS if f in raw)
+        and isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+    )
+    if not plain:
+        return config_for(home, embedder, qdrant_path, qdrant_url)
+    if raw.get("ollama_host") is None and "OLLAMA_HOST" in os.environ:
+        raw["ollama_host"] = os.environ["OLLAMA_HOST"]  # as load_settings does
+    paths = {f: Path(raw.pop(f)) for f in _NERVE_PATHS if f in raw}
+    return NerveConfig(**{"home": default_home(), **paths, **raw, "ollama_timeout": float(timeout)})
+
+
+def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
     """The configured nerve, or (None, one-line notice) when vectors are off or down."""
     from context_cut.embedders import make_embedder
     from context_cut.vectors import open_nerve
@@ -85,14 +160,19 @@ def say(line: str) -> None:
     print(" ".join(line.split()), file=sys.stderr)
 
 
-def run_ranked(src: Sources, run: Callable[[Store, Any], R]) -> R:
+def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = False) -> R:
     """Open the store and the optional vector nerve, run, close both; say on stderr
     (one line) when ranking fell back to BM25. Without a configured embedder the
-    settings are not validated into the pydantic model and no vector code loads."""
+    settings are not validated into the pydantic model and no vector code loads.
+    ``plain``: the store's reads return plain objects, not pydantic documents."""
     s = store_from(src.home, src.store, for_reading=True)  # read-only stores are read too
+    if plain:
+        from memgraph.store.decode import use_plain
+
+        use_plain(s)
     try:
         if vectors_wanted(src.embedder):
-            cfg = config_for(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
+            cfg = nerve_config(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
             nerve, notice = nerve_for(cfg, required=False)
         else:
             nerve, notice = None, VECTORS_OFF
@@ -130,27 +210,16 @@ class RecallArgs:
 
 def recall_command(args: RecallArgs) -> None:
     """Semantic recall of what you said (hybrid BM25 + vectors), one line per hit."""
-    from pydantic import ValidationError
-
-    from context_cut.api import RecallRequest
+    from context_cut.api import plain_recall
     from context_cut.api import recall as run_recall
     from memgraph.errors import UsageError
 
-    try:
-        request = RecallRequest(
-            text=args.text,
-            limit=args.limit,
-            project=args.project,
-            session_id=args.session,
-            mode=args.mode,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UsageError(f"bad recall request: {where}: {first['msg']}") from None
+    request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
+    if request is None:  # pydantic words what is wrong
+        request = _validated_recall(args)
     if not args.text.strip():
         raise UsageError("the query is empty")
-    result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve))
+    result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve), plain=True)
     for hit in result.hits:
         n = hit.node
         attrs = n.attributes
@@ -172,6 +241,26 @@ def recall_command(args: RecallArgs) -> None:
             sid = str(attrs.get("session_id") or "")[:8]
             title = " ".join((n.title or n.claim).split())[:80]
             print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+
+
+def _validated_recall(args: RecallArgs) -> Any:
+    from pydantic import ValidationError
+
+    from context_cut.recall_request import RecallRequest
+    from memgraph.errors import UsageError
+
+    try:
+        return RecallRequest(
+            text=args.text,
+            limit=args.limit,
+            project=args.project,
+            session_id=args.session,
+            mode=args.mode,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UsageError(f"bad recall request: {where}: {first['msg']}") from None
 
 
 @dataclass(frozen=True)
@@ -199,7 +288,6 @@ def context_command(args: ContextArgs) -> None:
     """A token-budgeted context packet for a repo task, role, persona or coordinator."""
     from context_cut.api import select_context_cut
     from context_cut.cuts import get_cut
-    from memgraph.documents import MemoryContextQuery
     from memgraph.errors import UsageError
 
     if args.as_json + args.markdown + args.prompt > 1:
@@ -213,14 +301,20 @@ def context_command(args: ContextArgs) -> None:
     if project is None and spec.name.value != "repo":
         import os
 
-        from profiles.voice.nodes import resolve_project
+        from profiles.voice.project import resolve_project
 
         project = resolve_project(os.getcwd())
     sections: list[object] = []
     if args.repo is not None:
         packet = _repo_packet(args, spec.name.value, args.repo)
     else:
-        query = MemoryContextQuery(
+        # the text outputs read plain objects (no pydantic); --json the documents
+        plain = not args.as_json
+        if plain:
+            from memgraph.documents.plain_context import ContextQuery as Query
+        else:
+            from memgraph.documents import MemoryContextQuery as Query  # type: ignore[assignment]
+        query = Query(
             text=args.text,
             cut=spec.name,
             budget_tokens=args.budget,
@@ -239,7 +333,7 @@ def context_command(args: ContextArgs) -> None:
                     sections.extend(gather(reads, spec.name.value, query.project))
             return select_context_cut(s, query, nerve)
 
-        packet = run_ranked(args, run)
+        packet = run_ranked(args, run, plain=plain)
     from context_cut.ceiling import fit_output
     from context_cut.render import packet_json, packet_lines, packet_markdown
 

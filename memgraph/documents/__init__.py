@@ -52,12 +52,12 @@ if TYPE_CHECKING:
     from memgraph.documents.summary import FreshnessState, MemoryFreshness, MemorySummary
 
 _WHERE: dict[str, str] = {
-    "AnchorKind": "memgraph.documents.graph",
+    "AnchorKind": "memgraph.documents.enums",
     "AttachAnchor": "memgraph.documents.patch",
-    "CutName": "memgraph.documents.context",
+    "CutName": "memgraph.documents.enums",
     "Document": "memgraph.documents.base",
     "ForcedSleep": "memgraph.documents.patch",
-    "FreshnessState": "memgraph.documents.summary",
+    "FreshnessState": "memgraph.documents.enums",
     "GraphOp": "memgraph.documents.patch",
     "MarkStale": "memgraph.documents.patch",
     "MemoryAnchor": "memgraph.documents.graph",
@@ -74,14 +74,14 @@ _WHERE: dict[str, str] = {
     "MemorySummary": "memgraph.documents.summary",
     "MergeNodes": "memgraph.documents.patch",
     "NodeRevision": "memgraph.documents.patch",
-    "PatchStatus": "memgraph.documents.patch",
-    "ProfileName": "memgraph.documents.base",
+    "PatchStatus": "memgraph.documents.enums",
+    "ProfileName": "memgraph.documents.enums",
     "RefreshEmbedding": "memgraph.documents.patch",
     "RetireNode": "memgraph.documents.patch",
     "ReviewNode": "memgraph.documents.patch",
     "ReviseNode": "memgraph.documents.patch",
     "SNAPSHOT_FORMAT": "memgraph.documents.snapshot",
-    "SleepDisposition": "memgraph.documents.patch",
+    "SleepDisposition": "memgraph.documents.enums",
     "SummarizeCluster": "memgraph.documents.patch",
     "Temporal": "memgraph.documents.base",
     "TransitionNode": "memgraph.documents.patch",
@@ -89,8 +89,8 @@ _WHERE: dict[str, str] = {
     "UpsertNode": "memgraph.documents.patch",
     "UtcDatetime": "memgraph.documents.base",
     "evolve": "memgraph.documents.base",
-    "to_json": "memgraph.documents.base",
-    "utcnow": "memgraph.documents.base",
+    "to_json": "memgraph.documents.enums",
+    "utcnow": "memgraph.documents.enums",
 }
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+# re-exported from their old place: the enums and helpers live without pydantic
+from memgraph.documents.enums import ProfileName as ProfileName
+from memgraph.documents.enums import to_json as to_json
+from memgraph.documents.enums import utcnow as utcnow
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -21,10 +25,6 @@ def _to_utc(value: datetime) -> datetime:
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 
 JsonValue = Any
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Document(BaseModel):
@@ -57,38 +57,12 @@ def evolve(model: _M, update: dict[str, Any]) -> _M:
     return copied
 
 
-def to_json(doc: BaseModel) -> str:
-    """``doc.model_dump_json()``, without pydantic's per-call Python wrapper.
-
-    Same text, ~0.5 us less per call: the bulk-ingest path serialises every
-    node and every receipt once (notes/benchmarks.md).
-    """
-    return type(doc).__pydantic_serializer__.to_json(doc, warnings=False).decode()
-
-
 class Temporal(Document):
     """Bi-temporal fields: valid time (when it was true) and ingestion time."""
 
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
     ingested_at: UtcDatetime | None = None
-
-
-class ProfileName(StrEnum):
-    """Every profile the substrate knows: repo, agent and capture domains."""
-
-    repo_architecture = "repo_architecture"
-    repo_dataflow = "repo_dataflow"
-    role_self = "role_self"
-    short_term = "short_term"
-    incubation = "incubation"
-    agency_pressure = "agency_pressure"
-    candidate_intervention = "candidate_intervention"
-    evidence = "evidence"
-    voice = "voice"
-    artifact = "artifact"
-    session = "session"
-    activity = "activity"
 
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]

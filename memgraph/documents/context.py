@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import Field
 
 from memgraph.documents.base import Temporal, UtcDatetime
+from memgraph.documents.enums import CutName as CutName  # re-exported
 from memgraph.documents.graph import MemoryAnchor, MemoryEdge, MemoryNode
 from memgraph.documents.lifecycle import MemoryLifecycleReceipt
 from memgraph.documents.summary import MemorySummary
-
-
-class CutName(StrEnum):
-    repo = "repo"
-    role = "role"
-    persona = "persona"
-    coordinator = "coordinator"
 
 
 class MemoryContextQuery(Temporal):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import Field
 
 from memgraph.documents.base import (
@@ -13,17 +11,7 @@ from memgraph.documents.base import (
     Temporal,
     UtcDatetime,
 )
-
-
-class AnchorKind(StrEnum):
-    """Evidence pointer kinds. An anchor points at evidence; it is never a claim."""
-
-    transcript = "transcript"  # path + line + record uuid
-    commit = "commit"  # repo + sha
-    file = "file"  # path + content hash
-    url = "url"
-    page = "page"  # vault page path
-    entity = "entity"  # a named entity (session, project, repo, branch, path)
+from memgraph.documents.enums import AnchorKind as AnchorKind  # re-exported
 
 
 class MemoryAnchor(Temporal):

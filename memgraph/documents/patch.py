@@ -5,12 +5,13 @@ Each op is a pure description; ``memgraph.graph`` validates and applies them.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from memgraph.documents.base import Confidence, Document, JsonValue, Temporal, UtcDatetime
+from memgraph.documents.enums import PatchStatus as PatchStatus  # re-exported
+from memgraph.documents.enums import SleepDisposition as SleepDisposition
 from memgraph.documents.graph import MemoryAnchor, MemoryEdge, MemoryNode
 from memgraph.documents.lifecycle import MemoryEmbeddingManifest
 from memgraph.documents.summary import MemorySummary
@@ -103,12 +104,6 @@ class RefreshEmbedding(Document):
     manifest: MemoryEmbeddingManifest
 
 
-class SleepDisposition(StrEnum):
-    distilled = "distilled"
-    incubated = "incubated"
-    pruned = "pruned"
-
-
 class ForcedSleep(Document):
     """End of a short-term window: every short_term node of the domain that is
     still active or clustered must be distilled, incubated or pruned."""
@@ -134,12 +129,6 @@ GraphOp = Annotated[
     | ForcedSleep,
     Field(discriminator="op"),
 ]
-
-
-class PatchStatus(StrEnum):
-    proposed = "proposed"
-    applied = "applied"
-    rejected = "rejected"
 
 
 class MemoryPatchCandidate(Temporal):

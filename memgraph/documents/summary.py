@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import Field
 
 from memgraph.documents.base import Confidence, Temporal, UtcDatetime
-
-
-class FreshnessState(StrEnum):
-    fresh = "fresh"
-    stale = "stale"
+from memgraph.documents.enums import FreshnessState as FreshnessState  # re-exported
 
 
 class MemoryFreshness(Temporal):

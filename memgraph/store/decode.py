@@ -7,37 +7,114 @@ server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
 and lock a read runs on. The backends subclass these two bases and supply
 those few hooks; the queries and the decoding live here. SQLite stores receipts,
 patches, nodes and edges packed (``memgraph.store.docpack``); ``unpack`` passes text through.
+
+Rows decode into the pydantic documents, or, on a store a lean read marked with
+``use_plain``, into the plain objects of ``memgraph.documents.plain`` (same
+attribute names; no pydantic import). The document classes load on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from memgraph.documents import (
-    MemoryDomain,
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemorySummary,
-)
 from memgraph.store.docpack import unpack
 from memgraph.store.protocol import PeriodQuery, as_of
 from memgraph.store.rows import iso
 
 if TYPE_CHECKING:
-    from memgraph.documents import MemoryGraphSnapshot
+    from memgraph.documents import (
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryGraphSnapshot,
+        MemoryLifecycleReceipt,
+        MemoryNode,
+        MemorySummary,
+    )
+
+Decode = Callable[[Any], Any]
 
 
-def _node(doc: str | bytes) -> MemoryNode:
-    # SQLite stores node and edge documents packed since migration 105
-    return MemoryNode.model_validate_json(unpack(doc))
+class Docs:
+    """Stored JSON text -> object, one function per document kind."""
+
+    __slots__ = ("edge", "manifest", "node", "receipt", "summary")
+
+    def __init__(
+        self, node: Decode, edge: Decode, summary: Decode, receipt: Decode, manifest: Decode
+    ) -> None:
+        self.node, self.edge, self.summary = node, edge, summary
+        self.receipt, self.manifest = receipt, manifest
 
 
-def _edge(doc: str | bytes) -> MemoryEdge:
-    return MemoryEdge.model_validate_json(unpack(doc))
+_DOCUMENTS: list[Docs] = []
+
+
+def _unpacking(decode: Decode) -> Decode:
+    """``decode`` of a node or edge row: SQLite stores them packed since migration 105."""
+
+    def run(doc: Any) -> Any:
+        return decode(unpack(doc))
+
+    return run
+
+
+def documents() -> Docs:
+    """The pydantic decoders (``Model.model_validate_json``), built on first use."""
+    if not _DOCUMENTS:
+        from memgraph.documents import (
+            MemoryEdge,
+            MemoryEmbeddingManifest,
+            MemoryLifecycleReceipt,
+            MemoryNode,
+            MemorySummary,
+        )
+
+        _DOCUMENTS.append(
+            Docs(
+                _unpacking(MemoryNode.model_validate_json),
+                _unpacking(MemoryEdge.model_validate_json),
+                MemorySummary.model_validate_json,
+                MemoryLifecycleReceipt.model_validate_json,
+                MemoryEmbeddingManifest.model_validate_json,
+            )
+        )
+    return _DOCUMENTS[0]
+
+
+class _Lazy:
+    """The pydantic decoders, looked up on first use (class default of ``docs``)."""
+
+    def __get__(self, obj: object, owner: type | None = None) -> Docs:
+        return documents()
+
+
+_T = TypeVar("_T", bound="DocTxn")
+
+
+def plain_docs() -> Docs:
+    """Decoders into ``memgraph.documents.plain`` objects (embedding manifests,
+    never read by a lean path, stay documents)."""
+    from memgraph.documents import plain
+
+    return Docs(
+        _unpacking(plain.decoder(plain.PlainNode)),
+        _unpacking(plain.decoder(plain.PlainEdge)),
+        plain.decoder(plain.PlainSummary),
+        plain.decoder(plain.PlainReceipt),
+        lambda text: documents().manifest(text),
+    )
+
+
+def use_plain(store: object) -> None:
+    """Make ``store``'s document reads (its own and its read snapshots') return
+    plain objects (``memgraph.documents.plain``) instead of pydantic documents.
+    For read-only commands (``memgraph context``, ``recall``): the engine never
+    sees such a store. A backend that does not decode rows here (the in-memory
+    store) keeps returning documents, which every reader accepts too."""
+    if isinstance(store, DocStore):
+        store.docs = store.plain = plain_docs()
 
 
 def _iso(dt: datetime | None) -> str | None:
@@ -50,6 +127,7 @@ class DocTxn:
     whose key is one of ``ids``)."""
 
     PARAM = "?"
+    docs: Docs = _Lazy()  # type: ignore[assignment]  # the store's, in its readers
 
     def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         raise NotImplementedError
@@ -62,19 +140,19 @@ class DocTxn:
         return f"{column} IN ({','.join([self.PARAM] * len(values))})", list(values)
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, MemoryNode]:
-        nodes = map(_node, self._where_in("doc", "nodes", "id", ids))
+        nodes = map(self.docs.node, self._where_in("doc", "nodes", "id", ids))
         return {n.id: n for n in nodes}
 
     def existing_node_ids(self, ids: Iterable[str]) -> set[str]:
         return set(self._where_in("id", "nodes", "id", ids))
 
     def get_edges(self, ids: Iterable[str]) -> dict[str, MemoryEdge]:
-        edges = map(_edge, self._where_in("doc", "edges", "id", ids))
+        edges = map(self.docs.edge, self._where_in("doc", "edges", "id", ids))
         return {e.id: e for e in edges}
 
     def get_summaries(self, ids: Iterable[str]) -> dict[str, MemorySummary]:
         docs = self._where_in("doc", "summaries", "id", ids)
-        return {s.id: s for s in map(MemorySummary.model_validate_json, docs)}
+        return {s.id: s for s in map(self.docs.summary, docs)}
 
     def summaries_covering(self, ids: Iterable[str]) -> list[MemorySummary]:
         sids = self._where_in("DISTINCT summary_id", "summary_covers", "covered_id", ids)
@@ -82,7 +160,7 @@ class DocTxn:
 
     def get_manifests(self, node_ids: Iterable[str]) -> dict[str, MemoryEmbeddingManifest]:
         docs = self._where_in("doc", "embeddings", "node_id", node_ids)
-        return {m.node_id: m for m in map(MemoryEmbeddingManifest.model_validate_json, docs)}
+        return {m.node_id: m for m in map(self.docs.manifest, docs)}
 
     def nodes_in_domain(
         self, domain_id: str, profile: str | None = None, states: Iterable[str] | None = None
@@ -97,7 +175,7 @@ class DocTxn:
             clause, values = self._in("lifecycle", list(states))
             sql += f" AND {clause}"
             args.extend(values)
-        return [_node(d) for d in self._column(sql, args)]
+        return list(map(self.docs.node, self._column(sql, args)))
 
     def receipts_for(self, target_id: str, op: str | None = None) -> list[MemoryLifecycleReceipt]:
         p = self.PARAM
@@ -107,7 +185,8 @@ class DocTxn:
             sql += f" AND op = {p}"
             args.append(op)
         docs = self._column(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
+        receipt = self.docs.receipt
+        return [receipt(unpack(d)) for d in docs]
 
 
 class DocStore:
@@ -115,9 +194,17 @@ class DocStore:
     (first column of one statement, on the store's own read path)."""
 
     PARAM = "?"
+    docs: Docs = _Lazy()  # type: ignore[assignment]  # ``use_plain`` sets plain ones
+    plain: Docs | None = None
 
     def _column(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         raise NotImplementedError
+
+    def _reading(self, txn: _T) -> _T:
+        """``txn`` (a read snapshot of this store) decoding as the store does."""
+        if self.plain is not None:
+            txn.docs = self.plain
+        return txn
 
     def receipts(
         self, target_id: str | None = None, patch_id: str | None = None
@@ -129,7 +216,8 @@ class DocStore:
         if patch_id is not None:
             sql, args = sql + f" AND patch_id = {p}", [*args, patch_id]
         docs = self._column(sql + " ORDER BY seq", args)
-        return [MemoryLifecycleReceipt.model_validate_json(unpack(d)) for d in docs]
+        receipt = self.docs.receipt
+        return [receipt(unpack(d)) for d in docs]
 
     def iter_nodes(
         self, profile: str | None = None, kind: str | None = None
@@ -140,19 +228,16 @@ class DocStore:
             sql, args = sql + f" AND profile = {p}", [*args, profile]
         if kind is not None:
             sql, args = sql + f" AND kind = {p}", [*args, kind]
-        for doc in self._column(sql + " ORDER BY id", args):
-            yield _node(doc)
+        yield from map(self.docs.node, self._column(sql + " ORDER BY id", args))
 
     def iter_edges(self, profile: str | None = None) -> Iterator[MemoryEdge]:
         sql, args = "SELECT doc FROM edges", list[str]()
         if profile is not None:
             sql, args = sql + f" WHERE profile = {self.PARAM}", [profile]
-        for doc in self._column(sql + " ORDER BY id", args):
-            yield _edge(doc)
+        yield from map(self.docs.edge, self._column(sql + " ORDER BY id", args))
 
     def iter_summaries(self) -> Iterator[MemorySummary]:
-        for doc in self._column("SELECT doc FROM summaries ORDER BY id"):
-            yield MemorySummary.model_validate_json(doc)
+        yield from map(self.docs.summary, self._column("SELECT doc FROM summaries ORDER BY id"))
 
     def nodes_in_period(self, query: PeriodQuery) -> list[MemoryNode]:
         """Indexed (profile, kind, valid_from) range read; see ``PeriodQuery``."""
@@ -169,7 +254,7 @@ class DocStore:
             if bound is not None:
                 sql += f" AND {column} {op} {p}"
                 args.append(bound)
-        return [_node(d) for d in self._column(sql + " ORDER BY id", args)]
+        return list(map(self.docs.node, self._column(sql + " ORDER BY id", args)))
 
 
 def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraphSnapshot:
@@ -177,10 +262,19 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
     read snapshot of the caller's. Orders are the export's contract (byte-identical
     snapshots from every backend)."""
     # the patch models (a dozen ops) load only here: reads never decode patches
-    from memgraph.documents import MemoryGraphSnapshot, MemoryPatchCandidate
+    from memgraph.documents import (
+        MemoryDomain,
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryGraphSnapshot,
+        MemoryLifecycleReceipt,
+        MemoryNode,
+        MemoryPatchCandidate,
+        MemorySummary,
+    )
 
     def read(model: Any, sql: str) -> list[Any]:
-        # nodes, edges and their history may be packed (SQLite, memgraph.store.docpack)
+        # receipts and patches may be packed (SQLite, memgraph.store.docpack)
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
     def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack

@@ -18,9 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memgraph.documents import (
-    utcnow,
-)
+from memgraph.documents.enums import utcnow
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
@@ -215,7 +213,7 @@ class SQLiteStore(DocStore):
         with self._lock:
             self.conn.execute("BEGIN")
             try:
-                yield SQLiteTxn(self.conn)
+                yield self._reading(SQLiteTxn(self.conn))  # plain docs: decode.use_plain
             finally:
                 self.conn.execute("COMMIT")
 

@@ -16,15 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memgraph.documents import (
-    MemoryDomain,
-    MemoryEdge,
-    MemoryEmbeddingManifest,
-    MemoryLifecycleReceipt,
-    MemoryNode,
-    MemorySummary,
-    to_json,
-)
+from memgraph.documents.enums import to_json
 from memgraph.store.decode import DocTxn
 from memgraph.store.rowcodec import (
     INSERT_EDGE_HISTORY,
@@ -43,10 +35,18 @@ from memgraph.store.rowcodec import (
 )
 from memgraph.store.schema import index_new_node_rows, max_node_rowid
 
-if TYPE_CHECKING:  # a read never loads the patch models
+if TYPE_CHECKING:  # a read loads no document model (decode.py: on first use)
     from concurrent.futures import Executor, Future
 
-    from memgraph.documents import MemoryPatchCandidate
+    from memgraph.documents import (
+        MemoryDomain,
+        MemoryEdge,
+        MemoryEmbeddingManifest,
+        MemoryLifecycleReceipt,
+        MemoryNode,
+        MemoryPatchCandidate,
+        MemorySummary,
+    )
 
 _CHUNK = 500  # ids per IN (...) query; well under SQLite's variable limit
 

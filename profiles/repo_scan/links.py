@@ -49,6 +49,11 @@ def touches_edge(commit_id: str, repo: str, path: str, repo_path: str, sha: str)
 def touches_ops(store: Store, root: Path, repo: str, paths: set[str]) -> list[GraphOp]:
     """Upserts for the missing ``touches`` edges (module nodes of ``paths`` exist
     in the store or earlier in the same patch)."""
+    # No commit node in the store (commits never ingested): nothing to link. Checked
+    # first so a rescan neither reads every ref's log nor imports the artifact
+    # ingest path (yaml, vault pages) on every run (notes/repo.md, 2026-12-04 15:00).
+    if next(store.iter_nodes(profile="artifact", kind="commit"), None) is None:
+        return []
     from profiles.artifact.git import read_commits
     from profiles.artifact.ingest import commit_node_id
 

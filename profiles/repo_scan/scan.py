@@ -49,6 +49,7 @@ from profiles.repo_scan.files import (
     read_source,
 )
 from profiles.repo_scan.graph import ARCH, EPOCH, file_graph, module_id, repo_node_id
+from profiles.repo_scan.history import HISTORY_COMMITS, history_ops
 
 PROPOSER = "repo-scan"
 BATCH = 4000
@@ -63,6 +64,8 @@ class ScanRequest(BaseModel):
     summaries: bool = True  # write summaries where none exist yet
     refresh: bool = False  # rewrite every summary (stale ones become fresh)
     link_commits: bool = True  # commit artifact nodes -> touches -> module nodes
+    # subjects of the last N commits per file (history.py); 0 = none
+    history: int = Field(default=HISTORY_COMMITS, ge=0, le=100_000)
 
 
 @dataclass
@@ -124,14 +127,8 @@ def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
 
 def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | None]:
     """Facts of one file; a file that cannot be parsed still gets facts (unparsed)."""
-    from profiles.repo_scan.other import (
-        TREE_SITTER,
-        parse_json_schema,
-        parse_manifest,
-        parse_tree_sitter,
-    )
-    from profiles.repo_scan.python import parse_python
-
+    # parsers imported for the file's language only: a one-file Python rescan
+    # loads neither the manifest/JSON/tree-sitter readers nor tree-sitter itself
     facts = FileFacts(path=src.path, lang=src.lang, digest=src.digest, sha=sha)
     try:
         text = src.data.decode("utf-8")
@@ -142,17 +139,26 @@ def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | N
         facts.error = "not UTF-8: not parsed"
         return facts, LedgerLine(src.path, facts.error)
     if src.lang == "python":
+        from profiles.repo_scan.python import parse_python
+
         parse_python(src.path, text, facts)
     elif src.lang == "manifest":
+        from profiles.repo_scan.other import parse_manifest
+
         parse_manifest(src.path, text, facts)
     elif src.lang == "json_schema":
-        parse_json_schema(src.path, text, facts)
-    elif src.lang in TREE_SITTER:
-        parse_tree_sitter(src.path, text, src.data, facts)
-    else:  # sql: tables and TODOs only
-        from profiles.repo_scan.facts import scan_text
+        from profiles.repo_scan.other import parse_json_schema
 
-        scan_text(facts, text)
+        parse_json_schema(src.path, text, facts)
+    else:
+        from profiles.repo_scan.other import TREE_SITTER, parse_tree_sitter
+
+        if src.lang in TREE_SITTER:
+            parse_tree_sitter(src.path, text, src.data, facts)
+        else:  # sql: tables and TODOs only
+            from profiles.repo_scan.facts import scan_text
+
+            scan_text(facts, text)
     return facts, (LedgerLine(src.path, facts.error) if not facts.parsed else None)
 
 
@@ -299,6 +305,9 @@ class _Scan:
             }
             new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
             ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
+        # keyed on HEAD: written only when HEAD moved, never forces the repo node
+        head = self.listing.head if self.listing.git else None
+        ops += history_ops(self.store, self.repo, self.root, head, self.request.history)
         self._apply(ops)
         r.stale_summaries = stale_summaries(self.store, self.repo)
         if r.unparsed:

@@ -9,20 +9,20 @@ worktree counts as its main repository), else the directory's own name.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
-from pathlib import PurePath
 from typing import Any
 
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName
-from memgraph.ids import anchor_id, is_safe_name, node_id
+from memgraph.ids import anchor_id, node_id
 from profiles.voice.model import OperatorMessage
 
-UNKNOWN_PROJECT = "unknown"
+# a project's name (re-exported): lean read paths import these without the documents
+from profiles.voice.project import UNKNOWN_PROJECT as UNKNOWN_PROJECT
+from profiles.voice.project import resolve_project as resolve_project
+from profiles.voice.project import safe_component as safe_component
+
 TITLE_CHARS = 80
 # Attributes capture owns; anything else on a stored node (classification,
 # activity_window, ...) belongs to later passes and is kept on re-capture.
@@ -45,7 +45,6 @@ SESSION_KEYS = (
     "voice_page",
     "transcript",
 )
-_UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -99,46 +98,6 @@ def session_node_id(session_id: str) -> str:
 
 def domain_id(constellation: str) -> str:
     return f"voice:{constellation}"
-
-
-def safe_component(name: str, fallback: str = UNKNOWN_PROJECT) -> str:
-    """``name`` as one safe path component (``memgraph.ids.is_safe_name``)."""
-    cleaned = _UNSAFE.sub("-", name).strip("-.")
-    cleaned = re.sub(r"\.{2,}", ".", cleaned)[:128].rstrip("-.")
-    return cleaned if cleaned and is_safe_name(cleaned) else fallback
-
-
-@lru_cache(maxsize=1024)
-def _git_top_name(cwd: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = proc.stdout.splitlines()
-    if proc.returncode != 0 or len(lines) < 2:
-        return None
-    top, common = PurePath(lines[0]), PurePath(lines[1])
-    # a linked worktree's common dir is <main repo>/.git: name the main repo
-    if common.name == ".git" and common.parent != top:
-        return common.parent.name
-    return top.name
-
-
-def resolve_project(cwd: str | None) -> str:
-    """Project name for a working directory, safe as a path component."""
-    if not cwd:
-        return UNKNOWN_PROJECT
-    name = _git_top_name(cwd) if os.path.isdir(cwd) else None
-    if name is None:
-        name = PurePath(cwd.rstrip("/\\") or "/").name
-    return safe_component(name)
 
 
 def message_title(text: str) -> str:

@@ -177,3 +177,30 @@ def test_operator_words_reach_the_module_through_commits_and_windows(tmp_path: P
     assert any("operator words linked to alpha/gateway.py" in w for w in packet.warnings)
     # rescanning does not write the touches edges again
     assert scan_repo(store, ScanRequest(path=root)).touches == 0
+
+
+def test_no_commit_nodes_no_commit_log_read_and_later_ingest_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without commit nodes in the store the scan does not read every ref's log;
+    commits ingested later are linked by the next rescan, file changes or not."""
+    import profiles.artifact.git as git
+    from profiles.artifact.ingest import commit_node
+
+    root = _tree(tmp_path / "pay")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "gateway: retry charges")
+    read_commits = git.read_commits
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise AssertionError("commit log read without commit nodes")
+
+    monkeypatch.setattr(git, "read_commits", refuse)
+    store = MemoryStore()
+    assert scan_repo(store, ScanRequest(path=root)).touches == 0
+    monkeypatch.setattr(git, "read_commits", read_commits)
+    commit = commit_node(read_commits(root).commits[0])
+    apply_patch(store, new_patch([UpsertNode(node=commit)]))
+    again = scan_repo(store, ScanRequest(path=root))
+    assert (again.changed, again.touches) == ([], len(TREE))

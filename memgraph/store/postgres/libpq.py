@@ -28,7 +28,19 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from memgraph.store.postgres.libpq_values import LOAD, PgError, Unsupported, convert, dump
 from memgraph.store.postgres.params import with_defaults
+
+__all__ = [
+    "BadUrl",
+    "LibpqConnection",
+    "PgError",
+    "Result",
+    "Unsupported",
+    "connect",
+    "convert",
+    "parse_url",
+]
 
 # libpq's enums (libpq-fe.h)
 _CONNECTION_OK, _CONNECTION_BAD = 0, 1
@@ -41,16 +53,8 @@ _lib: Any = None
 _tried = False
 
 
-class PgError(Exception):
-    """A statement or connection failure, with psycopg's message text."""
-
-
 class BadUrl(PgError):
     """A URL libpq cannot parse (psycopg's ``ProgrammingError`` of ``conninfo_to_dict``)."""
-
-
-class Unsupported(Exception):
-    """A result column type this client does not convert (the caller uses psycopg)."""
 
 
 class _Option(ctypes.Structure):
@@ -300,106 +304,6 @@ def connect(url: str) -> LibpqConnection | None:
     raise last or PgError("connection failed")
 
 
-# -- statements -----------------------------------------------------------------
-
-
-def convert(sql: str, count: int) -> str:
-    """psycopg's placeholder conversion: ``%s`` -> ``$1..$n`` in order, ``%%`` -> ``%``;
-    any other ``%`` is an error, as psycopg makes it. ``count`` placeholders expected."""
-    out: list[str] = []
-    n = 0
-    i = 0
-    while True:
-        j = sql.find("%", i)
-        if j < 0:
-            out.append(sql[i:])
-            break
-        out.append(sql[i:j])
-        nxt = sql[j + 1 : j + 2]
-        if nxt == "%":
-            out.append("%")
-        elif nxt in ("s", "b", "t"):
-            n += 1
-            out.append(f"${n}")
-        else:
-            raise PgError(f"only '%s', '%b', '%t' are allowed as placeholders, got '%{nxt}'")
-        i = j + 2
-    if n != count:
-        raise PgError(f"the query has {n} placeholders but {count} parameters were passed")
-    return "".join(out)
-
-
-def _array(items: Sequence[object]) -> str:
-    parts = []
-    for item in items:
-        if item is None:
-            parts.append("NULL")
-        elif isinstance(item, str):
-            parts.append('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"')
-        else:
-            raise Unsupported(f"array of {type(item).__name__}")
-    return "{" + ",".join(parts) + "}"
-
-
-def _dump(value: object) -> tuple[int, bytes | None]:
-    """(type OID, text) of a parameter, the OIDs psycopg gives them."""
-    if value is None:
-        return 0, None
-    if isinstance(value, bool):
-        return 16, b"t" if value else b"f"
-    if isinstance(value, int):
-        if -(2**15) <= value < 2**15:
-            oid = 21
-        elif -(2**31) <= value < 2**31:
-            oid = 23
-        elif -(2**63) <= value < 2**63:
-            oid = 20
-        else:
-            oid = 1700
-        return oid, str(value).encode()
-    if isinstance(value, float):
-        if value != value:
-            text = "NaN"
-        elif value in (float("inf"), float("-inf")):
-            text = "Infinity" if value > 0 else "-Infinity"
-        else:
-            text = repr(value)
-        return 701, text.encode()
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, list | tuple):
-        text = _array(value)
-    else:
-        raise Unsupported(f"parameter of type {type(value).__name__}")
-    if "\x00" in text:
-        raise PgError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
-    return 0, text.encode()
-
-
-def _decimal(raw: bytes) -> object:
-    from decimal import Decimal
-
-    return Decimal(raw.decode())
-
-
-_LOAD: dict[int, Any] = {
-    16: lambda raw: raw == b"t",
-    20: int,
-    21: int,
-    23: int,
-    26: int,
-    700: float,
-    701: float,
-    1700: _decimal,
-    25: lambda raw: raw.decode(),
-    1043: lambda raw: raw.decode(),
-    1042: lambda raw: raw.decode(),
-    19: lambda raw: raw.decode(),
-    18: lambda raw: raw.decode(),
-    705: lambda raw: raw.decode(),
-}
-
-
 _NOTICE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
@@ -440,7 +344,7 @@ class LibpqConnection:
         else:
             text = convert(sql, len(params)).encode()
             n = len(params)
-            dumped = [_dump(v) for v in params]
+            dumped = [dump(v) for v in params]
             types = (ctypes.c_uint * max(n, 1))(*[t for t, _ in dumped])
             values = (ctypes.c_char_p * max(n, 1))(*[v for _, v in dumped])
             res = lib.PQexecParams(self.conn, text, n, types, values, None, None, 0)
@@ -470,9 +374,9 @@ class LibpqConnection:
         loads = []
         for c in range(ncols):
             oid = lib.PQftype(res, c)
-            if oid not in _LOAD:
+            if oid not in LOAD:
                 raise Unsupported(f"column type {oid}")
-            loads.append(_LOAD[oid])
+            loads.append(LOAD[oid])
         get, isnull = lib.PQgetvalue, lib.PQgetisnull
         rows = []
         cols = list(enumerate(loads))

@@ -18,8 +18,8 @@ from memgraph.store.postgres.fts import (
     tokens,
     tsquery_text,
 )
-from memgraph.store.postgres.indexes import _nul, _one
 from memgraph.store.postgres.schema import FTS, N_FTS
+from memgraph.store.postgres.voice_sql import nul, one
 from memgraph.store.rows import (
     ActivityRow,
     ActivitySource,
@@ -149,8 +149,8 @@ class PgNoteAppend:
                     n.valid_to,
                     n.ingested_at,
                     n.updated_at,
-                    _nul(n.title),
-                    _nul(n.body),
+                    nul(n.title),
+                    nul(n.body),
                     n.doc,
                     token_count(n.title) + token_count(n.body),
                 ),
@@ -190,12 +190,12 @@ class PgTermStats:
     def frequencies(self, terms: Sequence[str]) -> TermFrequencies:
         with self.store.reader() as txn:
             conn = txn.conn
-            nodes = int(_one(conn.execute("SELECT nodes FROM node_stats"))[0])
+            nodes = int(one(conn.execute("SELECT nodes FROM node_stats"))[0])
             df = []
             for term in dict.fromkeys(terms):
                 if not tokens(term):
                     continue
-                count = _one(
+                count = one(
                     conn.execute(
                         f"SELECT count(*) FROM nodes WHERE {FTS}"
                         " @@ to_tsquery('memgraph_text', %s)",

@@ -36,7 +36,8 @@ from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
 from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
-from memgraph.store.postgres.schema import VOICE_TERMS_FILL, all_migrations
+from memgraph.store.postgres.schema import all_migrations
+from memgraph.store.postgres.schema_ext import VOICE_TERMS_FILL
 from memgraph.store.postgres.txn import PostgresTxn
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_txn import iso
@@ -207,7 +208,7 @@ class PostgresStore(DocStore):
             if self._open is not None:
                 # inside this store's own transaction (an index write during a
                 # capture): join it; it commits or rolls back as one
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))
                 return
 
             def begin() -> None:
@@ -217,7 +218,7 @@ class PostgresStore(DocStore):
             self._retry(begin)
             self._open = "write"
             try:
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))  # plain docs: decode.use_plain
             except psycopg.Error as exc:
                 # a constraint or the append-only trigger: all undone, one line
                 self._rollback()
@@ -238,14 +239,14 @@ class PostgresStore(DocStore):
         """A consistent read snapshot (readers never block writers)."""
         with self._lock:
             if self._open is not None:  # inside a transaction: read what it sees
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))
                 return
             self._retry(
                 lambda: self.conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             )
             self._open = "read"
             try:
-                yield PostgresTxn(self.conn)
+                yield self._reading(PostgresTxn(self.conn))  # plain docs: decode.use_plain
             except psycopg.Error as exc:
                 self._rollback()
                 raise self._fail(exc) from None

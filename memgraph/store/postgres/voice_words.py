@@ -22,9 +22,9 @@ from memgraph.store.postgres.fts import Phrase, bm25, idf
 from memgraph.store.rows import VoiceRow, VoiceSearch
 
 if TYPE_CHECKING:
-    from memgraph.store.postgres.indexes import PgVoiceIndex
+    from memgraph.store.postgres.voice_search import PgVoiceSearch
 
-# the filters of a search without any (indexes._filters): live, no tombstone
+# the filters of a search without any (voice_sql.filters): live, no tombstone
 LIVE = "v.lifecycle NOT IN ('retired', 'forgotten')"
 # the one lexeme of a forgotten message's body (profiles.voice.policy: a tombstone's
 # title and claim are "[forgotten]", its other text fields empty)
@@ -47,7 +47,7 @@ Scored = tuple[int, float, str, "str | None"]
 
 
 def ranked_words(
-    index: PgVoiceIndex,
+    index: PgVoiceSearch,
     q: VoiceSearch,
     phrases: list[Phrase],
     head: str,
@@ -59,11 +59,11 @@ def ranked_words(
     """(the best ``q.limit`` whole-word hits of one-word phrases, how many messages
     matched every word and the filters, the node count). ``only``: rank these
     messages (already filtered) instead."""
-    from memgraph.store.postgres.indexes import _body_df
+    from memgraph.store.postgres.voice_sql import body_df
 
     words = [p[0][0] for p in phrases]
     k = len(words)
-    having, having_args = _body_df(phrases)
+    having, having_args = body_df(phrases)
     tfs = ", ".join(f"p{i}.tf" for i in range(k))
     joins = "".join(
         f" JOIN voice_terms p{i} ON p{i}.term = %s AND p{i}.node_id = p0.node_id"
@@ -94,14 +94,14 @@ def ranked_words(
 
 
 def _hits(
-    index: PgVoiceIndex, q: VoiceSearch, best: dict[str, tuple[int, float, str | None]]
+    index: PgVoiceSearch, q: VoiceSearch, best: dict[str, tuple[int, float, str | None]]
 ) -> list[VoiceRow]:
     """The rows of ``best`` ({node id: (demote, score, class)}) with their text, by
     (demote, score, ts DESC, node id), the first ``q.limit``."""
-    from memgraph.store.postgres.indexes import _HIT, _row
+    from memgraph.store.postgres.voice_sql import HIT, voice_row
 
     texts = index.store.fetch_all(
-        f"SELECT v.node_id, v.ts, {_HIT} FROM voice_messages v JOIN nodes n"
+        f"SELECT v.node_id, v.ts, {HIT} FROM voice_messages v JOIN nodes n"
         " ON n.id = v.node_id WHERE v.node_id = ANY(%s)",
         [list(best)],
     )
@@ -109,18 +109,18 @@ def _hits(
     found.sort(key=lambda f: f[1])
     found.sort(key=lambda f: f[2], reverse=True)
     found.sort(key=lambda f: f[0][:2])
-    hits = [_row(score, nid, ts, cls, hit) for (_, score, cls), nid, ts, hit in found]
+    hits = [voice_row(score, nid, ts, cls, hit) for (_, score, cls), nid, ts, hit in found]
     return hits[: q.limit]
 
 
-def over(index: PgVoiceIndex, phrases: list[Phrase], cap: int) -> bool:
+def over(index: PgVoiceSearch, phrases: list[Phrase], cap: int) -> bool:
     """Do more than ``cap`` live messages hold the (one, plain) word in their body?"""
     rows = index.store.fetch_all("SELECT n FROM voice_df WHERE term = %s", [phrases[0][0][0]])
     return bool(rows) and int(rows[0][0]) > cap
 
 
 def newest(
-    index: PgVoiceIndex,
+    index: PgVoiceSearch,
     phrases: list[Phrase],
     head: str,
     head_args: list[object],
@@ -149,7 +149,7 @@ def newest(
 
 
 def bounded(
-    index: PgVoiceIndex,
+    index: PgVoiceSearch,
     q: VoiceSearch,
     phrases: list[Phrase],
     plan: str,

@@ -1,5 +1,7 @@
 """The lean `memgraph context` path: same bytes as typer, defers what it cannot do,
-and its process imports no typer, no pydantic Settings model, no vector stack."""
+and its process imports no typer, no pydantic Settings model, no vector stack, and
+for its text outputs no pydantic at all (the store's rows decode into plain objects:
+tests/context_cut/test_plain_read.py checks they give the documents' bytes)."""
 
 from __future__ import annotations
 
@@ -107,14 +109,39 @@ def test_process_imports(db: Path, cut: str) -> None:  # noqa: F811
     assert never == [], never
     assert {"memgraph.cli.context_fast", "context_cut.api", "context_cut.render"} <= set(loaded)
     assert "typer" not in loaded and "memgraph.cli.app" not in loaded
-    # a read decodes nodes, edges, summaries and receipts, never patches (a dozen models)
-    assert "memgraph.documents.patch" not in loaded
+    # a read decodes nodes, edges, summaries and receipts into plain objects: no
+    # pydantic, no document model (memgraph.documents.plain)
+    assert "pydantic" not in loaded and "pydantic_core" not in loaded
+    assert not {m for m in loaded if m.startswith("memgraph.documents.")} - PLAIN_DOCUMENTS
     expected = runner.invoke(app, ["context", *argv[1:]])
     assert out == expected.stdout_bytes
     assert set(NEVER) >= {"memgraph.settings", "context_cut.vectors", "qdrant_client", "numpy"}
     if cut == "role":  # bench/bench_startup.py's import-only row names all of ours
         ours = {m for m in loaded if m.split(".")[0] in {"memgraph", "context_cut", "profiles"}}
         assert ours <= _bench_context_imports(), ours - _bench_context_imports()
+
+
+PLAIN_DOCUMENTS = {
+    "memgraph.documents.enums",
+    "memgraph.documents.plain",
+    "memgraph.documents.plain_context",
+}
+
+
+@pytest.mark.parametrize("fmt", ["--markdown", "--prompt"])
+def test_text_formats_import_no_pydantic(db: Path, fmt: str) -> None:  # noqa: F811
+    argv = ["context", "gateway tokens", "--store", str(db), "--cut", "role", fmt]
+    out, found = imports_of(argv)
+    assert "pydantic" not in found[found.index("|") + 1 :]
+    assert out == runner.invoke(app, argv).stdout_bytes
+
+
+def test_json_builds_the_documents(db: Path) -> None:  # noqa: F811
+    """``--json`` prints the pydantic packet's dump: pydantic loads there (allowed)."""
+    argv = ["context", "gateway tokens", "--store", str(db), "--json"]
+    out, found = imports_of(argv)
+    assert "memgraph.documents.context" in found[found.index("|") + 1 :]
+    assert _stamped(out) == _stamped(runner.invoke(app, argv).stdout_bytes)
 
 
 def _bench_context_imports() -> set[str]:

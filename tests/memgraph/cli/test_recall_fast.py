@@ -121,20 +121,64 @@ def imports_of(argv: list[str], env: dict[str, str] | None = None) -> tuple[byte
     return proc.stdout, proc.stderr.rsplit(b"\n", 1)[-1].decode().split()
 
 
-def test_process_imports(db: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_process_imports(db: Path, extra: list[str]) -> None:  # noqa: F811
     """Lexical-only recall (no embedder configured), whole process: no typer, no
-    pydantic Settings model, no vector stack."""
-    out, found = imports_of(["recall", "cache tokens", "--store", str(db)])
+    pydantic Settings model, no vector stack, and no pydantic at all (the store's
+    rows decode into plain objects, the request is a plain one)."""
+    argv = ["recall", "cache tokens", "--store", str(db), *extra]
+    out, found = imports_of(argv)
     never, loaded = found[: found.index("|")], found[found.index("|") + 1 :]
     assert never == []
     assert set(NEEDED) <= set(loaded)
-    expected = runner.invoke(app, ["recall", "cache tokens", "--store", str(db)])
+    assert "pydantic" not in loaded and "context_cut.recall_request" not in loaded
+    assert {m for m in loaded if m.startswith("memgraph.documents.")} <= {
+        "memgraph.documents.enums",
+        "memgraph.documents.plain",
+        "memgraph.documents.plain_context",
+    }
+    expected = runner.invoke(app, argv)
     assert out == expected.stdout_bytes
 
 
 def test_vectors_configured_loads_them(db: Path, tmp_path: Path) -> None:  # noqa: F811
-    """The lazy vector imports still happen when an embedder is configured."""
+    """The lazy vector imports still happen when an embedder is configured; the
+    nerve's settings are resolved without the pydantic ``Settings`` model."""
     env = {**os.environ, "MEMGRAPH_EMBEDDER": "hash", "MEMGRAPH_QDRANT_PATH": str(tmp_path / "q")}
     _, found = imports_of(["recall", "cache tokens", "--store", str(db)], env)
     loaded = found[found.index("|") + 1 :]
-    assert {"context_cut.vectors", "memgraph.settings"} <= set(loaded)
+    assert "context_cut.vectors" in loaded and "memgraph.settings" not in loaded
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"MEMGRAPH_EMBEDDER": "hash", "MEMGRAPH_OLLAMA_TIMEOUT": "7"},
+        {"MEMGRAPH_EMBEDDER": "ollama", "OLLAMA_HOST": "http://h:1", "MEMGRAPH_QDRANT_URL": "u"},
+        {"MEMGRAPH_EMBEDDER": "minilm", "MEMGRAPH_EMBED_MODEL": "m", "MEMGRAPH_HOME": "/x/h"},
+        {"MEMGRAPH_OLLAMA_HOST": "http://o:2", "OLLAMA_HOST": "http://h:1"},
+        {"MEMGRAPH_QDRANT_ENGINE": "qdrant-client", "MEMGRAPH_OLLAMA_TIMEOUT": "2.5"},
+    ],
+)
+def test_nerve_config_is_what_settings_say(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgraph.cli.ranked import NerveConfig, config_for, nerve_config
+
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    for flags in ((None, None, None, None), (Path("/f/h"), "hash", Path("/f/q"), "http://q")):
+        lean, full = nerve_config(*flags), config_for(*flags)
+        assert isinstance(lean, NerveConfig)
+        assert {f: getattr(full, f) for f in lean.__dataclass_fields__} == lean.__dict__
+
+
+def test_nerve_config_leaves_bad_values_to_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memgraph.cli.ranked import nerve_config
+    from memgraph.errors import ConfigError
+
+    monkeypatch.setenv("MEMGRAPH_OLLAMA_TIMEOUT", "soon")
+    with pytest.raises(ConfigError, match="ollama_timeout"):
+        nerve_config(None, "hash", None, None)

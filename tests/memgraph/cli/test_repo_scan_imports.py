@@ -1,0 +1,73 @@
+"""`memgraph repo scan` start-up: what a no-change and a one-file rescan import.
+
+The post-commit hook runs the scan after every commit, so its process start-up
+is paid each time (issue 17: one-file rescan <= 300 ms as a whole process). A
+rescan that changes no file, or one Python file, needs neither typer nor the
+artifact ingest path (yaml, vault pages: only when commit nodes exist), nor
+the tree-sitter, manifest or summary code, nor networkx.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.memgraph.cli.test_recall_fast import imports_of
+
+NEVER = (
+    "typer",
+    "click",
+    "rich",
+    "yaml",
+    "networkx",
+    "tree_sitter",
+    "tree_sitter_language_pack",
+    "profiles.artifact.ingest",
+    "profiles.artifact.vault",
+    "profiles.repo_scan.other",
+    "profiles.repo_scan.summaries",
+    "context_cut",
+)
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text('"""A package."""\n')
+    (root / "pkg" / "core.py").write_text("import os\n\n\ndef run():\n    return os.getcwd()\n")
+    (root / "pkg" / "cli.py").write_text("from pkg.core import run\n\nprint(run())\n")
+    (root / "lib.rs").write_text("fn main() {}\n")
+    (root / "web.ts").write_text("export const x = 1;\n")
+    (root / "pyproject.toml").write_text('[project]\nname = "proj"\n')
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    return root
+
+
+def test_rescan_imports(repo: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "s.db")
+    first, _ = imports_of(["repo", "scan", str(repo), "--store", store])
+    assert b"6 parsed" in first  # python, rust, typescript, manifest: every reader ran once
+    out, found = imports_of(["repo", "scan", str(repo), "--store", store])
+    assert b"0 changed" in out and b"0 receipts" in out
+    loaded = set(found[found.index("|") + 1 :])
+    assert "profiles.repo_scan.scan" in loaded  # the scan ran in this process
+    assert sorted(m for m in NEVER if m in loaded) == []
+    (repo / "pkg" / "core.py").write_text("import os\n\n\ndef run():\n    return 1\n")
+    out, found = imports_of(["repo", "scan", str(repo), "--store", store])
+    assert b"1 changed" in out and b"1 parsed" in out
+    loaded = set(found[found.index("|") + 1 :])
+    assert "profiles.repo_scan.python" in loaded
+    assert sorted(m for m in NEVER if m in loaded) == []
