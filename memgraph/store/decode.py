@@ -5,8 +5,8 @@ Both backends keep each document as the exact JSON text the engine serialised
 differs: the parameter mark (``?`` / ``%s``), how a list of ids reaches the
 server (chunked ``IN (...)`` / one ``= ANY(%s)`` array) and which connection
 and lock a read runs on. The backends subclass these two bases and supply
-those few hooks; the queries and the decoding live here. SQLite stores receipts
-and patches packed (``memgraph.store.docpack``); ``unpack`` passes text through.
+those few hooks; the queries and the decoding live here. SQLite stores receipts,
+patches, nodes and edges packed (``memgraph.store.docpack``); ``unpack`` passes text through.
 
 Rows decode into the pydantic documents, or, on a store a lean read marked with
 ``use_plain``, into the plain objects of ``memgraph.documents.plain`` (same
@@ -51,6 +51,15 @@ class Docs:
 _DOCUMENTS: list[Docs] = []
 
 
+def _unpacking(decode: Decode) -> Decode:
+    """``decode`` of a node or edge row: SQLite stores them packed since migration 105."""
+
+    def run(doc: Any) -> Any:
+        return decode(unpack(doc))
+
+    return run
+
+
 def documents() -> Docs:
     """The pydantic decoders (``Model.model_validate_json``), built on first use."""
     if not _DOCUMENTS:
@@ -64,8 +73,8 @@ def documents() -> Docs:
 
         _DOCUMENTS.append(
             Docs(
-                MemoryNode.model_validate_json,
-                MemoryEdge.model_validate_json,
+                _unpacking(MemoryNode.model_validate_json),
+                _unpacking(MemoryEdge.model_validate_json),
                 MemorySummary.model_validate_json,
                 MemoryLifecycleReceipt.model_validate_json,
                 MemoryEmbeddingManifest.model_validate_json,
@@ -90,8 +99,8 @@ def plain_docs() -> Docs:
     from memgraph.documents import plain
 
     return Docs(
-        plain.decoder(plain.PlainNode),
-        plain.decoder(plain.PlainEdge),
+        _unpacking(plain.decoder(plain.PlainNode)),
+        _unpacking(plain.decoder(plain.PlainEdge)),
         plain.decoder(plain.PlainSummary),
         plain.decoder(plain.PlainReceipt),
         lambda text: documents().manifest(text),

@@ -259,9 +259,33 @@ def index_new_node_rows(conn: sqlite3.Connection, last: int) -> None:
         conn.execute(sql, (last,))
 
 
+# Migration 105 re-creates the extension modules' AFTER UPDATE triggers on
+# ``nodes`` (they read node documents, now packed, through ``mg_doc``), so its
+# SQL is assembled from those modules when the list is built (they import this
+# module: no import-time cycle).
+_PACKED_NODES_SQL = """
+UPDATE nodes SET doc = mg_pack(doc) WHERE typeof(doc) = 'text';
+UPDATE node_history SET doc = mg_pack(doc) WHERE typeof(doc) = 'text';
+UPDATE edges SET doc = mg_pack(doc) WHERE typeof(doc) = 'text';
+UPDATE edge_history SET doc = mg_pack(doc) WHERE typeof(doc) = 'text';
+"""
+
+
+@functools.cache
+def _migration_105() -> Migration:
+    from memgraph.store.sqlite_ext import session, voice_index
+
+    return Migration(
+        105,
+        "node and edge documents (and their history) stored packed (memgraph.store.docpack); "
+        "index triggers read them through mg_doc",
+        voice_index.PACKED_DOC_TRIGGERS + session.PACKED_DOC_TRIGGERS + _PACKED_NODES_SQL,
+    )
+
+
 def all_migrations() -> list[Migration]:
     """Core migrations plus every extension module's, ordered by version."""
-    found = list(MIGRATIONS)
+    found = [*MIGRATIONS, _migration_105()]
     for module in _extension_modules():
         found.extend(module.MIGRATIONS)
     versions = [m.version for m in found]

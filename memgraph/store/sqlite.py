@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
     from memgraph.documents import MemoryGraphSnapshot
-from memgraph.store import guard
+from memgraph.store import docpack, guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.decode import DocStore, snapshot_from
 from memgraph.store.interfaces import StoreIndexes, register_indexes
@@ -69,6 +69,7 @@ class SQLiteStore(DocStore):
                 if not exists:
                     raise StoreError(f"no store at {self.path}")
                 self.conn = _connect_read_only(self.path)
+                docpack.register(self.conn)
                 guard.check_schema(self.conn, self.path)
                 return
             if not exists:
@@ -81,6 +82,7 @@ class SQLiteStore(DocStore):
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=5.0
             )
+            docpack.register(self.conn)  # mg_doc: index statements read node fields
         except (OSError, sqlite3.Error) as exc:
             if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
                 exc, sqlite3.OperationalError
@@ -146,9 +148,6 @@ class SQLiteStore(DocStore):
             return
 
         def run() -> None:
-            from memgraph.store.docpack import pack_sql
-
-            self.conn.create_function("mg_pack", 1, pack_sql, deterministic=True)
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 self.conn.execute(

@@ -18,7 +18,21 @@ from typing import TYPE_CHECKING, Any
 
 from memgraph.documents.enums import to_json
 from memgraph.store.decode import DocTxn
-from memgraph.store.docpack import pack
+from memgraph.store.rowcodec import (
+    INSERT_EDGE_HISTORY,
+    INSERT_NODE,
+    INSERT_NODE_HISTORY,
+    INSERT_RECEIPT,
+    UPSERT_EDGE,
+    UPSERT_NODE,
+    UPSERT_PATCH,
+    edge_values,
+    history_values,
+    node_body,
+    node_values,
+    patch_values,
+    receipt_values,
+)
 from memgraph.store.schema import index_new_node_rows, max_node_rowid
 
 if TYPE_CHECKING:  # a read loads no document model (decode.py: on first use)
@@ -62,9 +76,14 @@ def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
         yield ids[i : i + _CHUNK]
 
 
-def node_row(n: MemoryNode) -> tuple[str | None, ...]:
-    body = "\n".join(t for t in (n.claim, n.question, n.tension, n.action_implication) if t)
-    return (
+def _json(doc: Any) -> bytes:
+    """``documents.to_json`` as UTF-8 bytes (what ``docpack.pack`` compresses)."""
+    return type(doc).__pydantic_serializer__.to_json(doc, warnings=False)  # type: ignore[no-any-return]
+
+
+def node_row(n: MemoryNode) -> tuple[str | bytes | None, ...]:
+    """The stored row of a node (``memgraph.store.rowcodec``, like every writer)."""
+    return node_values(
         n.id,
         n.profile.value,
         n.kind,
@@ -75,55 +94,12 @@ def node_row(n: MemoryNode) -> tuple[str | None, ...]:
         iso(n.ingested_at),
         iso(n.updated_at),
         n.title,
-        body,
-        to_json(n),
+        node_body(n.claim, n.question, n.tension, n.action_implication),
+        _json(n),
     )
 
 
 Row = tuple[str | bytes | None, ...]
-
-
-class _Table:
-    """One insert statement, built from its column list."""
-
-    def __init__(self, head: str, columns: Sequence[str], tail: str = "") -> None:
-        marks = ",".join("?" * len(columns))
-        self.many = f"{head} ({', '.join(columns)}) VALUES ({marks}) {tail}".strip()
-
-
-_NODE_COLUMNS = (
-    "id",
-    "profile",
-    "kind",
-    "domain_id",
-    "lifecycle",
-    "valid_from",
-    "valid_to",
-    "ingested_at",
-    "updated_at",
-    "title",
-    "body",
-    "doc",
-)
-# New nodes go in with a plain INSERT: the upsert clause costs ~3.5 us per row
-# even when nothing conflicts (measured at 20k-row batches, notes/substrate.md).
-_NEW_NODES = _Table("INSERT INTO nodes", _NODE_COLUMNS)
-_NODES = _Table(
-    "INSERT INTO nodes",
-    _NODE_COLUMNS,
-    """ON CONFLICT(id) DO UPDATE SET profile=excluded.profile, kind=excluded.kind,
-        domain_id=excluded.domain_id, lifecycle=excluded.lifecycle,
-        valid_from=excluded.valid_from, valid_to=excluded.valid_to,
-        ingested_at=excluded.ingested_at, updated_at=excluded.updated_at,
-        title=excluded.title, body=excluded.body, doc=excluded.doc""",
-)
-_NODE_HISTORY = _Table("INSERT INTO node_history", ("node_id", "doc"))
-_EDGES = _Table(
-    "INSERT OR REPLACE INTO edges",
-    ("id", "source_id", "target_id", "kind", "profile", "lifecycle", "doc"),
-)
-_EDGE_HISTORY = _Table("INSERT INTO edge_history", ("edge_id", "doc"))
-_RECEIPTS = _Table("INSERT INTO receipts", ("id", "patch_id", "op", "target_id", "at", "doc"))
 
 
 # Inserted node rows at least this many: index them on the helper thread while
@@ -162,8 +138,8 @@ class SQLiteTxn(DocTxn):
         if pending is not None:
             pending.result()
 
-    def _insert(self, table: _Table, rows: Iterable[Row]) -> None:
-        self.conn.executemany(table.many, rows)
+    def _insert(self, sql: str, rows: Iterable[Row]) -> None:
+        self.conn.executemany(sql, rows)
 
     # -- reads -------------------------------------------------------------
     # documents are decoded by memgraph.store.decode.DocTxn
@@ -186,7 +162,7 @@ class SQLiteTxn(DocTxn):
 
     # -- writes ------------------------------------------------------------
     def put_node_history(self, previous: Sequence[MemoryNode]) -> None:
-        self._insert(_NODE_HISTORY, ((p.id, to_json(p)) for p in previous))
+        self._insert(INSERT_NODE_HISTORY, (history_values(p.id, _json(p)) for p in previous))
 
     def put_nodes(self, nodes: Sequence[MemoryNode], previous: Sequence[MemoryNode]) -> None:
         self.put_node_history(previous)
@@ -207,9 +183,9 @@ class SQLiteTxn(DocTxn):
             changed = [n for n in nodes if n.id in known]
         # rows are made as SQLite takes them: a 20k-node patch never holds
         # 20k serialised docs at once (measured: less heap churn, ~10% faster)
-        conn.executemany(_NEW_NODES.many, map(node_row, fresh))
+        conn.executemany(INSERT_NODE, map(node_row, fresh))
         if changed:
-            conn.executemany(_NODES.many, map(node_row, changed))
+            conn.executemany(UPSERT_NODE, map(node_row, changed))
         # FTS and side tables for the new rows, set-based
         if self._helper is not None and len(nodes) >= OVERLAP_MIN_ROWS:
             self._pending = self._helper().submit(index_new_node_rows, conn, last)
@@ -219,11 +195,13 @@ class SQLiteTxn(DocTxn):
     def put_edges(self, edges: Sequence[MemoryEdge], previous: Sequence[MemoryEdge] = ()) -> None:
         if not edges and not previous:
             return  # without touching conn: the helper may be indexing nodes
-        self._insert(_EDGE_HISTORY, ((p.id, to_json(p)) for p in previous))
+        self._insert(INSERT_EDGE_HISTORY, (history_values(p.id, _json(p)) for p in previous))
         self._insert(
-            _EDGES,
+            UPSERT_EDGE,
             (
-                (e.id, e.source_id, e.target_id, e.kind, e.profile.value, e.lifecycle, to_json(e))
+                edge_values(
+                    e.id, e.source_id, e.target_id, e.kind, e.profile.value, e.lifecycle, _json(e)
+                )
                 for e in edges
             ),
         )
@@ -269,15 +247,16 @@ class SQLiteTxn(DocTxn):
     def append_receipts(self, receipts: Sequence[MemoryLifecycleReceipt]) -> None:
         # docs packed (memgraph.store.docpack): receipts were a third of a store's bytes
         rows = (
-            (r.id, r.patch_id, r.op, r.target_id, iso(r.at), pack(to_json(r))) for r in receipts
+            receipt_values(r.id, r.patch_id, r.op, r.target_id, iso(r.at), _json(r))
+            for r in receipts
         )
         if self._pending is not None:
             # the helper is indexing nodes: make the rows now, alongside it
             rows = list(rows)  # type: ignore[assignment]
-        self._insert(_RECEIPTS, rows)
+        self._insert(INSERT_RECEIPT, rows)
 
     def put_patch(self, patch: MemoryPatchCandidate) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-            (patch.id, patch.status.value, iso(patch.created_at), pack(to_json(patch))),
+            UPSERT_PATCH,
+            patch_values(patch.id, patch.status.value, iso(patch.created_at), _json(patch)),
         )

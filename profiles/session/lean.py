@@ -75,9 +75,10 @@ def _receipt(
     }
 
 
-# The store file's lean writer needs the session index as migration 11 left it
+# The store file's lean writer needs the session index as migration 11 left it and
+# the packed node documents of migration 105
 # (memgraph.store.sqlite_ext.session.READY_VERSION); older stores take the full path.
-READY_VERSION = 11
+READY_VERSION = 105
 
 
 def lean_note(db_path: Path, rec: NoteRecord, persona_given: str | None) -> LeanResult | None:

@@ -133,7 +133,9 @@ def store_messages(db: Path) -> set[tuple[str, str]]:
     finally:
         conn.close()
     found = set()
+    from memgraph.store.docpack import unpack  # node documents are stored packed
+
     for (doc,) in rows:
-        data = json.loads(doc)
+        data = json.loads(unpack(doc))
         found.add((str(data["attributes"]["session_id"]), str(data["claim"])))
     return found

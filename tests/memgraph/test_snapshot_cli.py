@@ -304,7 +304,9 @@ def test_validate_bad_store_contents(tmp_path: Path, mg_factory: Any) -> None:
     path = tmp_path / "tampered.db"
     with SQLiteStore(path) as s:
         populate(s, mg_factory)
-        s.conn.execute("UPDATE edges SET doc = json_set(doc, '$.target_id', 'n-gone')")
+        s.conn.execute(  # documents are packed (memgraph.store.docpack)
+            "UPDATE edges SET doc = mg_pack(json_set(mg_doc(doc), '$.target_id', 'n-gone'))"
+        )
         s.conn.execute("UPDATE nodes SET doc = '{\"id\": 1}' WHERE rowid = 1")
     result = run("validate", str(path))
     assert result.exit_code == 1 and "malformed" in result.stdout

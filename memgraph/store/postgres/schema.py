@@ -230,6 +230,12 @@ MIGRATIONS: list[Migration] = [
         "receipts and patches stored packed (memgraph.store.docpack): ~3x and ~9x smaller",
         "-- PostgreSQL: documents stay text; TOAST compresses the large ones itself",
     ),
+    Migration(
+        105,
+        "node and edge documents (and their history) stored packed (memgraph.store.docpack); "
+        "index triggers read them through mg_doc",
+        "-- PostgreSQL: documents stay text (both backends export the same schema_version)",
+    ),
 ]
 
 

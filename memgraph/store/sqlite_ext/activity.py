@@ -24,9 +24,12 @@ class SQLiteActivity:
         with self.conns.read() as conn:
             for src in sources:
                 marks = ",".join("?" * len(src.states))
-                text_expr = "json_extract(doc, '$.claim')" if src.kind == "message" else "''"
+                # node documents are packed (migration 105): mg_doc gives the JSON text
+                claim = "json_extract(mg_doc(doc), '$.claim')"
+                text_expr = claim if src.kind == "message" else "''"
                 rows = conn.execute(
-                    f"SELECT kind, id, valid_from, json_extract(doc, '$.attributes'), {text_expr}"
+                    "SELECT kind, id, valid_from, json_extract(mg_doc(doc), '$.attributes'),"
+                    f" {text_expr}"
                     " FROM nodes WHERE profile = ? AND kind = ? AND valid_from >= ?"
                     f" AND valid_from <= ? AND lifecycle IN ({marks})",
                     (src.profile, src.kind, lo, hi, *src.states),
@@ -46,7 +49,7 @@ class SQLiteActivity:
     def message_cwds(self, lo: str, hi: str) -> set[str]:
         with self.conns.read() as conn:
             rows = conn.execute(
-                "SELECT DISTINCT json_extract(doc, '$.attributes.cwd') FROM nodes"
+                "SELECT DISTINCT json_extract(mg_doc(doc), '$.attributes.cwd') FROM nodes"
                 " WHERE profile = 'voice' AND kind = 'message' AND valid_from >= ?"
                 " AND valid_from <= ?",
                 (lo, hi),

@@ -77,6 +77,9 @@ class LightSQLite:
             self.conn = sqlite3.connect(_uri(path), uri=True, timeout=timeout, isolation_level=None)
         else:
             self.conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        from memgraph.store.docpack import register
+
+        register(self.conn)  # mg_doc: node fields in SQL (memgraph.store.rowcodec)
 
     def has_table(self, name: str) -> bool:
         row = self.conn.execute(

@@ -34,10 +34,10 @@ def _exists(conn: sqlite3.Connection, kind: str, name: str) -> bool:
 
 def _rewrite(conn: sqlite3.Connection, table: str, request: ScrubRequest) -> int:
     probes = request.probes()
-    where = " OR ".join("instr(doc, ?) > 0" for _ in probes) if probes else "1"
-    # packed documents (receipts, patches: memgraph.store.docpack) cannot be
-    # pre-filtered by substring: each is inflated, scrubbed and packed again
-    sql = f"SELECT rowid, doc FROM {table} WHERE typeof(doc) = 'blob' OR {where}"
+    # packed documents (memgraph.store.docpack) are inflated by mg_doc for the
+    # substring pre-filter; the ones that match are scrubbed and packed again
+    where = " OR ".join("instr(mg_doc(doc), ?) > 0" for _ in probes) if probes else "1"
+    sql = f"SELECT rowid, doc FROM {table} WHERE {where}"
     changed: list[tuple[str | bytes, int]] = []
     for rowid, doc in conn.execute(sql, probes).fetchall():
         new = scrub_doc(unpack(doc), request)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memgraph.errors import StoreError
-from memgraph.store.docpack import pack
+from memgraph.store import rowcodec
 from memgraph.store.rows import (
     EdgeRow,
     GraphWrite,
@@ -36,19 +36,22 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
 
+# Node documents are packed since migration 105 (memgraph.store.docpack): SQL reads
+# their fields through mg_doc(doc), which passes an older row's text through (so
+# migration 10 reads through it too: same effect, and right on a packed store).
 _NOTE_COLUMNS = """
-    json_extract(new.doc, '$.attributes.session_id'),
-    json_extract(new.doc, '$.attributes.persona'),
+    json_extract(mg_doc(new.doc), '$.attributes.session_id'),
+    json_extract(mg_doc(new.doc), '$.attributes.persona'),
     new.valid_from,
-    json_extract(new.doc, '$.attributes.harness'),
+    json_extract(mg_doc(new.doc), '$.attributes.harness'),
     new.lifecycle,
-    json_extract(new.doc, '$.claim')"""
+    json_extract(mg_doc(new.doc), '$.claim')"""
 
 _SESSION_COLUMNS = """
-    json_extract(new.doc, '$.attributes.persona'),
-    json_extract(new.doc, '$.attributes.workspace'),
-    json_extract(new.doc, '$.attributes.started_at'),
-    json_extract(new.doc, '$.attributes.harness'),
+    json_extract(mg_doc(new.doc), '$.attributes.persona'),
+    json_extract(mg_doc(new.doc), '$.attributes.workspace'),
+    json_extract(mg_doc(new.doc), '$.attributes.started_at'),
+    json_extract(mg_doc(new.doc), '$.attributes.harness'),
     new.lifecycle"""
 
 MIGRATIONS: list[Migration] = [
@@ -102,14 +105,16 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM session_sessions WHERE node_id = new.id;
             INSERT INTO session_sessions(
                 session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+            VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id,
+                {_SESSION_COLUMNS});
         END;
         CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
         WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
             DELETE FROM session_sessions WHERE node_id = new.id;
             INSERT INTO session_sessions(
                 session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-            VALUES (json_extract(new.doc, '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+            VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id,
+                {_SESSION_COLUMNS});
         END;
         """,
     ),
@@ -126,6 +131,27 @@ MIGRATIONS.append(
     )
 )
 
+# Part of core migration 105 (node documents packed): the AFTER UPDATE triggers
+# read the document through mg_doc (memgraph.store.docpack).
+PACKED_DOC_TRIGGERS = f"""
+DROP TRIGGER IF EXISTS session_notes_au;
+CREATE TRIGGER session_notes_au AFTER UPDATE ON nodes
+WHEN new.profile = 'session' AND new.kind = 'note' BEGIN
+    DELETE FROM session_notes WHERE node_id = new.id;
+    INSERT INTO session_notes(
+        node_id, session_id, persona, ts, harness, lifecycle, text)
+    VALUES (new.id, {_NOTE_COLUMNS});
+END;
+DROP TRIGGER IF EXISTS session_sessions_au;
+CREATE TRIGGER session_sessions_au AFTER UPDATE ON nodes
+WHEN new.profile = 'session' AND new.kind = 'session' BEGIN
+    DELETE FROM session_sessions WHERE node_id = new.id;
+    INSERT INTO session_sessions(
+        session_id, node_id, persona, workspace, started_at, harness, lifecycle)
+    VALUES (json_extract(mg_doc(new.doc), '$.attributes.session_id'), new.id, {_SESSION_COLUMNS});
+END;
+"""
+
 # Inserted node rows above ``?`` (memgraph.store.schema.NEW_NODE_ROWS), with the
 # triggers' semantics: DELETE then a plain INSERT, so a second session node for
 # one session id still fails the patch (session_sessions' primary key). The
@@ -136,21 +162,21 @@ NEW_NODE_ROWS: tuple[str, ...] = (
     f"DELETE FROM session_notes WHERE node_id IN (SELECT n.id {_NEW.format('note')})",
     f"""INSERT INTO session_notes(node_id, session_id, persona, ts, harness, lifecycle, text)
         SELECT n.id,
-            json_extract(n.doc, '$.attributes.session_id'),
-            json_extract(n.doc, '$.attributes.persona'),
+            json_extract(mg_doc(n.doc), '$.attributes.session_id'),
+            json_extract(mg_doc(n.doc), '$.attributes.persona'),
             n.valid_from,
-            json_extract(n.doc, '$.attributes.harness'),
+            json_extract(mg_doc(n.doc), '$.attributes.harness'),
             n.lifecycle,
-            json_extract(n.doc, '$.claim')
+            json_extract(mg_doc(n.doc), '$.claim')
         {_NEW.format("note")}""",
     f"DELETE FROM session_sessions WHERE node_id IN (SELECT n.id {_NEW.format('session')})",
     f"""INSERT INTO session_sessions(
             session_id, node_id, persona, workspace, started_at, harness, lifecycle)
-        SELECT json_extract(n.doc, '$.attributes.session_id'), n.id,
-            json_extract(n.doc, '$.attributes.persona'),
-            json_extract(n.doc, '$.attributes.workspace'),
-            json_extract(n.doc, '$.attributes.started_at'),
-            json_extract(n.doc, '$.attributes.harness'),
+        SELECT json_extract(mg_doc(n.doc), '$.attributes.session_id'), n.id,
+            json_extract(mg_doc(n.doc), '$.attributes.persona'),
+            json_extract(mg_doc(n.doc), '$.attributes.workspace'),
+            json_extract(mg_doc(n.doc), '$.attributes.started_at'),
+            json_extract(mg_doc(n.doc), '$.attributes.harness'),
             n.lifecycle
         {_NEW.format("session")}""",
 )
@@ -202,47 +228,16 @@ def write_rows(
 ) -> None:
     """Insert the rows of the lean writers (``memgraph note``, the voice capture's
     plain case) inside the caller's write transaction: new nodes (indexed as
-    ``SQLiteTxn.put_nodes`` indexes them), edges, receipts and the patch, docs packed
-    as the store packs them. A change to how the store writes these rows changes
-    this function too (tests/profiles/session/test_lean.py and
-    tests/profiles/voice/test_lean_capture.py compare the rows with the engine's)."""
+    ``SQLiteTxn.put_nodes`` indexes them), edges, receipts and the patch, encoded by
+    ``memgraph.store.rowcodec`` like the engine's (tests/profiles/session/test_lean.py
+    and tests/profiles/voice/test_lean_capture.py compare the rows with the engine's)."""
     last = max_node_rowid(conn)
-    conn.executemany(
-        """INSERT INTO nodes(id, profile, kind, domain_id, lifecycle, valid_from, valid_to,
-               ingested_at, updated_at, title, body, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        [
-            (
-                n.id,
-                n.profile,
-                n.kind,
-                n.domain_id,
-                n.lifecycle,
-                n.valid_from,
-                n.valid_to,
-                n.ingested_at,
-                n.updated_at,
-                n.title,
-                n.body,
-                n.doc,
-            )
-            for n in nodes
-        ],
-    )
+    conn.executemany(rowcodec.INSERT_NODE, map(rowcodec.node_row_values, nodes))
     # the node FTS and every index table, as SQLiteTxn.put_nodes does
     index_new_node_rows(conn, last)
-    conn.executemany(
-        "INSERT OR REPLACE INTO edges(id, source_id, target_id, kind, profile, lifecycle, doc)"
-        " VALUES (?,?,?,?,?,?,?)",
-        [(e.id, e.source_id, e.target_id, e.kind, e.profile, e.lifecycle, e.doc) for e in edges],
-    )
-    conn.executemany(
-        "INSERT INTO receipts(id, patch_id, op, target_id, at, doc) VALUES (?,?,?,?,?,?)",
-        [(r.id, r.patch_id, r.op, r.target_id, r.at, pack(r.doc)) for r in receipts],
-    )
-    conn.execute(
-        "INSERT OR REPLACE INTO patches(id, status, created_at, doc) VALUES (?,?,?,?)",
-        (patch.id, patch.status, patch.created_at, pack(patch.doc)),
-    )
+    conn.executemany(rowcodec.UPSERT_EDGE, map(rowcodec.edge_row_values, edges))
+    conn.executemany(rowcodec.INSERT_RECEIPT, map(rowcodec.receipt_row_values, receipts))
+    conn.execute(rowcodec.UPSERT_PATCH, rowcodec.patch_row_values(patch))
 
 
 def append_in(
@@ -272,9 +267,10 @@ class SQLiteNoteAppend:
 
 
 # Migration 11 made the store's set-based statements (run after the insert) the
-# way inserted nodes reach the index tables; a store without it is migrated by
-# the full path first (SQLiteStore applies every pending migration).
-READY_VERSION = 11
+# way inserted nodes reach the index tables, and 105 packed node documents (the
+# rows rowcodec writes need its triggers); a store without it is migrated by the
+# full path first (SQLiteStore applies every pending migration).
+READY_VERSION = 105
 
 
 def append_note_at(

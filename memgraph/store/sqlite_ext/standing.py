@@ -49,7 +49,7 @@ class SQLiteStanding:
                 f"AND lifecycle IN ({_marks(states)}) ORDER BY updated_at DESC, id LIMIT ?",
                 (domain, *profiles, *states, limit),
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(unpack(r[0])) for r in rows]
 
     def voice_docs(self, project: str, labels: tuple[str, ...], limit: int) -> list[Doc] | None:
         """The project's newest messages with one of ``labels``; None: no voice index."""
@@ -62,7 +62,7 @@ class SQLiteStanding:
                 "ORDER BY v.ts DESC LIMIT ?",
                 (project, *labels, limit),
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(unpack(r[0])) for r in rows]
 
     def voice_counts(self, project: str) -> tuple[int, int]:
         """(messages, classified messages) of the project."""
@@ -126,7 +126,7 @@ class SQLiteStanding:
                 "ORDER BY updated_at LIMIT ?",
                 (domain, f"%:{project}", limit),
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(unpack(r[0])) for r in rows]
 
     def recent_receipts(self, scan: int) -> list[Doc]:
         """The last ``scan`` receipts, newest first."""

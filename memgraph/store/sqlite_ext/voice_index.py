@@ -40,16 +40,26 @@ if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
 
 
+# Node documents are packed since migration 105 (memgraph.store.docpack): SQL
+# reads their fields through mg_doc(doc), which passes the text of an older row
+# through -- so the earlier migrations read through it too (same effect on the
+# stores they were written for, and still right when one re-runs on a packed store).
+def _doc(src: str) -> str:
+    return f"mg_doc({src}.doc)"
+
+
 def _text(path: str, src: str) -> str:
     # Attributes are free JSON; a non-string value must not poison the index.
+    doc = _doc(src)
     return (
-        f"CASE WHEN json_type({src}.doc, '$.attributes.{path}') = 'text' "
-        f"THEN json_extract({src}.doc, '$.attributes.{path}') END"
+        f"CASE WHEN json_type({doc}, '$.attributes.{path}') = 'text' "
+        f"THEN json_extract({doc}, '$.attributes.{path}') END"
     )
 
 
 def _columns(src: str) -> str:
     """The index row for node alias ``src`` (``new`` in triggers, ``n`` in reindex)."""
+    doc = _doc(src)
     return f"""{src}.rowid, {src}.id,
         coalesce({_text("session_id", src)}, ''),
         coalesce({_text("constellation", src)}, ''),
@@ -58,8 +68,8 @@ def _columns(src: str) -> str:
         coalesce(julianday({src}.valid_from), 0.0),
         {src}.ingested_at,
         {_text("classification", src)},
-        CASE WHEN json_type({src}.doc, '$.attributes.confidence') IN ('real', 'integer')
-             THEN json_extract({src}.doc, '$.attributes.confidence') END,
+        CASE WHEN json_type({doc}, '$.attributes.confidence') IN ('real', 'integer')
+             THEN json_extract({doc}, '$.attributes.confidence') END,
         {_text("voice_page", src)},
         {src}.lifecycle"""
 
@@ -87,7 +97,7 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
             INSERT INTO voice_message_session(node_rowid, session_id, ts)
                 VALUES (new.rowid,
-                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
                         new.valid_from);
         END;
         CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
@@ -95,7 +105,7 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
             INSERT INTO voice_message_session(node_rowid, session_id, ts)
                 VALUES (new.rowid,
-                        COALESCE(json_extract(new.doc, '$.attributes.session_id'), ''),
+                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
                         new.valid_from);
         END;
         CREATE TRIGGER voice_message_session_ad AFTER DELETE ON nodes
@@ -103,7 +113,8 @@ MIGRATIONS: list[Migration] = [
             DELETE FROM voice_message_session WHERE node_rowid = old.rowid;
         END;
         INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
-            SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+            SELECT rowid, COALESCE(json_extract(mg_doc(doc), '$.attributes.session_id'), ''),
+                valid_from
             FROM nodes WHERE profile = 'voice' AND kind = 'message';
         """,
     ),
@@ -168,13 +179,33 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
+# Part of core migration 105 (node documents packed; the voice range 2-9 is
+# full): the AFTER UPDATE triggers read the document through mg_doc.
+PACKED_DOC_TRIGGERS = f"""
+DROP TRIGGER IF EXISTS voice_message_session_au;
+CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
+    WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
+    DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
+    INSERT INTO voice_message_session(node_rowid, session_id, ts)
+        VALUES (new.rowid,
+                COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
+                new.valid_from);
+END;
+DROP TRIGGER IF EXISTS voice_index_au;
+CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
+    DELETE FROM voice_index WHERE rowid = old.rowid;
+    {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
+END;
+"""
+
 # Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
 # ``?`` is the largest node rowid before the insert. The unary ``+`` keeps the
 # planner on the rowid range (this patch's rows) instead of the profile index
 # (every message ever stored).
 NEW_NODE_ROWS: tuple[str, ...] = (
     """INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
-        SELECT rowid, COALESCE(json_extract(doc, '$.attributes.session_id'), ''), valid_from
+        SELECT rowid, COALESCE(json_extract(mg_doc(doc), '$.attributes.session_id'), ''),
+            valid_from
         FROM nodes WHERE rowid > ? AND +profile = 'voice' AND +kind = 'message'""",
     f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
         AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
@@ -197,7 +228,7 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         args.append(q.as_of)
         # a version superseded after as_of was the current text then
         where.append(
-            "(v.lifecycle != 'superseded' OR (SELECT json_extract(x.doc, "
+            "(v.lifecycle != 'superseded' OR (SELECT json_extract(mg_doc(x.doc), "
             "'$.attributes.superseded_at') FROM nodes AS x WHERE x.rowid = v.rowid) > ?)"
         )
         args.append(q.as_of)
@@ -248,7 +279,7 @@ def _recent_sessions(
 
 
 _HIT_COLUMNS = """v.ts, v.constellation, v.session_id, v.project,
-    coalesce(json_extract(n.doc, '$.claim'), ''), v.classification, v.confidence,
+    coalesce(json_extract(mg_doc(n.doc), '$.claim'), ''), v.classification, v.confidence,
     v.voice_page, v.node_id"""
 
 
@@ -479,6 +510,7 @@ class SQLiteVoiceIndex:
 
     def session_messages(self, session_id: str) -> list[MemoryNode]:
         from memgraph.documents import MemoryNode
+        from memgraph.store.docpack import unpack
 
         with self.conns.read() as conn:
             rows = conn.execute(
@@ -486,7 +518,7 @@ class SQLiteVoiceIndex:
                 " WHERE v.session_id = ?",
                 (session_id,),
             ).fetchall()
-        return [MemoryNode.model_validate_json(r[0]) for r in rows]
+        return [MemoryNode.model_validate_json(unpack(r[0])) for r in rows]
 
     def session_span(self, session_id: str) -> tuple[str, str] | None:
         with self.conns.read() as conn:

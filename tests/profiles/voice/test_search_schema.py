@@ -277,7 +277,7 @@ def test_trigram_index_always_equals_a_rebuild(
         live = {
             r[0]
             for r in store.conn.execute(
-                "SELECT json_extract(doc, '$.claim') FROM nodes WHERE lifecycle != 'retired'"
+                "SELECT json_extract(mg_doc(doc), '$.claim') FROM nodes WHERE lifecycle != 'retired'"
             )
         }
         hits = {h.text for h in search_voice(store, VoiceQuery(query="修复", limit=50))}
