@@ -16,10 +16,19 @@ class PageError(ReaderError):
     """A voice page cannot be parsed (malformed, truncated or tampered)."""
 
 
+class _NoAliasDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """The safe dumper, never writing an anchor or alias: the same object twice (one
+    ``date`` as both ``created`` and ``updated``) would otherwise be written as
+    ``&id001``/``*id001``, which the page reader refuses (``_NoAliasLoader``)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _dump_yaml(data: dict[str, Any]) -> str:
     text = yaml.dump(
         data,
-        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+        Dumper=_NoAliasDumper,
         sort_keys=False,
         allow_unicode=True,
         width=1 << 30,

@@ -254,3 +254,17 @@ def test_arbitrary_bytes_after_a_valid_header(noise: bytes) -> None:
     head, _, _ = text.partition("## Messages")
     with contextlib.suppress(PageError):
         parse_page(head + noise.decode("utf-8", "replace"))
+
+
+def test_one_object_twice_in_frontmatter_is_written_without_an_alias() -> None:
+    """A page whose ``created`` and ``updated`` are the same ``date`` object (the lean
+    capture builds them so) must not get ``&id001``/``*id001``: the reader refuses
+    aliases, so such a page could never be read back (seen as a second machine's
+    render differing from the first's)."""
+    from profiles.voice.frontmatter import _dump_yaml, split_frontmatter
+
+    day = date(2026, 4, 17)
+    text = _dump_yaml({"created": day, "updated": day, "tags": ["a"], "also": ["a"]})
+    assert "&" not in text and "*" not in text
+    data, _, _ = split_frontmatter(f"---\n{text}---\nbody\n")
+    assert data["created"] == data["updated"] == day
