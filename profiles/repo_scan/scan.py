@@ -193,7 +193,6 @@ class _Scan:
         self.node_ops: list[GraphOp] = []
         self.edge_ops: list[GraphOp] = []
         self.modules: dict[str, NodeView] = {}  # path -> stored module node
-        self.ctx = build_context(self.repo, set())
 
     def _writer(self) -> ModuleType:
         """``write.py`` (pydantic, the documents, the engine), loaded on the first
@@ -255,7 +254,6 @@ class _Scan:
             ctx = build_context(self.repo, set(sources), facts)
         else:
             ctx = build_context(self.repo, set(sources), None, state.get("context"))
-        self.ctx = ctx
         rebuild = {p: derived(facts[p], ctx) for p in todo}
         if full:
             for p in sorted(set(facts) - set(todo)):
@@ -325,7 +323,7 @@ class _Scan:
             r.nodes_written += result.nodes_written
             r.edges_written += result.edges_written
             r.summaries_written += result.summaries_written
-        r.stale_summaries = stale_summaries(self.store, self.repo)
+        r.stale_summaries = _stale(self.store, summary_ids)  # the repo node's, as written
         if r.unparsed:
             r.notices.append(f"{len(r.unparsed)} file(s) not parsed: " + ", ".join(r.unparsed[:10]))
         return r
@@ -339,8 +337,12 @@ def stale_summaries(store: Store, repo: str) -> list[str]:
     rid = repo_node_id(repo)
     with store.reader() as reader:
         node = reader.get_nodes([rid]).get(rid)
-        ids = list(node.attributes.get("summaries") or []) if node else []
-        found = reader.get_summaries(ids)
+    return _stale(store, list(node.attributes.get("summaries") or []) if node else [])
+
+
+def _stale(store: Store, summary_ids: list[str]) -> list[str]:
+    with store.reader() as reader:
+        found = reader.get_summaries(summary_ids)
     return sorted(s.id for s in found.values() if s.freshness.state.value == "stale")
 
 
