@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memgraph.errors import UsageError
 from memgraph.ids import digest
 from memgraph.store.protocol import Store
-from profiles.repo_scan.context import build_context, cache_of, derived
-from profiles.repo_scan.facts import FileFacts
+from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
     MAX_BYTES,
     LedgerLine,
@@ -41,6 +40,7 @@ from profiles.repo_scan.keys import ARCH, module_id, repo_node_id
 if TYPE_CHECKING:  # the documents and the engine load only when there is something to write
     from memgraph.documents import GraphOp
     from memgraph.documents.views import NodeView
+    from profiles.repo_scan.facts import FileFacts  # with the parsers: only for changed files
 
 BATCH = 4000
 MAX_HISTORY = 100_000
@@ -137,6 +137,8 @@ def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | N
     """Facts of one file; a file that cannot be parsed still gets facts (unparsed)."""
     # parsers imported for the file's language only: a one-file Python rescan
     # loads neither the manifest/JSON/tree-sitter readers nor tree-sitter itself
+    from profiles.repo_scan.facts import FileFacts
+
     facts = FileFacts(path=src.path, lang=src.lang, digest=src.digest, sha=sha)
     try:
         text = src.data.decode("utf-8")
@@ -252,8 +254,10 @@ class _Scan:
                 else:  # listed in the manifest but no node: read it again
                     facts[p], _ = extract(sources[p], self.listing.head)
             ctx = build_context(self.repo, set(sources), facts)
-        else:
+        elif todo or "context" not in state:
             ctx = build_context(self.repo, set(sources), None, state.get("context"))
+        else:  # nothing to rebuild: unused, the stored context is kept as it is
+            ctx = RepoContext(repo=self.repo, paths=set(sources))
         rebuild = {p: derived(facts[p], ctx) for p in todo}
         if full:
             for p in sorted(set(facts) - set(todo)):
@@ -330,6 +334,8 @@ class _Scan:
 
 
 def _facts_of(node: NodeView) -> FileFacts:
+    from profiles.repo_scan.facts import FileFacts
+
     return FileFacts.from_json(node.attributes["facts"])
 
 

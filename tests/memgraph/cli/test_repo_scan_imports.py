@@ -43,6 +43,9 @@ WRITING = (
     "memgraph.hashing",
     "profiles.repo_scan.graph",
     "profiles.repo_scan.write",
+    # nor the parsers and file facts: nothing is parsed or rebuilt
+    "profiles.repo_scan.facts",
+    "profiles.repo_scan.python",
 )
 
 
