@@ -5,7 +5,8 @@ and in process, beside `git ls-files | xargs cat > /dev/null` (the I/O floor).
     python bench/bench_repo_scan.py --ab SRC_A SRC_B [--rounds 9]
 
 ``--ab``: whole-process rescans only, each code tree in turn (e.g. ``git archive
-main`` unpacked beside this checkout), same interpreter, same tree, one store
+main`` unpacked beside this checkout), same interpreter, same tree (with
+``--tree``: a clone of it), one store
 per code tree: per round one file edited then every tree rescans it, then every
 tree rescans with no change; wall and CPU (user+sys, git included) medians.
 
@@ -177,6 +178,9 @@ def main() -> None:
     try:
         if args.tree:
             tree = args.tree.resolve()
+            if args.ab:  # --ab edits files: work on a clone, never on the tree given
+                subprocess.run(["git", "clone", "-q", str(tree), str(tmp / "clone")], check=True)
+                tree = tmp / "clone"
             lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py"))
         else:
             tree = tmp / "tree"
@@ -185,8 +189,6 @@ def main() -> None:
         files = len(list(tree.rglob("*.py")))
         print(f"tree: {tree} ({files} .py files, {lines} lines); load: {os.getloadavg()}")
         if args.ab:
-            if args.tree:
-                raise SystemExit("--ab edits the tree: use the default copied tree")
             _ab(tree, tmp, [p.resolve() for p in args.ab], args.rounds)
             return
         floor = _timed(f"cd {tree} && git ls-files -z | xargs -0 cat > /dev/null", shell=True)
