@@ -5,6 +5,7 @@ builds ops from stored nodes and before the engine validates its patch."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,15 @@ from profiles.repo_scan.scan import ScanRequest, scan_repo
 VOLATILE = {"created_at", "updated_at", "ingested_at"}
 
 
+def _commit(root: Path, message: str) -> None:
+    for args in (["add", "-A"], ["commit", "-qm", message]):
+        subprocess.run(
+            ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            check=True,
+            capture_output=True,
+        )
+
+
 def _open(backend: str, tmp_path: Path, name: str, request: pytest.FixtureRequest) -> Store:
     if backend == "sqlite":
         return open_store(tmp_path / f"{name}.db")
@@ -31,6 +41,8 @@ def _open(backend: str, tmp_path: Path, name: str, request: pytest.FixtureReques
 def test_plain_marked_store_scans_like_a_documents_store(
     backend: str, shop: Path, tmp_path: Path, request: pytest.FixtureRequest, kit: Any
 ) -> None:
+    subprocess.run(["git", "-C", str(shop), "init", "-q"], check=True)
+    _commit(shop, "first")
     docs = _open(backend, tmp_path, "docs", request)
     plain = _open(backend, tmp_path, "plain", request)
 
@@ -43,6 +55,11 @@ def test_plain_marked_store_scans_like_a_documents_store(
     again = both()
     assert again[0].receipts == again[1].receipts == 0
     assert isinstance(next(plain.iter_nodes()), Plain)  # nothing written: still plain
+    (shop / "README.md").write_text("# shop, again\n")
+    _commit(shop, "readme")  # HEAD moved, no source changed: the history node only
+    moved = both()
+    assert moved[0].rebuilt == moved[1].rebuilt == []
+    assert moved[0].receipts == moved[1].receipts > 0
     orders = shop / "shop" / "orders.py"
     orders.write_text(orders.read_text().replace("return 1", "return 2"))
     edited = both()
@@ -53,6 +70,9 @@ def test_plain_marked_store_scans_like_a_documents_store(
     assert gone[0].deleted == gone[1].deleted == ["shop/report.py"]
     assert gone[0].receipts == gone[1].receipts > 0
     assert gone[0].stale_summaries == gone[1].stale_summaries != []
+    _commit(shop, "edit and delete")
+    last = both()  # HEAD moved again: the history node
+    assert last[0].receipts == last[1].receipts > 0
     a, b = kit.live_nodes(docs, "shop"), kit.live_nodes(plain, "shop")
     assert a.keys() == b.keys()
     for nid, n in a.items():
