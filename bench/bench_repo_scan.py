@@ -2,6 +2,13 @@
 and in process, beside `git ls-files | xargs cat > /dev/null` (the I/O floor).
 
     python bench/bench_repo_scan.py [--packages pydantic,hypothesis] [--tree DIR] [--queries 30]
+    python bench/bench_repo_scan.py --ab SRC_A SRC_B [--rounds 9]
+
+``--ab``: whole-process rescans only, each code tree in turn (e.g. ``git archive
+main`` unpacked beside this checkout), same interpreter, same tree (with
+``--tree``: a clone of it), one store
+per code tree: per round one file edited then every tree rescans it, then every
+tree rescans with no change; wall and CPU (user+sys, git included) medians.
 
 The tree is a copy of installed packages' sources (default: pydantic and
 hypothesis from this interpreter's site-packages, ~93k lines) in a temp git
@@ -109,16 +116,71 @@ def _history_timing() -> None:
     )
 
 
+def _ab(tree: Path, tmp: Path, sources: list[Path], rounds: int) -> None:
+    """Same-run A/B of whole-process rescans across code trees (module doc)."""
+    for src in sources:
+        if not (src / "memgraph" / "cli" / "__main__.py").exists():
+            raise SystemExit(f"{src}: not a memgraph source tree")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for src in sources:  # byte-code compiled first: start-up, not compilation, is measured
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", "memgraph", "profiles", "context_cut"],
+            cwd=src,
+            check=True,
+            capture_output=True,
+        )
+
+    def scan(src: Path, db: Path) -> tuple[float, float]:
+        c = _children_cpu()
+        t = time.perf_counter()
+        subprocess.run(
+            [*MEMGRAPH, "repo", "scan", str(tree), "--store", str(db), "--no-commits"],
+            cwd=src,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        return (time.perf_counter() - t) * 1000, (_children_cpu() - c) * 1000
+
+    dbs = [tmp / f"ab{i}.db" for i in range(len(sources))]
+    for src, db in zip(sources, dbs, strict=True):
+        scan(src, db)
+    by_size = sorted(tree.rglob("*.py"), key=lambda p: (p.stat().st_size, str(p)))
+    victim = by_size[len(by_size) // 2]
+    edit: list[list[tuple[float, float]]] = [[] for _ in sources]
+    same: list[list[tuple[float, float]]] = [[] for _ in sources]
+    for r in range(rounds):
+        victim.write_text(victim.read_text() + f"\n\ndef _bench_ab_{r}() -> None:\n    pass\n")
+        order = list(range(len(sources)))[:: 1 if r % 2 == 0 else -1]  # alternate who goes first
+        for i in order:
+            edit[i].append(scan(sources[i], dbs[i]))
+        for i in order:
+            same[i].append(scan(sources[i], dbs[i]))
+    print(f"A/B, {rounds} rounds, load {os.getloadavg()}: wall p50 / CPU p50 (ms)")
+    for i, src in enumerate(sources):
+        row = []
+        for name, xs in (("one file edited", edit[i]), ("no change", same[i])):
+            wall = statistics.median(x[0] for x in xs)
+            cpu = statistics.median(x[1] for x in xs)
+            row.append(f"{name} {wall:.0f} / {cpu:.0f}")
+        print(f"  {src}: " + "; ".join(row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--packages", default="pydantic,hypothesis")
     ap.add_argument("--tree", type=Path, help="scan this git repo instead (not edited)")
     ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--ab", type=Path, nargs="+", help="code trees to compare (module doc)")
+    ap.add_argument("--rounds", type=int, default=9)
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="mg-bench-repo-"))
     try:
         if args.tree:
             tree = args.tree.resolve()
+            if args.ab:  # --ab edits files: work on a clone, never on the tree given
+                subprocess.run(["git", "clone", "-q", str(tree), str(tmp / "clone")], check=True)
+                tree = tmp / "clone"
             lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py"))
         else:
             tree = tmp / "tree"
@@ -126,6 +188,9 @@ def main() -> None:
             lines = _copy_tree(args.packages.split(","), tree)
         files = len(list(tree.rglob("*.py")))
         print(f"tree: {tree} ({files} .py files, {lines} lines); load: {os.getloadavg()}")
+        if args.ab:
+            _ab(tree, tmp, [p.resolve() for p in args.ab], args.rounds)
+            return
         floor = _timed(f"cd {tree} && git ls-files -z | xargs -0 cat > /dev/null", shell=True)
         print(f"io floor (git ls-files | xargs cat): {floor * 1000:.0f} ms {_cpu()}")
         db = tmp / "proc.db"

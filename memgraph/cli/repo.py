@@ -47,6 +47,7 @@ def scan(
     """Scan PATH: only files whose content hash changed are parsed again."""
     from memgraph.cli.common import print_json_line, store_from
     from memgraph.errors import UsageError
+    from memgraph.store.decode import use_plain
     from profiles.repo_scan.scan import ScanRequest, scan_repo
 
     if max_bytes <= 0:
@@ -60,6 +61,7 @@ def scan(
         max_bytes=max_bytes,
     )
     s = store_from(home, store)
+    use_plain(s)  # documents again only if the scan writes (profiles/repo_scan/scan.py)
     try:
         result = scan_repo(s, request)
     finally:

@@ -53,6 +53,7 @@ def run(argv: list[str]) -> int | None:
     try:
         from memgraph.config import paths
         from memgraph.store import open_store
+        from memgraph.store.decode import use_plain
         from profiles.repo_scan.scan import ScanRequest, scan_repo
 
         store_file, _vault = paths(home=flags.get("home"), store=flags.get("store"))
@@ -62,6 +63,9 @@ def run(argv: list[str]) -> int | None:
             link_commits="no-commits" not in flags,
         )
         store = open_store(store_file)
+        # plain reads: a rescan with nothing to write never loads pydantic; the
+        # scan switches the store back to documents before it writes
+        use_plain(store)
         try:
             result = scan_repo(store, request)
         finally:

@@ -117,6 +117,15 @@ def use_plain(store: object) -> None:
         store.docs = store.plain = plain_docs()
 
 
+def use_documents(store: object) -> None:
+    """Undo ``use_plain``: ``store`` decodes pydantic documents again. For a lean
+    command that finds it must write after all (``memgraph repo scan``): the
+    engine reads through the store's decoders and needs documents."""
+    if isinstance(store, DocStore) and store.plain is not None:
+        store.docs = documents()
+        store.plain = None
+
+
 def _iso(dt: datetime | None) -> str | None:
     return None if dt is None else iso(dt)
 

@@ -13,10 +13,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from profiles.repo_scan.facts import FileFacts
-from profiles.repo_scan.python import module_parts
+if TYPE_CHECKING:  # a rescan with nothing to rebuild loads neither (nor ast)
+    from profiles.repo_scan.facts import FileFacts
 
 SCHEMA_ROOTS = frozenset(
     {
@@ -76,6 +76,7 @@ def build_context(
     """Context from the file set, plus class and manifest facts when given
     (a full rescan), or their cached result from the last full scan."""
     from profiles.repo_scan.files import language_of
+    from profiles.repo_scan.python import module_parts
 
     ctx = RepoContext(repo=repo, paths=set(paths))
     by_suffix: dict[str, list[str]] = defaultdict(list)
@@ -84,9 +85,7 @@ def build_context(
             parts = module_parts(path)
             for i in range(len(parts)):
                 by_suffix[".".join(parts[i:])].append(path)
-        name = PurePosixPath(path).name
-        folder = PurePosixPath(path).parent.as_posix()
-        folder = "" if folder == "." else folder
+        folder, _, name = path.rpartition("/")  # git's (normalised, relative) paths
         owner = name == "__init__.py" or name in ("Cargo.toml", "package.json", "go.mod")
         if owner and (folder not in ctx.packages or name == "__init__.py"):
             ctx.packages[folder] = path

@@ -95,18 +95,19 @@ def check_root(path: Path) -> Path:
     return root
 
 
-def git_top(root: Path) -> Path | None:
-    proc = run_git(root, "rev-parse", "--show-toplevel")
-    if proc.returncode != 0:
-        return None
-    top = proc.stdout.decode("utf-8", "replace").strip()
-    return Path(top).resolve() if top else None
-
-
-def head_sha(root: Path) -> str | None:
-    proc = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
-    sha = proc.stdout.decode("ascii", "replace").strip()
-    return sha if proc.returncode == 0 and sha else None
+def git_state(root: Path) -> tuple[Path | None, str | None]:
+    """The work tree's top folder (None: not in git) and HEAD's sha (None: no
+    commit yet), from one git process (a rescan's start-up pays for each)."""
+    proc = run_git(root, "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD")
+    out = proc.stdout.decode("utf-8", "replace").rstrip("\n")
+    if proc.returncode == 0:  # the top folder, then the sha on the last line
+        top, _, sha = out.rpartition("\n")
+    elif proc.returncode == 1 and out:  # a repository without a commit: no HEAD
+        top, sha = out, ""
+    else:
+        return None, None
+    top = top.strip()
+    return (Path(top).resolve() if top else None), (sha.strip() or None)
 
 
 def _walk(root: Path) -> list[str]:
@@ -127,14 +128,14 @@ def _walk(root: Path) -> list[str]:
 
 def list_files(root: Path) -> Listing:
     """Source candidates under ``root`` (a resolved directory), sorted."""
-    top = git_top(root)
+    top, head = git_state(root)
     if top is not None:
         # paths come relative to ``root`` even when it is a sub-folder of the repo
         proc = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if proc.returncode != 0:
             raise ReaderError(f"git ls-files failed in {root}")
         names = [n.decode("utf-8", "surrogateescape") for n in proc.stdout.split(b"\0") if n]
-        listing = Listing(root=root, git=True, head=head_sha(root))
+        listing = Listing(root=root, git=True, head=head)
     else:
         # no git: walk (hidden, vendored and virtualenv dirs skipped)
         names = _walk(root)

@@ -14,7 +14,6 @@ is module-granular anyway, and the names stay searchable in the claim.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -22,19 +21,13 @@ from memgraph.documents import AnchorKind, MemoryAnchor, MemoryEdge, MemoryNode,
 from memgraph.ids import anchor_id, edge_id, node_id
 from profiles.repo_scan.context import RepoContext, python_target
 from profiles.repo_scan.facts import FileFacts
+from profiles.repo_scan.keys import ARCH as ARCH
+from profiles.repo_scan.keys import EPOCH as EPOCH
+from profiles.repo_scan.keys import FLOW as FLOW
+from profiles.repo_scan.keys import module_id as module_id
+from profiles.repo_scan.keys import repo_node_id as repo_node_id
 
-ARCH = ProfileName.repo_architecture
-FLOW = ProfileName.repo_dataflow
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # the engine stamps real times on write
 MAX_PUBLIC_IN_CLAIM = 40
-
-
-def module_id(repo: str, path: str) -> str:
-    return node_id(ARCH.value, "module", repo, path)
-
-
-def repo_node_id(repo: str) -> str:
-    return node_id(ARCH.value, "repo", repo)
 
 
 @dataclass

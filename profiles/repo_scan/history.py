@@ -29,14 +29,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memgraph.documents import AnchorKind, GraphOp, MemoryAnchor, MemoryNode, UpsertNode
 from memgraph.errors import ReaderError
 from memgraph.ids import anchor_id, node_id
 from memgraph.store.protocol import Store
 from profiles.artifact.git import run_git
-from profiles.repo_scan.graph import ARCH, EPOCH
+from profiles.repo_scan.keys import ARCH, EPOCH
+
+if TYPE_CHECKING:  # the documents load only when the node is written (HEAD moved)
+    from memgraph.documents import GraphOp
+    from memgraph.documents.views import NodeView
 
 HISTORY_COMMITS = 50  # commits kept per repo, newest first (the cut uses 50: notes/repo.md)
 MAX_SUBJECT = 300  # characters of one subject
@@ -109,7 +112,7 @@ def _is_ancestor(root: Path, old: str, new: str) -> bool:
     return run_git(root, "merge-base", "--is-ancestor", old, new).returncode == 0
 
 
-def window(root: Path, head: str, limit: int, stored: MemoryNode | None) -> list[Any] | None:
+def window(root: Path, head: str, limit: int, stored: NodeView | None) -> list[Any] | None:
     """The window for ``head`` as JSON rows, reading only what the stored node lacks."""
     attrs = stored.attributes if stored is not None and stored.lifecycle != "retired" else {}
     old_head, old_rows = attrs.get("head"), list(attrs.get("commits") or [])
@@ -130,13 +133,13 @@ def history_ops(
     store: Store, repo: str, root: Path, head: str | None, limit: int = HISTORY_COMMITS
 ) -> list[GraphOp]:
     """Upsert of the history node when HEAD moved (or retire it outside git)."""
-    from memgraph.documents import RetireNode
-
     nid = history_node_id(repo)
     with store.reader() as reader:
         stored = reader.get_nodes([nid]).get(nid)
     if head is None or limit <= 0 or not _SHA.match(head.encode()):
         if stored is not None and stored.lifecycle != "retired":
+            from memgraph.documents import RetireNode
+
             return [RetireNode(node_id=nid, reason="no git history for this folder")]
         return []
     if (
@@ -152,6 +155,8 @@ def history_ops(
         return []
     if rows is None:
         return []
+    from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, UpsertNode
+
     attributes = {"commits": rows, "head": head, "limit": limit, "repo": repo}
     node = MemoryNode(
         id=nid,

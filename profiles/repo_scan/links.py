@@ -9,21 +9,20 @@ per changed file that has a module node. Through activity windows this answers
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memgraph.documents import (
-    AnchorKind,
-    GraphOp,
-    MemoryAnchor,
-    MemoryEdge,
-    ProfileName,
-    UpsertEdge,
-)
+from memgraph.documents.enums import AnchorKind, ProfileName
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
-from profiles.repo_scan.graph import module_id
+from profiles.repo_scan.keys import module_id
+
+if TYPE_CHECKING:  # loaded only when there are commit nodes to link
+    from memgraph.documents import GraphOp, MemoryEdge
 
 
 def touches_edge(commit_id: str, repo: str, path: str, repo_path: str, sha: str) -> MemoryEdge:
+    from memgraph.documents import MemoryAnchor, MemoryEdge
+
     target = module_id(repo, path)
     return MemoryEdge(
         id=edge_id("touches", commit_id, target),
@@ -78,4 +77,6 @@ def touches_ops(store: Store, root: Path, repo: str, paths: set[str]) -> list[Gr
                 edges.append(touches_edge(cid, repo, rel, str(root), c.sha))
     with store.reader() as reader:
         known = set(reader.get_edges([e.id for e in edges]))
+    from memgraph.documents import UpsertEdge
+
     return [UpsertEdge(edge=e) for e in edges if e.id not in known]

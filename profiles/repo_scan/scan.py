@@ -18,54 +18,59 @@ repo_dataflow nodes and edges, incrementally, through ``apply_patch``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from memgraph.documents import (
-    GraphOp,
-    MarkStale,
-    MemoryNode,
-    RetireNode,
-    SummarizeCluster,
-    UpsertEdge,
-    UpsertNode,
-    evolve,
-)
-from memgraph.engine import apply_patch, new_patch
-from memgraph.hashing import same_node_content
+from memgraph.errors import UsageError
 from memgraph.ids import digest
 from memgraph.store.protocol import Store
-from profiles.repo_scan.context import build_context, cache_of, derived
-from profiles.repo_scan.facts import FileFacts
+from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
     MAX_BYTES,
     LedgerLine,
     SourceFile,
     check_root,
-    language_of,
     list_files,
     read_source,
 )
-from profiles.repo_scan.graph import ARCH, EPOCH, file_graph, module_id, repo_node_id
 from profiles.repo_scan.history import HISTORY_COMMITS, history_ops
+from profiles.repo_scan.keys import ARCH, module_id, repo_node_id
 
-PROPOSER = "repo-scan"
+if TYPE_CHECKING:  # the documents and the engine load only when there is something to write
+    from memgraph.documents import GraphOp
+    from memgraph.documents.views import NodeView
+    from profiles.repo_scan.facts import FileFacts  # with the parsers: only for changed files
+
 BATCH = 4000
+MAX_HISTORY = 100_000
 
 
-class ScanRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass
+class ScanRequest:
+    """What to scan. A plain dataclass, checked here: building a pydantic model
+    would load pydantic in a rescan that has nothing to write."""
 
     path: Path
-    name: str | None = Field(default=None, description="repo key (default: folder name)")
-    max_bytes: int = Field(default=MAX_BYTES, gt=0)
+    name: str | None = None  # repo key (default: folder name)
+    max_bytes: int = MAX_BYTES
     summaries: bool = True  # write summaries where none exist yet
     refresh: bool = False  # rewrite every summary (stale ones become fresh)
     link_commits: bool = True  # commit artifact nodes -> touches -> module nodes
     # subjects of the last N commits per file (history.py); 0 = none
-    history: int = Field(default=HISTORY_COMMITS, ge=0, le=100_000)
+    history: int = HISTORY_COMMITS
+
+    def __post_init__(self) -> None:
+        self.path = Path(self.path)
+        if self.name is not None and not isinstance(self.name, str):
+            raise UsageError(f"repo name must be text, not {type(self.name).__name__}")
+        for flag in ("summaries", "refresh", "link_commits"):
+            if not isinstance(getattr(self, flag), bool):
+                raise UsageError(f"{flag} must be true or false")
+        if type(self.max_bytes) is not int or self.max_bytes <= 0:
+            raise UsageError(f"max_bytes must be a positive integer, not {self.max_bytes!r}")
+        if type(self.history) is not int or not 0 <= self.history <= MAX_HISTORY:
+            raise UsageError(f"history must be an integer 0-{MAX_HISTORY}, not {self.history!r}")
 
 
 @dataclass
@@ -110,9 +115,10 @@ class ScanResult:
 def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
     """The repo key for ``root``: ``name``, else the key of an earlier scan of
     this same folder, else the folder name."""
-    from profiles.artifact.entities import norm_name
-
+    # imported when needed: the entities module loads the documents (pydantic)
     if name:
+        from profiles.artifact.entities import norm_name
+
         return norm_name(name) or "repo"
     taken: set[str] = set()
     for node in store.iter_nodes(profile=ARCH.value, kind="repo"):
@@ -120,6 +126,8 @@ def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
         if node.attributes.get("root") == str(root) and node.lifecycle != "retired":
             return key
         taken.add(key)
+    from profiles.artifact.entities import norm_name
+
     key = norm_name(root.name) or "repo"
     # another folder of the same name was scanned already: keep the two apart
     return f"{key}-{digest(str(root), length=8)}" if key in taken else key
@@ -129,6 +137,8 @@ def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | N
     """Facts of one file; a file that cannot be parsed still gets facts (unparsed)."""
     # parsers imported for the file's language only: a one-file Python rescan
     # loads neither the manifest/JSON/tree-sitter readers nor tree-sitter itself
+    from profiles.repo_scan.facts import FileFacts
+
     facts = FileFacts(path=src.path, lang=src.lang, digest=src.digest, sha=sha)
     try:
         text = src.data.decode("utf-8")
@@ -162,23 +172,6 @@ def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | N
     return facts, (LedgerLine(src.path, facts.error) if not facts.parsed else None)
 
 
-def _carry(before: MemoryNode | None, node: MemoryNode) -> MemoryNode | None:
-    """The node to upsert over ``before``, or None when nothing changed.
-
-    Observed and retired (a restored file) enter ``observed``; an accepted claim
-    whose source changed goes ``stale`` (re-review needed); proposed/stale stay.
-    """
-    if before is None:
-        return node
-    kept = evolve(node, {"lifecycle": before.lifecycle, "created_at": before.created_at})
-    if same_node_content(before, kept):
-        return None
-    state = {"accepted": "stale", "proposed": "proposed", "stale": "stale"}.get(
-        before.lifecycle, "observed"
-    )
-    return evolve(node, {"lifecycle": state})
-
-
 def _signature(facts: FileFacts) -> list[Any]:
     """What other files' graphs may depend on: classes (schema closure), manifests."""
     return [facts.classes, facts.package if facts.lang == "manifest" else ""]
@@ -201,8 +194,18 @@ class _Scan:
         )
         self.node_ops: list[GraphOp] = []
         self.edge_ops: list[GraphOp] = []
-        self.modules: dict[str, MemoryNode] = {}  # path -> stored module node
-        self.ctx = build_context(self.repo, set())
+        self.modules: dict[str, NodeView] = {}  # path -> stored module node
+
+    def _writer(self) -> ModuleType:
+        """``write.py`` (pydantic, the documents, the engine), loaded on the first
+        write. A store its owner marked for plain reads (``use_plain``: a
+        no-change rescan decodes nothing into pydantic) decodes documents again
+        from here on: the ops evolve stored documents, the engine validates."""
+        from memgraph.store.decode import use_documents
+        from profiles.repo_scan import write
+
+        use_documents(self.store)
+        return write
 
     def _load_modules(self, paths: list[str]) -> None:
         wanted = [module_id(self.repo, p) for p in paths if p not in self.modules]
@@ -251,9 +254,10 @@ class _Scan:
                 else:  # listed in the manifest but no node: read it again
                     facts[p], _ = extract(sources[p], self.listing.head)
             ctx = build_context(self.repo, set(sources), facts)
-        else:
+        elif todo or "context" not in state:
             ctx = build_context(self.repo, set(sources), None, state.get("context"))
-        self.ctx = ctx
+        else:  # nothing to rebuild: unused, the stored context is kept as it is
+            ctx = RepoContext(repo=self.repo, paths=set(sources))
         rebuild = {p: derived(facts[p], ctx) for p in todo}
         if full:
             for p in sorted(set(facts) - set(todo)):
@@ -263,9 +267,17 @@ class _Scan:
                     rebuild[p] = seen
         r.rebuilt = sorted(rebuild)
         for p in r.rebuilt:
-            self._file_ops(facts[p], rebuild[p])
+            nodes, edges = self._writer().file_ops(
+                self.store, facts[p], rebuild[p], ctx, self.modules.get(p)
+            )
+            self.node_ops += nodes
+            self.edge_ops += edges
         for p in r.deleted:
-            self._retire_file(p)
+            node = self.modules.get(p)
+            if node is not None:
+                nodes, edges = self._writer().retire_file(self.store, node, p)
+                self.node_ops += nodes
+                self.edge_ops += edges
         unparsed = set(state.get("unparsed") or []) - set(todo) - set(r.deleted)
         unparsed |= {p for p in todo if not facts[p].parsed}
         r.unparsed = sorted(unparsed)
@@ -275,10 +287,10 @@ class _Scan:
             from profiles.repo_scan.summaries import plan_summaries
 
             summaries = plan_summaries(ctx, facts, {p: derived(f, ctx) for p, f in facts.items()})
-            ops += [SummarizeCluster(summary=s) for s in summaries]
+            ops += self._writer().summary_ops(summaries)
             summary_ids = [s.id for s in summaries]
         elif r.added and summary_ids:
-            ops += self._stale_for_new(r.added, set(summary_ids))
+            ops += self._writer().stale_for_new(self.repo, r.added, set(summary_ids))
         touches = 0
         if self.request.link_commits and self.listing.git:
             from profiles.repo_scan.links import touches_ops
@@ -304,111 +316,26 @@ class _Scan:
                 "touches": int(state.get("touches") or 0) + touches,
             }
             new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
-            ops.insert(0, UpsertNode(node=self._repo_node(new_state, len(sources))))
+            node_op = self._writer().repo_node(self.repo, str(self.root), new_state, len(sources))
+            ops.insert(0, node_op)
         # keyed on HEAD: written only when HEAD moved, never forces the repo node
         head = self.listing.head if self.listing.git else None
         ops += history_ops(self.store, self.repo, self.root, head, self.request.history)
-        self._apply(ops)
-        r.stale_summaries = stale_summaries(self.store, self.repo)
+        if ops:
+            result = self._writer().apply(self.store, ops, self.repo)
+            r.receipts += len(result.receipts)
+            r.nodes_written += result.nodes_written
+            r.edges_written += result.edges_written
+            r.summaries_written += result.summaries_written
+        r.stale_summaries = _stale(self.store, summary_ids)  # the repo node's, as written
         if r.unparsed:
             r.notices.append(f"{len(r.unparsed)} file(s) not parsed: " + ", ".join(r.unparsed[:10]))
         return r
 
-    # -- ops -----------------------------------------------------------------
-    def _file_ops(self, facts: FileFacts, seen: dict[str, Any]) -> None:
-        graph = file_graph(facts, seen, self.ctx)
-        module = graph.nodes[0]
-        owned = {
-            "owned_edges": sorted(e.id for e in graph.edges),
-            "owned_nodes": sorted(n.id for n in graph.nodes[1:]),
-        }
-        module.attributes = dict(sorted({**module.attributes, **owned}.items()))
-        previous = self.modules.get(facts.path)
-        old_nodes = set(previous.attributes.get("owned_nodes") or []) if previous else set()
-        old_edges = set(previous.attributes.get("owned_edges") or []) if previous else set()
-        new_ids = {n.id for n in graph.nodes}
-        with self.store.reader() as reader:
-            before = reader.get_nodes([*new_ids, *old_nodes])
-            gone_edges = reader.get_edges(sorted(old_edges - {e.id for e in graph.edges}))
-        for node in graph.nodes:
-            up = _carry(before.get(node.id), node)
-            if up is not None:
-                self.node_ops.append(UpsertNode(node=up))
-        for nid in sorted(old_nodes - new_ids):
-            gone = before.get(nid)
-            if gone is not None and gone.lifecycle != "retired":
-                self.node_ops.append(
-                    RetireNode(node_id=nid, reason=f"{facts.path} no longer has it")
-                )
-        self.edge_ops += [UpsertEdge(edge=e) for e in graph.edges]
-        self._retire_edges(gone_edges.values())
 
-    def _retire_edges(self, edges: Any) -> None:
-        for e in sorted(edges, key=lambda e: e.id):
-            if e.lifecycle != "retired":
-                self.edge_ops.append(UpsertEdge(edge=evolve(e, {"lifecycle": "retired"})))
+def _facts_of(node: NodeView) -> FileFacts:
+    from profiles.repo_scan.facts import FileFacts
 
-    def _retire_file(self, path: str) -> None:
-        node = self.modules.get(path)
-        if node is None:
-            return
-        reason = f"{path} was deleted"
-        ids = [node.id, *(node.attributes.get("owned_nodes") or [])]
-        with self.store.reader() as reader:
-            current = reader.get_nodes(ids)
-            edges = reader.get_edges(node.attributes.get("owned_edges") or [])
-        for nid in ids:
-            n = current.get(nid)
-            if n is not None and n.lifecycle != "retired":
-                self.node_ops.append(RetireNode(node_id=nid, reason=reason))
-        self._retire_edges(edges.values())
-
-    def _stale_for_new(self, added: list[str], summary_ids: set[str]) -> list[GraphOp]:
-        """A summarised package that gained a module no longer covers all of it."""
-        from profiles.repo_scan.summaries import package_summary_id
-
-        ops: list[GraphOp] = []
-        for sid in sorted({package_summary_id(self.repo, _folder(p)) for p in added}):
-            if sid in summary_ids:
-                ops.append(MarkStale(target_id=sid, reason="new module(s) in the package"))
-        return ops
-
-    def _repo_node(self, state: dict[str, Any], files: int) -> MemoryNode:
-        langs: dict[str, int] = {}
-        for p in state["manifest"]:
-            lang = language_of(p) or "other"
-            langs[lang] = langs.get(lang, 0) + 1
-        shown = ", ".join(f"{n} {lang}" for lang, n in sorted(langs.items()))
-        return MemoryNode(
-            id=repo_node_id(self.repo),
-            domain_id=f"repo:{self.repo}",
-            profile=ARCH,
-            kind="repo",
-            title=f"repo {self.repo}",
-            claim=f"repository {self.repo} at {self.root}: {files} source files ({shown})",
-            lifecycle="observed",
-            created_at=EPOCH,
-            updated_at=EPOCH,
-            attributes=state,
-        )
-
-    def _apply(self, ops: list[GraphOp]) -> None:
-        if not ops:
-            return
-        patch = new_patch(ops, proposer=PROPOSER, reason=f"repo scan {self.repo}")
-        result = apply_patch(self.store, patch)
-        self.result.receipts += len(result.receipts)
-        self.result.nodes_written += result.nodes_written
-        self.result.edges_written += result.edges_written
-        self.result.summaries_written += result.summaries_written
-
-
-def _folder(path: str) -> str:
-    folder = PurePosixPath(path).parent.as_posix()
-    return "" if folder == "." else folder
-
-
-def _facts_of(node: MemoryNode) -> FileFacts:
     return FileFacts.from_json(node.attributes["facts"])
 
 
@@ -416,8 +343,12 @@ def stale_summaries(store: Store, repo: str) -> list[str]:
     rid = repo_node_id(repo)
     with store.reader() as reader:
         node = reader.get_nodes([rid]).get(rid)
-        ids = list(node.attributes.get("summaries") or []) if node else []
-        found = reader.get_summaries(ids)
+    return _stale(store, list(node.attributes.get("summaries") or []) if node else [])
+
+
+def _stale(store: Store, summary_ids: list[str]) -> list[str]:
+    with store.reader() as reader:
+        found = reader.get_summaries(summary_ids)
     return sorted(s.id for s in found.values() if s.freshness.state.value == "stale")
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from memgraph.documents import MemoryEdge, MemoryLifecycleReceipt, MemoryNode, MemorySummary
 from memgraph.documents.plain import Plain
-from memgraph.store.decode import use_plain
+from memgraph.store.decode import use_documents, use_plain
 from tests.memgraph.test_store_contract import build
 
 
@@ -51,3 +51,15 @@ def test_plain_reads_are_the_documents(mg_store, mg_factory) -> None:  # type: i
         assert doc and _documents(plain, model) == doc
     plain_backend = type(mg_store).__name__ != "MemoryStore"  # it holds documents
     assert any(isinstance(n, Plain) for n in after[0].values()) is plain_backend
+
+
+def test_use_documents_undoes_use_plain(mg_store, mg_factory) -> None:  # type: ignore[no-untyped-def]
+    g = build(mg_store, mg_factory)
+    ids = [n.id for n in g["nodes"].values()]
+    edge_ids = [e.id for e in g["edges"]]
+    before = _reads(mg_store, ids, edge_ids, g["summary"].id)
+    use_plain(mg_store)
+    use_documents(mg_store)
+    after = _reads(mg_store, ids, edge_ids, g["summary"].id)
+    assert after == before
+    assert not any(isinstance(n, Plain) for n in [*after[0].values(), *after[-1]])

@@ -4,7 +4,10 @@ The post-commit hook runs the scan after every commit, so its process start-up
 is paid each time (issue 17: one-file rescan <= 300 ms as a whole process). A
 rescan that changes no file, or one Python file, needs neither typer nor the
 artifact ingest path (yaml, vault pages: only when commit nodes exist), nor
-the tree-sitter, manifest or summary code, nor networkx.
+the tree-sitter, manifest or summary code, nor networkx. A rescan that changes
+nothing reads the stored repo nodes plain (``memgraph.store.decode.use_plain``)
+and imports neither pydantic, the document models nor the engine; a one-file
+edit does (its writes go through ``engine.apply_patch``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,20 @@ NEVER = (
     "profiles.repo_scan.other",
     "profiles.repo_scan.summaries",
     "context_cut",
+)
+# only when there is something to write (validated patches need the documents)
+WRITING = (
+    "pydantic",
+    "pydantic_core",
+    "memgraph.documents.base",
+    "memgraph.documents.graph",
+    "memgraph.engine",
+    "memgraph.hashing",
+    "profiles.repo_scan.graph",
+    "profiles.repo_scan.write",
+    # nor the parsers and file facts: nothing is parsed or rebuilt
+    "profiles.repo_scan.facts",
+    "profiles.repo_scan.python",
 )
 
 
@@ -64,10 +81,16 @@ def test_rescan_imports(repo: Path, tmp_path: Path) -> None:
     assert b"0 changed" in out and b"0 receipts" in out
     loaded = set(found[found.index("|") + 1 :])
     assert "profiles.repo_scan.scan" in loaded  # the scan ran in this process
-    assert sorted(m for m in NEVER if m in loaded) == []
+    assert "memgraph.documents.plain" in loaded  # the stored nodes were read, plain
+    assert sorted(m for m in (*NEVER, *WRITING) if m in loaded) == []
     (repo / "pkg" / "core.py").write_text("import os\n\n\ndef run():\n    return 1\n")
     out, found = imports_of(["repo", "scan", str(repo), "--store", store])
     assert b"1 changed" in out and b"1 parsed" in out
     loaded = set(found[found.index("|") + 1 :])
     assert "profiles.repo_scan.python" in loaded
+    assert "profiles.repo_scan.write" in loaded and "memgraph.engine" in loaded
     assert sorted(m for m in NEVER if m in loaded) == []
+    out, found = imports_of(["repo", "scan", str(repo), "--store", store])
+    assert b"0 changed" in out and b"0 receipts" in out  # the edit was written once
+    loaded = set(found[found.index("|") + 1 :])
+    assert sorted(m for m in (*NEVER, *WRITING) if m in loaded) == []
