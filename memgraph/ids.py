@@ -16,18 +16,25 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 
 def digest(*parts: str, length: int = 16) -> str:
     """Hex sha256 of the parts joined by an unambiguous separator."""
-    h = hashlib.sha256()
+    # the same bytes as one update per length and part, hashed in one call
+    chunks: list[bytes] = []
     for part in parts:
         data = part.encode("utf-8", "surrogatepass")
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
-    return h.hexdigest()[:length]
+        chunks.append(len(data).to_bytes(8, "big"))
+        chunks.append(data)
+    return hashlib.sha256(b"".join(chunks)).hexdigest()[:length]
+
+
+_GOOD_PREFIXES = {"n", "e", "a", "s", "r"}  # checked once, then remembered
 
 
 def stable_id(prefix: str, *natural_key: str) -> str:
     """``prefix-<hex>`` for a natural key; the same key always gives the same id."""
-    if not prefix or not prefix.replace("_", "").isalnum():
-        raise ValueError(f"bad id prefix {prefix!r}")
+    if prefix not in _GOOD_PREFIXES:
+        if not prefix or not prefix.replace("_", "").isalnum():
+            raise ValueError(f"bad id prefix {prefix!r}")
+        if len(_GOOD_PREFIXES) < 64:
+            _GOOD_PREFIXES.add(prefix)
     return f"{prefix}-{digest(*natural_key)}"
 
 

@@ -26,6 +26,7 @@ def graph_rows(
     (``created``: its stamp, as ``memgraph.engine.new_patch`` gives one)."""
     stamp, at = dt_json(now), iso(now)
     prefix = _receipt_prefix(patch_id)
+    receipt_json = _receipt_json(stamp, patch_id, reason)
     nodes: list[NodeRow] = []
     edges: list[EdgeRow] = []
     receipts: list[ReceiptRow] = []
@@ -69,24 +70,16 @@ def graph_rows(
             )
             target, kind, details = e["id"], "edge", {}
         rid = _receipt_id(prefix, number)
-        receipt = {  # field order follows MemoryLifecycleReceipt
-            "valid_from": None,
-            "valid_to": None,
-            "ingested_at": stamp,
-            "id": rid,
-            "patch_id": patch_id,
-            "op": op["op"],
-            "target_id": target,
-            "target_type": kind,
-            "profile": PROFILE,
-            "actor": PROPOSER,
-            "at": stamp,
-            "before": None,
-            "after": CAPTURED,
-            "reason": reason,
-            "details": details,
-        }
-        receipts.append(ReceiptRow(rid, patch_id, op["op"], target, at, compact(receipt)))
+        receipts.append(
+            ReceiptRow(
+                rid,
+                patch_id,
+                op["op"],
+                target,
+                at,
+                receipt_json(rid, op["op"], target, kind, details),
+            )
+        )
     patch: Doc = {  # field order follows MemoryPatchCandidate
         "valid_from": None,
         "valid_to": None,
@@ -107,6 +100,38 @@ def graph_rows(
         receipts=tuple(receipts),
         patch=PatchRow(patch_id, "applied", iso(created), text),
     )
+
+
+def _receipt_json(stamp: str, patch_id: str, reason: str) -> Any:
+    """``rid, op, target, kind, details -> compact(receipt)`` for this patch's
+    receipts (field order follows MemoryLifecycleReceipt): the fields every receipt
+    of the patch shares are encoded once, the rest per receipt with the same
+    encoder (a string's compact JSON is its JSON inside any document)."""
+    at = compact(stamp)
+    head = '{"valid_from":null,"valid_to":null,"ingested_at":' + at + ',"id":'
+    middle = ',"profile":' + compact(PROFILE) + ',"actor":' + compact(PROPOSER) + ',"at":' + at
+    middle += ',"before":null,"after":' + compact(CAPTURED) + ',"reason":' + compact(reason)
+    after_id = ',"patch_id":' + compact(patch_id) + ',"op":'
+
+    def receipt_json(rid: str, op: str, target: str, kind: str, details: Doc) -> str:
+        return "".join(
+            (
+                head,
+                compact(rid),
+                after_id,
+                compact(op),
+                ',"target_id":',
+                compact(target),
+                ',"target_type":',
+                compact(kind),
+                middle,
+                ',"details":',
+                compact(details),
+                "}",
+            )
+        )
+
+    return receipt_json
 
 
 def _receipt_prefix(patch_id: str) -> Any:

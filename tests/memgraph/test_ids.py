@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph.documents import MemoryNode
@@ -170,3 +171,15 @@ def test_sortedness_check_agrees_with_sorting(value: object) -> None:
     from memgraph.hashing import _is_sorted, _sorted
 
     assert _is_sorted(value) == (json.dumps(value) == json.dumps(_sorted(value)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(), max_size=6), st.integers(1, 64))
+def test_digest_is_the_length_prefixed_sha256(parts: list[str], length: int) -> None:
+    """Ids are a contract: the digest is sha256 over (8-byte length, UTF-8 bytes) per part."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    assert digest(*parts, length=length) == h.hexdigest()[:length]

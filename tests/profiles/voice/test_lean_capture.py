@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import memgraph.engine
 from memgraph.store import Store, open_store
@@ -223,3 +225,34 @@ def test_concurrent_captures_of_one_new_session_lose_nothing(tmp_path: Path) -> 
 def test_max_stored_ops_is_the_engines() -> None:
     assert lean.MAX_STORED_OPS == memgraph.engine.MAX_STORED_OPS
     assert lean.PROPOSER == __import__("profiles.voice.capture").voice.capture.PROPOSER
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(), st.text(), st.text(), st.text(), st.text(), st.one_of(st.just({}), st.text()))
+def test_receipt_json_is_the_compact_receipt(
+    stamp: str, patch_id: str, reason: str, rid: str, target: str, digest: object
+) -> None:
+    """The receipt text built from pre-encoded parts is compact() of the receipt."""
+    from profiles.session.records import compact
+    from profiles.voice.leanrows import _receipt_json
+
+    details = digest if isinstance(digest, dict) else {"hash": digest}
+    receipt = {  # field order follows MemoryLifecycleReceipt
+        "valid_from": None,
+        "valid_to": None,
+        "ingested_at": stamp,
+        "id": rid,
+        "patch_id": patch_id,
+        "op": "upsert_node",
+        "target_id": target,
+        "target_type": "node",
+        "profile": "voice",
+        "actor": "voice.capture",
+        "at": stamp,
+        "before": None,
+        "after": "captured",
+        "reason": reason,
+        "details": details,
+    }
+    built = _receipt_json(stamp, patch_id, reason)(rid, "upsert_node", target, "node", details)
+    assert built == compact(receipt)
