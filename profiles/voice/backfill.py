@@ -11,7 +11,6 @@ errored files are retried on every run.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -72,12 +71,10 @@ def registry_put(store: Store, row: RegistryRow) -> None:
 
 def file_sha256(path: Path) -> str:
     from memgraph.inputs import open_regular
+    from profiles.voice.hooks import stream_sha256
 
-    h = hashlib.sha256()
     with open_regular(path, "transcript") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+        return stream_sha256(fh)
 
 
 # A batch (one patch, one transaction, one round of page fsyncs) closes after this
