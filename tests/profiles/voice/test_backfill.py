@@ -266,3 +266,27 @@ def test_sigkill_mid_backfill_then_rerun(tmp_path: Path) -> None:
     # a kill inside atomic_write_text may leave a hidden temp file, never a half page
     for leftover in (tmp_path / "v").rglob("*.tmp"):
         assert leftover.name.startswith(".")
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 7, 3 << 20])
+def test_stream_sha256_is_the_files_sha256(tmp_path: Path, size: int) -> None:
+    """The transcript hash (registry, ledger) is sha256 of the bytes, however it is read."""
+    import hashlib
+    import io
+
+    from memgraph.inputs import open_regular
+    from profiles.voice.backfill import file_sha256
+    from profiles.voice.hooks import FileDigest, stream_sha256
+
+    data = os.urandom(size)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    want = hashlib.sha256(data).hexdigest()
+    assert file_sha256(path) == want
+    got = FileDigest(path).get()
+    assert got is not None and got[2] == want
+    assert stream_sha256(io.BytesIO(data)) == want
+    with open_regular(path, "transcript") as fh:
+        skip = min(size, 5)
+        fh.read(skip)  # already read from: the rest, through the reader
+        assert stream_sha256(fh) == hashlib.sha256(data[skip:]).hexdigest()
