@@ -413,8 +413,12 @@ def record_written(path: Path, text: str, split: Splitter | None = None) -> None
     old = record.get("owned") if record else None
     recent = [d for d in old if isinstance(d, str)] if isinstance(old, list) else []
     # the text was just written by memgraph: its frontmatter is its dumper's
-    blocks = split(text) if split is not None else split_blocks(text, ours=True)
-    digest = owned_digest(blocks)
+    if split is not None:
+        digest = owned_digest(split(text))
+    else:  # = owned_digest(split_blocks(text, ours=True)), without the blocks
+        from profiles.voice.pagedigest import owned_digest_of
+
+        digest = owned_digest_of(text)
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
 
 

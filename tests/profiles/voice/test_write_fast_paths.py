@@ -147,3 +147,47 @@ def test_claude_byte_precheck_matches_the_marker_rule(parts: list[bytes]) -> Non
 
     raw = b"".join(parts)
     assert may_hold_human(raw) == _may_hold_human_reference(raw)
+
+
+_PAGE_LINES = st.sampled_from(
+    [
+        "---",
+        "title: x",
+        "tags: [a, b]",
+        "created: 2025-01-02",
+        "bad: [",
+        "",
+        "\r",
+        "# Title",
+        "# Another",
+        "## Messages",
+        "## Classifications",
+        "### 2025-01-02",
+        "### 2025-01-03",
+        "### not a day",
+        "| 1 | 10:00 | hi |",
+        "|---|",
+        '<!-- mg2 {"uuid": "u1", "ts": "2025-01-02T10:00:00Z"} -->',
+        '<!-- mg2 {"uuid": "u1", "ts": "2025-01-02T10:00:00Z"} -->',
+        '<!-- mg2 {"uuid": "u2", "version": 2} -->',
+        "<!-- mg2 not json -->",
+        '<!-- mg {"uuid": "v1"} -->',
+        "<!-- mg2 [1] -->",
+        ">",
+        "> **10:00** — hello",
+        "> more",
+        ">not quoted",
+        "a person's note",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PAGE_LINES | st.text(max_size=12), max_size=30), st.booleans())
+def test_owned_digest_of_is_the_blocks_digest(lines: list[str], crlf: bool) -> None:
+    """record_written's digest without blocks equals the digest of split_blocks."""
+    from profiles.voice.pagedigest import owned_digest_of
+    from profiles.voice.pagekeep import owned_digest, split_blocks
+
+    text = ("\r\n" if crlf else "\n").join(lines)
+    assert owned_digest_of(text) == owned_digest(split_blocks(text, ours=True))

@@ -1,0 +1,76 @@
+"""The owned-text digest of a page memgraph just wrote, without building blocks.
+
+``owned_digest_of(text)`` equals ``pagekeep.owned_digest(pagekeep.split_blocks(text,
+ours=True))`` for every text (a property test holds the two together): the digest
+only needs which lines are owned, not the blocks' keys, so message markers are not
+JSON-decoded (their keys all start with ``msg`` and never meet the structural
+keys ``split_blocks`` tracks) and no ``Block`` is made. ``record_written`` runs it
+after every page write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from profiles.voice.pagerender import (
+    CLASSIFICATIONS_HEADING,
+    DAY_HEADING,
+    MESSAGES_HEADING,
+    marker_version,
+)
+
+
+def owned_digest_of(text: str) -> str:
+    """sha256 of the page's owned text (see ``pagekeep.owned_digest``)."""
+    from profiles.voice.pagekeep import frontmatter_block
+
+    lines = text.replace("\r\n", "\n").split("\n")
+    owned: list[str] = []  # owned lines, and the frontmatter's owned text
+    i = 0
+    n = len(lines)
+    if lines and lines[0] == "---":
+        try:
+            end = lines.index("---", 1)
+        except ValueError:
+            end = -1
+        if end > 0:
+            block = frontmatter_block(lines[: end + 1], ours=True)
+            owned.append(block.owned if block.owned is not None else "\n".join(block.lines))
+            i = end + 1
+    seen: set[str] = set()  # the structural keys split_blocks has met
+    while i < n:
+        line = lines[i]
+        if marker_version(line):
+            j = i + 1
+            while j < n and (lines[j] == ">" or lines[j].startswith("> ")):
+                j += 1
+            owned.extend(lines[i:j])
+            i = j
+            continue
+        key: str | None = None
+        if line.startswith("# ") and "title" not in seen and "messages" not in seen:
+            key = "title"
+        elif line == MESSAGES_HEADING and "messages" not in seen:
+            key = "messages"
+        elif (
+            DAY_HEADING.match(line)
+            and "messages" in seen
+            and "classifications" not in seen
+            and f"day:{line}" not in seen
+        ):
+            key = f"day:{line}"
+        elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
+            key = "classifications"
+        elif line.startswith("|") and "classifications" in seen and "table" not in seen:
+            j = i
+            while j < n and lines[j].startswith("|"):
+                j += 1
+            owned.extend(lines[i:j])
+            seen.add("table")
+            i = j
+            continue
+        if key is not None:
+            seen.add(key)
+            owned.append(line)
+        i += 1
+    return hashlib.sha256("\n".join(owned).encode("utf-8", "surrogatepass")).hexdigest()
