@@ -58,6 +58,7 @@ _QUEUE = b"queue"  # in both "queue-operation" and "queued_command"
 _SIDECHAIN, _SIDECHAIN_SP = b'"isSidechain":true', b'"isSidechain": true'
 _SIDE_QUESTION = b"This is a side question from the user"
 _TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]{1,40})"')
+_TIMESTAMP_KEY = b'"timestamp":'  # where every _TIMESTAMP match starts
 # Top-level record kinds this reader knows (kept, or dropped by a numbered rule).
 KNOWN_KINDS = frozenset(
     {
@@ -255,7 +256,6 @@ def _drop_replays(
     if not suspects:
         return messages
     wanted = {ts.encode() for ts in suspects.values()}
-    few = len(wanted) <= 8
     assistant_ts: set[str] = set()
     try:
         fh.seek(0)
@@ -265,11 +265,7 @@ def _drop_replays(
     for _lineno, raw in iter_lines(fh, ReadStats(), max_line_bytes):
         if b'"assistant"' not in raw:
             continue
-        # a matching timestamp holds a wanted instant's bytes: test those first
-        # (a few substring scans) before running the regex over a long line
-        if few and not any(ts in raw for ts in wanted):
-            continue
-        if not any(m.group(1) in wanted for m in _TIMESTAMP.finditer(raw)):
+        if not names_instant(raw, wanted):
             continue
         try:
             rec = json.loads(raw)
@@ -286,6 +282,19 @@ def _drop_replays(
         else:
             kept.append(m)
     return kept
+
+
+def names_instant(raw: bytes, wanted: set[bytes]) -> bool:
+    """``any(m.group(1) in wanted for m in _TIMESTAMP.finditer(raw))``, faster:
+    the regex is tried only where the key ``"timestamp":`` starts (its matches
+    cannot overlap: the value holds no quote), which one C scan finds."""
+    at = raw.find(_TIMESTAMP_KEY)
+    while at >= 0:
+        m = _TIMESTAMP.match(raw, at)
+        if m is not None and m.group(1) in wanted:
+            return True
+        at = raw.find(_TIMESTAMP_KEY, at + 1)
+    return False
 
 
 def _dedupe_queued(

@@ -300,3 +300,21 @@ def test_kept_text_is_what_was_typed(tmp_path: Path, prompts: list[str], as_bloc
     ]
     p = write(tmp_path / "prop.jsonl", records)
     assert [m.text for m in read_transcript(p, opts).messages] == [t.strip() for t in prompts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [b'"timestamp":', b'"timestamp"', b" ", b"\n", b'"', b"T1", b"T2", b"x", b":", b"\\"]
+        ),
+        max_size=25,
+    ).map(b"".join),
+    st.sets(st.sampled_from([b"T1", b"T2", b"T1T2", b" T1", b""]), max_size=3),
+)
+def test_names_instant_is_the_timestamp_regex_rule(raw: bytes, wanted: set[bytes]) -> None:
+    """Rule 16's scan for a suspect instant finds what the regex over the line finds."""
+    from profiles.voice.readers.claude import _TIMESTAMP, names_instant
+
+    expected = any(m.group(1) in wanted for m in _TIMESTAMP.finditer(raw))
+    assert names_instant(raw, wanted) == expected
