@@ -64,6 +64,10 @@ def _main(exit: Callable[[int], object]) -> None:
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # The numpy MiniLM runs BLAS on one thread anyway (context_cut/minilm_numpy.py);
+    # OpenBLAS starting its pool when numpy is imported cost 0-50 ms of a `recall`
+    # process on the busy 2-core machine (the user's own setting wins).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     text = _static_output(argv)
     if text is not None:
         sys.stdout.write(text)
