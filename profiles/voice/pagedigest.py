@@ -12,17 +12,12 @@ from __future__ import annotations
 
 import hashlib
 
-from profiles.voice.pagerender import (
-    CLASSIFICATIONS_HEADING,
-    DAY_HEADING,
-    MESSAGES_HEADING,
-    marker_version,
-)
+from profiles.voice.pagerender import marker_version
 
 
 def owned_digest_of(text: str) -> str:
     """sha256 of the page's owned text (see ``pagekeep.owned_digest``)."""
-    from profiles.voice.pagekeep import frontmatter_block
+    from profiles.voice.pagekeep import frontmatter_block, heading_key, table_starts
 
     lines = text.replace("\r\n", "\n").split("\n")
     owned: list[str] = []  # owned lines, and the frontmatter's owned text
@@ -47,21 +42,7 @@ def owned_digest_of(text: str) -> str:
             owned.extend(lines[i:j])
             i = j
             continue
-        key: str | None = None
-        if line.startswith("# ") and "title" not in seen and "messages" not in seen:
-            key = "title"
-        elif line == MESSAGES_HEADING and "messages" not in seen:
-            key = "messages"
-        elif (
-            DAY_HEADING.match(line)
-            and "messages" in seen
-            and "classifications" not in seen
-            and f"day:{line}" not in seen
-        ):
-            key = f"day:{line}"
-        elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
-            key = "classifications"
-        elif line.startswith("|") and "classifications" in seen and "table" not in seen:
+        if table_starts(line, seen):
             j = i
             while j < n and lines[j].startswith("|"):
                 j += 1
@@ -69,6 +50,7 @@ def owned_digest_of(text: str) -> str:
             seen.add("table")
             i = j
             continue
+        key = heading_key(line, seen)
         if key is not None:
             seen.add(key)
             owned.append(line)

@@ -124,6 +124,31 @@ def _marker_key(line: str, n: int) -> str:
     return f"msg:{data.get('uuid')}:{data.get('version', 1)}"
 
 
+def heading_key(line: str, seen: set[str]) -> str | None:
+    """The key of the owned one-line block ``line`` opens (title, messages heading, a
+    day heading under it, classifications heading), given the structural keys
+    ``seen`` before it; None for a line of the person's."""
+    if line.startswith("# ") and "title" not in seen and "messages" not in seen:
+        return "title"
+    if line == MESSAGES_HEADING and "messages" not in seen:
+        return "messages"
+    if (
+        DAY_HEADING.match(line)
+        and "messages" in seen
+        and "classifications" not in seen
+        and f"day:{line}" not in seen
+    ):
+        return f"day:{line}"
+    if line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
+        return "classifications"
+    return None
+
+
+def table_starts(line: str, seen: set[str]) -> bool:
+    """``line`` opens the classifications table (the owned run of ``|`` lines)."""
+    return line.startswith("|") and "classifications" in seen and "table" not in seen
+
+
 def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
     """The page as owned blocks and user lines (blank lines: ``key=None`` too);
     ``ours``: text memgraph just wrote (its frontmatter parses faster)."""
@@ -139,7 +164,6 @@ def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
             blocks.append(frontmatter_block(lines[: end + 1], ours=ours))
             i = end + 1
     seen: set[str] = set()
-    key: str | None
     while i < len(lines):
         line = lines[i]
         if marker_version(line):
@@ -151,21 +175,7 @@ def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
             seen.add(mkey)
             i = j
             continue
-        key = None
-        if line.startswith("# ") and "title" not in seen and "messages" not in seen:
-            key = "title"
-        elif line == MESSAGES_HEADING and "messages" not in seen:
-            key = "messages"
-        elif (
-            DAY_HEADING.match(line)
-            and "messages" in seen
-            and "classifications" not in seen
-            and f"day:{line}" not in seen
-        ):
-            key = f"day:{line}"
-        elif line == CLASSIFICATIONS_HEADING and "classifications" not in seen:
-            key = "classifications"
-        elif line.startswith("|") and "classifications" in seen and "table" not in seen:
+        if table_starts(line, seen):
             j = i
             while j < len(lines) and lines[j].startswith("|"):
                 j += 1
@@ -173,6 +183,7 @@ def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
             seen.add("table")
             i = j
             continue
+        key = heading_key(line, seen)
         if key is not None:
             seen.add(key)
         blocks.append(Block(key, (line,)))

@@ -268,3 +268,16 @@ def test_one_object_twice_in_frontmatter_is_written_without_an_alias() -> None:
     assert "&" not in text and "*" not in text
     data, _, _ = split_frontmatter(f"---\n{text}---\nbody\n")
     assert data["created"] == data["updated"] == day
+
+
+def test_plain_page_classes_carry_the_documents_fields() -> None:
+    """The lean hook renders ``PlainPage``/``PlainEntry`` (pagerender) where the full
+    path renders ``VoicePage``/``VoiceMessageEntry``: a field added to one and not the
+    other would make the two paths' pages differ."""
+    import dataclasses
+
+    from profiles.voice.pagerender import PlainEntry, PlainPage
+    from profiles.voice.pages import VoiceMessageEntry, VoicePage
+
+    for plain, document in ((PlainEntry, VoiceMessageEntry), (PlainPage, VoicePage)):
+        assert [f.name for f in dataclasses.fields(plain)] == list(document.model_fields)
