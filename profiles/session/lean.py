@@ -75,15 +75,10 @@ def _receipt(
     }
 
 
-# The store file's lean writer needs the session index as migration 11 left it and
-# the packed node documents of migration 105
-# (memgraph.store.sqlite_ext.session.READY_VERSION); older stores take the full path.
-READY_VERSION = 105
-
-
 def lean_note(db_path: Path, rec: NoteRecord, persona_given: str | None) -> LeanResult | None:
     """Store one note on an existing session of the store file at ``db_path``,
-    or ``None`` when the full path must (no store, no session, an existing id)."""
+    or ``None`` when the full path must (no store, no session, an existing id, a
+    store older than ``memgraph.store.sqlite_ext.session.READY_VERSION``)."""
     from memgraph.store.sqlite_ext.session import append_note_at
 
     found: list[LeanResult] = []

@@ -94,7 +94,7 @@ def test_lean_declines_what_it_does_not_handle(tmp_path: Path) -> None:
 
 
 def test_lean_declines_a_store_not_yet_migrated_to_its_index_statements(tmp_path: Path) -> None:
-    from profiles.session.lean import READY_VERSION
+    from memgraph.store.sqlite_ext.session import READY_VERSION
 
     path = tmp_path / "mg.db"
     store = open_store(path)
