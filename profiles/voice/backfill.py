@@ -206,18 +206,7 @@ class _Batch:
         registry_put(self.store, self._registry_row(outcome, size, mtime_ns, digest))
 
     def _registry_row(self, outcome: Outcome, size: int, mtime_ns: int, digest: str) -> RegistryRow:
-        return RegistryRow(
-            path=outcome.path,
-            size=size,
-            mtime_ns=mtime_ns,
-            sha256=digest,
-            session_id=outcome.session_id,
-            status=outcome.status,
-            reason=outcome.reason,
-            message_count=outcome.message_count,
-            page=outcome.page,
-            processed_at=iso(self.request.now or utcnow()),
-        )
+        return outcome.registry_row(size, mtime_ns, digest, iso(self.request.now or utcnow()))
 
     def flush(self) -> None:
         pending, self.pending = self.pending, []
@@ -292,21 +281,7 @@ def record_capture(
     size, mtime_ns, sha = digest
     outcome = _outcome(path_key(path), result, vault, size)
     ledger_put(store, [entry_from_stats(outcome.path, result.stats)], iso(now or utcnow()) or "")
-    registry_put(
-        store,
-        RegistryRow(
-            path=outcome.path,
-            size=size,
-            mtime_ns=mtime_ns,
-            sha256=sha,
-            session_id=outcome.session_id,
-            status=outcome.status,
-            reason=outcome.reason,
-            message_count=outcome.message_count,
-            page=outcome.page,
-            processed_at=iso(now or utcnow()),
-        ),
-    )
+    registry_put(store, outcome.registry_row(size, mtime_ns, sha, iso(now or utcnow())))
     return outcome
 
 

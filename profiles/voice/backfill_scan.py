@@ -40,6 +40,23 @@ class Outcome:
     # captured records whose transcript text changed: stored as new versions
     revised: int = 0
 
+    def registry_row(self, size: int, mtime_ns: int, sha256: str, processed_at: str) -> RegistryRow:
+        """The transcript registry's row for this outcome (backfill, hook, lean hook)."""
+        from memgraph.store.rows import RegistryRow
+
+        return RegistryRow(
+            path=self.path,
+            size=size,
+            mtime_ns=mtime_ns,
+            sha256=sha256,
+            session_id=self.session_id,
+            status=self.status,
+            reason=self.reason,
+            message_count=self.message_count,
+            page=self.page,
+            processed_at=processed_at,
+        )
+
 
 @dataclass
 class BackfillReport:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memgraph.errors import ReaderError
-from memgraph.store.rows import RegistryRow, iso
+from memgraph.store.rows import iso
 from profiles.voice.backfill_scan import Outcome, _outcome, path_key
 from profiles.voice.capture_types import CaptureRequest, CaptureResult
 from profiles.voice.model import TranscriptRead
@@ -149,20 +149,7 @@ def finish(
     put_rows(
         light, [(e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error, e.redacted)], now
     )
-    SQLiteRegistry(light).put(
-        RegistryRow(
-            path=outcome.path,
-            size=size,
-            mtime_ns=mtime_ns,
-            sha256=sha,
-            session_id=outcome.session_id,
-            status=outcome.status,
-            reason=outcome.reason,
-            message_count=outcome.message_count,
-            page=outcome.page,
-            processed_at=now,
-        )
-    )
+    SQLiteRegistry(light).put(outcome.registry_row(size, mtime_ns, sha, now))
     return summary(result, outcome)
 
 
