@@ -21,8 +21,16 @@ from memgraph import fileio
 from memgraph.errors import MemgraphError
 from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
 from profiles.voice.lean import Doc, SessionDocs, qualifies
-from profiles.voice.pagepath import LOG_NAME, VaultError, append_log
-from profiles.voice.pagerender import ACTIVE, STABLE, PlainEntry, PlainPage, render_page, window_ids
+from profiles.voice.pagepath import VaultError, log_page, page_log_line
+from profiles.voice.pagerender import (
+    ACTIVE,
+    STABLE,
+    PlainEntry,
+    PlainPage,
+    entry_version,
+    render_page,
+    window_ids,
+)
 from profiles.voice.titles import TermWeights, page_title, session_title, term_weights_from
 
 TYPE_CHECKING = False
@@ -53,10 +61,6 @@ def qualifying(docs: SessionDocs) -> list[Doc]:
     return sorted((d for d in docs.messages if qualifies(d)), key=_order)
 
 
-def _version(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
-
-
 def _entry(doc: Doc, page_ingested: datetime | None) -> PlainEntry:
     attrs: dict[str, Any] = doc["attributes"]
     anchor = _anchor(doc)
@@ -79,7 +83,7 @@ def _entry(doc: Doc, page_ingested: datetime | None) -> PlainEntry:
         branch=attrs.get("branch"),
         cwd=attrs.get("cwd"),
         ingested_at=None if ingested is None or ingested == page_ingested else ingested,
-        version=_version(attrs.get("version")),
+        version=entry_version(attrs.get("version")),
     )
 
 
@@ -136,13 +140,8 @@ def write_new_page(vault: Path, relpath: PurePosixPath, page: PlainPage) -> bool
         raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
-    line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
-    try:
-        append_log(vault, line)
-    except MemgraphError as exc:
-        raise VaultError(f"page written, but not logged: {exc}") from None
-    except OSError as exc:
-        raise VaultError(f"page written, but {vault / LOG_NAME}: {exc.strerror or exc}") from None
+    line = page_log_line(now, relpath, page.message_count, page.title)
+    log_page(vault, line)
     return True
 
 

@@ -62,3 +62,19 @@ def append_log(vault: Path, line: str) -> None:
     vault.mkdir(parents=True, exist_ok=True)
     data = (" ".join(line.split()) + "\n").encode("utf-8", "backslashreplace")
     append_line(vault / LOG_NAME, data, what="log.md")
+
+
+def page_log_line(now: str, relpath: PurePosixPath, message_count: int, title: str) -> str:
+    """The ``log.md`` line of a written page (``now``: ``%Y-%m-%dT%H:%MZ``)."""
+    return f"## [{now}] voice | {relpath.as_posix()} | {message_count} messages | {title}"
+
+
+def log_page(vault: Path, line: str) -> None:
+    """``append_log`` after a page was written: a failure is one ``VaultError`` line
+    that says the page itself is there."""
+    try:
+        append_log(vault, line)
+    except MemgraphError as exc:
+        raise VaultError(f"page written, but not logged: {exc}") from None
+    except OSError as exc:
+        raise VaultError(f"page written, but {vault / LOG_NAME}: {exc.strerror or exc}") from None

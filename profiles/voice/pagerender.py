@@ -99,6 +99,11 @@ class PageLike(Protocol):
     def message_count(self) -> int: ...
 
 
+def entry_version(value: object) -> int:
+    """A message's ``version`` attribute as a page entry's (1 unless an int > 1)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
+
+
 @dataclass(frozen=True)
 class PlainEntry:
     """``VoiceMessageEntry`` without validation: built from stored documents."""

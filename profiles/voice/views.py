@@ -34,6 +34,8 @@ from profiles.voice.pagepath import LOG_NAME as LOG_NAME
 from profiles.voice.pagepath import VaultError as VaultError
 from profiles.voice.pagepath import append_log as append_log
 from profiles.voice.pagepath import choose_relpath as choose_relpath
+from profiles.voice.pagepath import log_page, page_log_line
+from profiles.voice.pagerender import entry_version
 from profiles.voice.pages import (
     ACTIVE,
     STABLE,
@@ -103,12 +105,8 @@ def _entry(node: MemoryNode, page_ingested: datetime | None) -> VoiceMessageEntr
         branch=attrs.get("branch"),
         cwd=attrs.get("cwd"),
         ingested_at=None if ingested is None or ingested == page_ingested else ingested,
-        version=_version(attrs.get("version")),
+        version=entry_version(attrs.get("version")),
     )
-
-
-def _version(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
 def build_page(
@@ -224,18 +222,13 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
         raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:
         raise VaultError(f"cannot write {path}: {exc.strerror or exc}") from None
-    line = f"## [{now}] voice | {relpath.as_posix()} | {page.message_count} messages | {page.title}"
+    line = page_log_line(now, relpath, page.message_count, page.title)
     pending = _PENDING.get()
     if pending is not None:
         first = pending.get(path)
         pending[path] = (existing if first is None else first[0], vault, line)
         return True
-    try:
-        append_log(vault, line)
-    except MemgraphError as exc:
-        raise VaultError(f"page written, but not logged: {exc}") from None
-    except OSError as exc:
-        raise VaultError(f"page written, but {vault / LOG_NAME}: {exc.strerror or exc}") from None
+    log_page(vault, line)
     return True
 
 
