@@ -33,8 +33,8 @@ from profiles.voice.capture_types import CaptureRequest, CaptureResult, SessionC
 from profiles.voice.leanrows import CAPTURED, MAX_STORED_OPS, PROFILE, PROPOSER, Doc
 from profiles.voice.model import OperatorMessage
 from profiles.voice.nodekeys import (
-    _opt,
     domain_id,
+    message_attributes,
     message_node_id,
     message_title,
     resolve_project,
@@ -136,22 +136,7 @@ def _anchor(aid: str, kind: str, ref: str, line: int | None, record_uuid: str | 
 def message_doc(msg: OperatorMessage, constellation: str, project: str, now: str) -> Doc:
     """``profiles.voice.nodes.message_node`` as a document."""
     text = storable(msg.text)
-    attributes: Doc = {
-        "session_id": storable(msg.session_id),
-        "record_uuid": storable(msg.record_uuid),
-        "project": project,
-        "constellation": constellation,
-        "branch": _opt(msg.git_branch),
-        "cwd": _opt(msg.cwd),
-        "harness": storable(msg.harness),
-        "origin": storable(msg.origin),
-        "classification": None,
-        "confidence": None,
-        "topics": [],
-        "voice_page": None,
-    }
-    if msg.command:
-        attributes["command"] = storable(msg.command)
+    attributes = message_attributes(msg, project, constellation, None)
     ref, record = storable_path(msg.transcript), storable(msg.record_uuid)
     anchor = _anchor(
         anchor_id("transcript", ref, str(msg.line), record), "transcript", ref, msg.line, record

@@ -8,6 +8,7 @@ same node documents as ``profiles.voice.nodes`` from these helpers, and
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from memgraph.ids import node_id
 
@@ -15,6 +16,10 @@ from memgraph.ids import node_id
 from profiles.voice.project import UNKNOWN_PROJECT as UNKNOWN_PROJECT
 from profiles.voice.project import resolve_project as resolve_project
 from profiles.voice.project import safe_component as safe_component
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.model import OperatorMessage
 
 TITLE_CHARS = 80
 # Attributes capture owns; anything else on a stored node (classification,
@@ -86,3 +91,28 @@ def domain_id(constellation: str) -> str:
 def message_title(text: str) -> str:
     first = next((line.strip() for line in text.split("\n") if line.strip()), "")
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
+
+
+def message_attributes(
+    msg: OperatorMessage, project: str, constellation: str, voice_page: str | None
+) -> dict[str, Any]:
+    """A voice message node's attributes as capture sets them (``MESSAGE_KEYS``, and
+    ``command`` when the words were typed into a command/template: a Codex custom
+    prompt, aider ``/ask``); the engine's and the lean capture's node alike."""
+    attributes: dict[str, Any] = {
+        "session_id": storable(msg.session_id),
+        "record_uuid": storable(msg.record_uuid),
+        "project": project,
+        "constellation": constellation,
+        "branch": _opt(msg.git_branch),
+        "cwd": _opt(msg.cwd),
+        "harness": storable(msg.harness),
+        "origin": storable(msg.origin),
+        "classification": None,
+        "confidence": None,
+        "topics": [],
+        "voice_page": voice_page,
+    }
+    if msg.command:
+        attributes["command"] = storable(msg.command)
+    return attributes

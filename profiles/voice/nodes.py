@@ -21,8 +21,8 @@ from profiles.voice.nodekeys import (
     SESSION_KEYS,
     TITLE_CHARS,
     UNKNOWN_PROJECT,
-    _opt,
     domain_id,
+    message_attributes,
     message_node_id,
     message_title,
     message_version_id,
@@ -57,23 +57,7 @@ def transcript_anchor(msg: OperatorMessage) -> MemoryAnchor:
 
 def message_node(msg: OperatorMessage, ctx: NodeContext) -> MemoryNode:
     text = storable(msg.text)
-    attributes: dict[str, Any] = {
-        "session_id": storable(msg.session_id),
-        "record_uuid": storable(msg.record_uuid),
-        "project": ctx.project,
-        "constellation": ctx.constellation,
-        "branch": _opt(msg.git_branch),
-        "cwd": _opt(msg.cwd),
-        "harness": storable(msg.harness),
-        "origin": storable(msg.origin),
-        "classification": None,
-        "confidence": None,
-        "topics": [],
-        "voice_page": ctx.voice_page,
-    }
-    if msg.command:
-        # the command/template the words were typed into (Codex custom prompt, aider /ask)
-        attributes["command"] = storable(msg.command)
+    attributes = message_attributes(msg, ctx.project, ctx.constellation, ctx.voice_page)
     return MemoryNode(
         id=message_node_id(msg.session_id, msg.record_uuid),
         domain_id=domain_id(ctx.constellation),
