@@ -21,6 +21,7 @@ from memgraph.ids import is_safe_name
 
 if TYPE_CHECKING:  # importing the store pulls in pydantic: keep this module light
     from memgraph.store import Store
+    from profiles.voice.capture_types import CaptureRequest
     from profiles.voice.leanhook import Declined, Pending
 
 HOOK_EVENT = "SessionEnd"
@@ -36,6 +37,19 @@ class HookInput:
     transcript_path: Path
     session_id: str | None
     cwd: str | None
+
+    def capture_request(self, vault: Path, redact: bool | None) -> CaptureRequest:
+        """The capture of this session into ``vault`` (``redact``: None = the config's)."""
+        from profiles.voice.capture_types import CaptureRequest
+        from profiles.voice.privacy import PrivacyPolicy
+
+        return CaptureRequest(
+            transcript=self.transcript_path,
+            vault=vault,
+            session_id=self.session_id,
+            cwd=self.cwd,
+            privacy=PrivacyPolicy.from_config(redact),
+        )
 
 
 def parse_hook_input(raw: bytes | str) -> HookInput:
@@ -165,18 +179,11 @@ def capture_for_hook(
     """Capture + registry row; the one-line summary the hook prints. ``lean``: what
     the lean path left to do (``profiles.voice.leanhook``)."""
     from profiles.voice.backfill import record_capture
-    from profiles.voice.capture import CaptureRequest, capture_messages, capture_transcript
+    from profiles.voice.capture import capture_messages, capture_transcript
     from profiles.voice.leanhook import Pending, summary
-    from profiles.voice.privacy import PrivacyPolicy
     from profiles.voice.views import write_session_page_ex
 
-    request = CaptureRequest(
-        transcript=hook.transcript_path,
-        vault=vault,
-        session_id=hook.session_id,
-        cwd=hook.cwd,
-        privacy=PrivacyPolicy.from_config(redact),
-    )
+    request = hook.capture_request(vault, redact)
     if isinstance(lean, Pending):  # graph written; these pages render from the store
         result = lean.result
         for plan in result.sessions:

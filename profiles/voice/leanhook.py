@@ -23,7 +23,7 @@ from pathlib import Path
 from memgraph.errors import ReaderError
 from memgraph.store.rows import iso
 from profiles.voice.backfill_scan import Outcome, _outcome, path_key
-from profiles.voice.capture_types import CaptureRequest, CaptureResult
+from profiles.voice.capture_types import CaptureResult
 from profiles.voice.model import TranscriptRead
 
 TYPE_CHECKING = False
@@ -69,16 +69,10 @@ def _capture(
     from memgraph.store.sqlite_ext.capture import SQLiteCaptureAppend
     from profiles.voice.nodekeys import session_node_id
     from profiles.voice.prefilter import PrefilterOptions
-    from profiles.voice.privacy import PrivacyPolicy, screen
+    from profiles.voice.privacy import screen
     from profiles.voice.readers import ReadOptions, read_transcript
 
-    request = CaptureRequest(
-        transcript=hook.transcript_path,
-        vault=vault,
-        session_id=hook.session_id,
-        cwd=hook.cwd,
-        privacy=PrivacyPolicy.from_config(redact),
-    )
+    request = hook.capture_request(vault, redact)
     read = read_transcript(
         request.transcript, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
     )
