@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from memgraph.docshapes import EdgeShape, NodeShape, edge_doc, node_doc
 from memgraph.errors import InvalidId, UsageError
 from memgraph.ids import edge_id, is_safe_name, node_id
 
@@ -167,30 +168,21 @@ def _node(
     now: datetime,
     attributes: dict[str, Any],
 ) -> dict[str, Any]:
-    # Field order follows MemoryNode so the stored JSON matches the engine's.
-    return {
-        "valid_from": dt_json(valid_from),
-        "valid_to": None,
-        "ingested_at": dt_json(now),
-        "id": nid,
-        "domain_id": dom,
-        "profile": PROFILE,
-        "kind": kind,
-        "title": title,
-        "claim": claim,
-        "question": "",
-        "tension": "",
-        "action_implication": "",
-        "anchors": [],
-        "source_hashes": [],
-        "lifecycle": ACTIVE,
-        "salience": 0.5,
-        "confidence": 1.0,
-        "created_at": dt_json(now),
-        "updated_at": dt_json(now),
-        "attributes": attributes,
-        "superseded_by": None,
-    }
+    return node_doc(
+        NodeShape(
+            id=nid,
+            domain_id=dom,
+            profile=PROFILE,
+            kind=kind,
+            title=title,
+            claim=claim,
+            lifecycle=ACTIVE,
+            confidence=1.0,
+            now=dt_json(now),
+            valid_from=dt_json(valid_from),
+            attributes=attributes,
+        )
+    )
 
 
 def note_node(rec: NoteRecord) -> dict[str, Any]:
@@ -235,22 +227,9 @@ def session_node(
 
 def note_edge(note_id: str, session_id: str, at: datetime, now: datetime) -> dict[str, Any]:
     sid = session_node_id(session_id)
-    # Field order follows MemoryEdge.
-    return {
-        "valid_from": dt_json(at),
-        "valid_to": None,
-        "ingested_at": dt_json(now),
-        "id": edge_id(EDGE_KIND, note_id, sid),
-        "source_id": note_id,
-        "target_id": sid,
-        "kind": EDGE_KIND,
-        "profile": PROFILE,
-        "claim": "",
-        "anchors": [],
-        "lifecycle": ACTIVE,
-        "confidence": 1.0,
-        "attributes": {},
-    }
+    eid = edge_id(EDGE_KIND, note_id, sid)
+    shape = EdgeShape(eid, note_id, sid, EDGE_KIND, PROFILE, ACTIVE, 1.0, dt_json(at), dt_json(now))
+    return edge_doc(shape)
 
 
 def _sorted(value: Any) -> Any:

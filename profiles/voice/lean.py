@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
+from memgraph.docshapes import EdgeShape, NodeShape, anchor_doc, edge_doc, node_doc
 from memgraph.ids import anchor_id, edge_id, is_safe_name
 from memgraph.store.rows import GraphWrite
 from profiles.session.records import dt_json
@@ -82,55 +83,31 @@ def _node(
     nid: str,
     constellation: str,
     kind: str,
-    title: str,
-    claim: str,
-    anchors: list[Doc],
-    valid_from: datetime | None,
-    valid_to: datetime | None,
+    text: tuple[str, str],
     now: str,
+    anchors: list[Doc],
     attributes: Doc,
+    valid_from: datetime | None,
+    valid_to: datetime | None = None,
 ) -> Doc:
-    # field order follows MemoryNode, so the JSON is the engine's
-    return {
-        "valid_from": dt_json(valid_from) if valid_from is not None else None,
-        "valid_to": dt_json(valid_to) if valid_to is not None else None,
-        "ingested_at": now,
-        "id": nid,
-        "domain_id": domain_id(constellation),
-        "profile": PROFILE,
-        "kind": kind,
-        "title": title,
-        "claim": claim,
-        "question": "",
-        "tension": "",
-        "action_implication": "",
-        "anchors": anchors,
-        "source_hashes": [],
-        "lifecycle": CAPTURED,
-        "salience": 0.5,
-        "confidence": 0.5,
-        "created_at": now,
-        "updated_at": now,
-        "attributes": attributes,
-        "superseded_by": None,
-    }
-
-
-def _anchor(aid: str, kind: str, ref: str, line: int | None, record_uuid: str | None) -> Doc:
-    # field order follows MemoryAnchor
-    return {
-        "valid_from": None,
-        "valid_to": None,
-        "ingested_at": None,
-        "id": aid,
-        "kind": kind,
-        "ref": ref,
-        "line": line,
-        "record_uuid": record_uuid,
-        "sha": None,
-        "content_hash": None,
-        "label": None,
-    }
+    title, claim = text
+    return node_doc(
+        NodeShape(
+            id=nid,
+            domain_id=domain_id(constellation),
+            profile=PROFILE,
+            kind=kind,
+            title=title,
+            claim=claim,
+            lifecycle=CAPTURED,
+            confidence=0.5,
+            now=now,
+            valid_from=dt_json(valid_from) if valid_from is not None else None,
+            valid_to=dt_json(valid_to) if valid_to is not None else None,
+            anchors=anchors,
+            attributes=attributes,
+        )
+    )
 
 
 def message_doc(msg: OperatorMessage, constellation: str, project: str, now: str) -> Doc:
@@ -138,13 +115,13 @@ def message_doc(msg: OperatorMessage, constellation: str, project: str, now: str
     text = storable(msg.text)
     attributes = message_attributes(msg, project, constellation, None)
     ref, record = storable_path(msg.transcript), storable(msg.record_uuid)
-    anchor = _anchor(
+    anchor = anchor_doc(
         anchor_id("transcript", ref, str(msg.line), record), "transcript", ref, msg.line, record
     )
     nid = message_node_id(msg.session_id, msg.record_uuid)
     title = message_title(text)
     return _node(
-        nid, constellation, "message", title, text, [anchor], msg.timestamp, None, now, attributes
+        nid, constellation, "message", (title, text), now, [anchor], attributes, msg.timestamp
     )
 
 
@@ -170,41 +147,20 @@ def session_doc(
     anchors = []
     if transcript:
         transcript = storable_path(transcript)
-        anchors.append(_anchor(anchor_id("file", transcript), "file", transcript, None, None))
+        anchors.append(anchor_doc(anchor_id("file", transcript), "file", transcript, None, None))
     title = f"voice session {sid[:8]} ({project})"
     first, last = (min(times), max(times)) if times else (None, None)
+    nid = session_node_id(sid)
     return _node(
-        session_node_id(sid),
-        constellation,
-        "voice_session",
-        title,
-        "",
-        anchors,
-        first,
-        last,
-        now,
-        attributes,
+        nid, constellation, "voice_session", (title, ""), now, anchors, attributes, first, last
     )
 
 
 def _edge(message_id: str, sid: str) -> Doc:
     target = session_node_id(sid)
-    # field order follows MemoryEdge; ingested_at is stamped by the engine
-    return {
-        "valid_from": None,
-        "valid_to": None,
-        "ingested_at": None,
-        "id": edge_id("in_session", message_id, target),
-        "source_id": message_id,
-        "target_id": target,
-        "kind": "in_session",
-        "profile": PROFILE,
-        "claim": "",
-        "anchors": [],
-        "lifecycle": CAPTURED,
-        "confidence": 0.5,
-        "attributes": {},
-    }
+    # ingested_at is stamped by the engine
+    eid = edge_id("in_session", message_id, target)
+    return edge_doc(EdgeShape(eid, message_id, target, "in_session", PROFILE, CAPTURED, 0.5))
 
 
 def _plan_session(
