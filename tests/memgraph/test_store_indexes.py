@@ -203,7 +203,7 @@ def test_term_stats_match_sqlite(mg_store: Store, reference: Any) -> None:
     expected = reference.terms.rank_any(["login", "deploy"], 5)
     if type(mg_store).__name__ == "MemoryStore":
         # the in-memory backend ranks an OR query by summed single-term scores
-        # of its own search (memgraph.store.memory_ext), not FTS5's OR-BM25
+        # of its own search (memgraph.store.memory_voice), not FTS5's OR-BM25
         assert len(ranked) == len(expected)
         return
     assert [nid for nid, _ in ranked] == [nid for nid, _ in expected]
