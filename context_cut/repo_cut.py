@@ -31,6 +31,7 @@ from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
+from context_cut.repo_query import FALLBACK_MODULES, query_weights, recent_modules
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -102,6 +103,7 @@ class ModuleIndex:
     avg: float = 1.0
     mentions: MentionTable = field(default_factory=MentionTable)
     history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
+    recent: list[str] = field(default_factory=list)  # by the newest commit touching them
 
     def __post_init__(self) -> None:
         for key, tf in self.tf.items():
@@ -129,17 +131,22 @@ class ModuleIndex:
         docs = history_docs(commits or [], set(modules))
         history = cls(docs, set(), []) if docs else None
         tf = {p: module_terms(n) for p, n in modules.items()}
-        return cls(tf, tests, edges, mentions=table, history=history)
+        recent = recent_modules(commits or [], set(modules), tests)
+        return cls(tf, tests, edges, mentions=table, history=history, recent=recent)
 
-    def bm25(self, query: list[str]) -> dict[str, float]:
+    def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
+        """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``)."""
         n = len(self.tf)
         scores: dict[str, float] = {}
-        qset = set(query)
-        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in qset}
+        weights = query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
+        idf = {
+            t: w * math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5))
+            for t, w in weights.items()
+        }
         for key, tf in self.tf.items():
             s = 0.0
             norm = K1 * (1 - B + B * self.length[key] / self.avg)
-            for t in qset:
+            for t in weights:
                 f = tf.get(t)
                 if f:
                     s += idf[t] * f * (K1 + 1) / (f + norm)
@@ -211,19 +218,23 @@ def rank_modules(
     text: str,
     mention_weight: float = MENTION_WEIGHT,
     history_weight: float = HISTORY_WEIGHT,
+    fallback: bool = True,
 ) -> list[tuple[str, float]]:
-    """(path, score) best first: BM25 text match plus personalised PageRank, plus
+    """(path, score) best first: BM25 text match (a leading ``scope:`` prefix's
+    words weigh more: ``repo_query.py``) plus personalised PageRank, plus
     ``mention_weight`` x the best code-mention score (0 turns mentions off), plus
-    ``history_weight`` x BM25 over past commit subjects (0 turns it off)."""
+    ``history_weight`` x BM25 over past commit subjects (0 turns it off); then,
+    when fewer than ``FALLBACK_MODULES`` modules matched, the most recently
+    changed ones with score 0 (``fallback=False`` leaves them out)."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return []
-    query = terms(text)
+    query = query_weights(text)
     text_scores = index.bm25(query)
     named = index.mentions.scores(text) if mention_weight else {}
     past = index.history.bm25(query) if history_weight and index.history else {}
     if not text_scores and not named and not past:
-        return []
+        return _recent(index, []) if fallback else []
     top_past = max(past.values(), default=0.0) or 1.0
     best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
@@ -241,7 +252,16 @@ def rank_modules(
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
-    return ranked
+    return _recent(index, ranked) if fallback else ranked
+
+
+def _recent(index: ModuleIndex, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """``ranked`` filled up to FALLBACK_MODULES with recently changed modules (score 0)."""
+    if len(ranked) >= FALLBACK_MODULES or not index.recent:
+        return ranked
+    have = {p for p, _s in ranked}
+    extra = [p for p in index.recent if p not in have][: FALLBACK_MODULES - len(ranked)]
+    return ranked + [(p, 0.0) for p in extra]
 
 
 _INDEX_CACHE: dict[tuple[int, str, str, str, str], ModuleIndex] = {}
@@ -367,6 +387,12 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
             units += [(s, None, p) for p, s in members]
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
+    recent = [p for p, s in top if s == 0.0]
+    if recent:
+        packet.notices.append(
+            f"{len(recent)} module(s) shown because they changed recently, not because the "
+            "task's words matched them: " + ", ".join(recent[:5])
+        )
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(
