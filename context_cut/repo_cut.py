@@ -3,7 +3,10 @@
 1. Text match: BM25 over each module's path, title, docstring and public names
    (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes,
    plus a boost for modules the text names as code (`` `core.py` ``,
-   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``).
+   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``)
+   and BM25 over each module's past commit subjects (``repo_history.py``); the
+   words of a leading ``scope:`` prefix weigh more, and a text matching fewer
+   than 10 modules is filled up with recently changed ones (``repo_query.py``).
 2. Centrality: personalised PageRank over the import graph (edges both ways:
    a module's neighbours in either direction share its relevance), seeded on
    the text matches. ``networkx.pagerank`` needs scipy; this is the same power
