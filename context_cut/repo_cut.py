@@ -34,7 +34,7 @@ from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
-from context_cut.repo_query import FALLBACK_MODULES, query_weights, recent_modules
+from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -237,7 +237,7 @@ def rank_modules(
     named = index.mentions.scores(text) if mention_weight else {}
     past = index.history.bm25(query) if history_weight and index.history else {}
     if not text_scores and not named and not past:
-        return _recent(index, []) if fallback else []
+        return fill_up([], index.recent) if fallback else []
     top_past = max(past.values(), default=0.0) or 1.0
     best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
@@ -255,16 +255,7 @@ def rank_modules(
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
-    return _recent(index, ranked) if fallback else ranked
-
-
-def _recent(index: ModuleIndex, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """``ranked`` filled up to FALLBACK_MODULES with recently changed modules (score 0)."""
-    if len(ranked) >= FALLBACK_MODULES or not index.recent:
-        return ranked
-    have = {p for p, _s in ranked}
-    extra = [p for p in index.recent if p not in have][: FALLBACK_MODULES - len(ranked)]
-    return ranked + [(p, 0.0) for p in extra]
+    return fill_up(ranked, index.recent) if fallback else ranked
 
 
 _INDEX_CACHE: dict[tuple[int, str, str, str, str], ModuleIndex] = {}
@@ -390,12 +381,7 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
             units += [(s, None, p) for p, s in members]
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
-    recent = [p for p, s in top if s == 0.0]
-    if recent:
-        packet.notices.append(
-            f"{len(recent)} module(s) shown because they changed recently, not because the "
-            "task's words matched them: " + ", ".join(recent[:5])
-        )
+    packet.notices += recent_notice([p for p, s in top if s == 0.0])
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(

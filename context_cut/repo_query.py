@@ -55,3 +55,22 @@ def recent_modules(commits: Iterable[Any], paths: set[str], tests: set[str]) -> 
             if isinstance(f, str) and f in paths and f not in tests:
                 seen.setdefault(f)
     return list(seen)
+
+
+def fill_up(ranked: list[tuple[str, float]], recent: list[str]) -> list[tuple[str, float]]:
+    """``ranked`` filled up to FALLBACK_MODULES with ``recent`` modules (score 0)."""
+    if len(ranked) >= FALLBACK_MODULES or not recent:
+        return ranked
+    have = {p for p, _s in ranked}
+    extra = [p for p in recent if p not in have][: FALLBACK_MODULES - len(ranked)]
+    return ranked + [(p, 0.0) for p in extra]
+
+
+def recent_notice(shown: list[str]) -> list[str]:
+    """The packet notice for modules shown by the fallback (none: no notice)."""
+    if not shown:
+        return []
+    return [
+        f"{len(shown)} module(s) shown because they changed recently, not because the "
+        "task's words matched them: " + ", ".join(shown[:5])
+    ]
