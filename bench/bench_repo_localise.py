@@ -54,6 +54,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_repo_localise_extra import extra_components  # bench/ is on the path
 
 from context_cut.repo_cut import (
     HISTORY_WEIGHT,
@@ -66,6 +69,7 @@ from context_cut.repo_cut import (
     repo_cut,
 )
 from context_cut.repo_history import HISTORY_WINDOW, history_docs, history_node
+from context_cut.repo_query import query_weights
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.context import is_test
 from profiles.repo_scan.facts import terms
@@ -162,7 +166,7 @@ def components(
     history BM25 over the newest 25/50/100/200 commits, and per module the
     position of the newest commit that touched it and how many of the newest
     50 did."""
-    query = terms(message)
+    query = query_weights(message)  # as rank_modules weighs the words
     text = index.bm25(query)
     seeds = dict(sorted(text.items(), key=lambda kv: -kv[1])[:20])
     out: dict[str, object] = {
@@ -199,12 +203,13 @@ def components(
                 if i < 50:
                     count[f] = count.get(f, 0) + 1
     out["last"] = {p: i for p, i in last.items() if p in allowed}
+    out["recent"] = index.recent[:20]  # the cut's recency fallback (repo_query.py)
     out["count50"] = count
     out["tests"] = sorted(index.tests)
     return out
 
 
-def bm25_counts(docs: dict[str, object], query: list[str]) -> dict[str, float]:
+def bm25_counts(docs: dict[str, object], query: list[str] | dict[str, float]) -> dict[str, float]:
     return ModuleIndex(dict(docs), set(), []).bm25(query)  # type: ignore[arg-type]
 
 
@@ -257,7 +262,7 @@ def run_repo(
             from context_cut.repo_cut import _INDEX_CACHE
 
             index: ModuleIndex = next(reversed(_INDEX_CACHE.values()))
-            text_only = index.bm25(terms(c.message))
+            text_only = index.bm25(query_weights(c.message))
             ranked_text = [
                 p
                 for p, _s in sorted(text_only.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -292,6 +297,7 @@ def run_repo(
                     "bm25": _round(base),
                 }
                 row.update(components(index, c.message, commits_seen, allowed))
+                row.update(extra_components(store, index, c.message, commits_seen))
                 dump.append(row)
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))

@@ -3,7 +3,10 @@
 1. Text match: BM25 over each module's path, title, docstring and public names
    (identifiers split at ``_``/camelCase/``.``/``/``), from the module nodes,
    plus a boost for modules the text names as code (`` `core.py` ``,
-   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``).
+   ``pkg.mod``, ``confirm()``, ``@option``, ``snake_name``: ``mentions.py``)
+   and BM25 over each module's past commit subjects (``repo_history.py``); the
+   words of a leading ``scope:`` prefix weigh more, and a text matching fewer
+   than 10 modules is filled up with recently changed ones (``repo_query.py``).
 2. Centrality: personalised PageRank over the import graph (edges both ways:
    a module's neighbours in either direction share its relevance), seeded on
    the text matches. ``networkx.pagerank`` needs scipy; this is the same power
@@ -31,6 +34,7 @@ from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
+from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -102,6 +106,7 @@ class ModuleIndex:
     avg: float = 1.0
     mentions: MentionTable = field(default_factory=MentionTable)
     history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
+    recent: list[str] = field(default_factory=list)  # by the newest commit touching them
 
     def __post_init__(self) -> None:
         for key, tf in self.tf.items():
@@ -129,17 +134,22 @@ class ModuleIndex:
         docs = history_docs(commits or [], set(modules))
         history = cls(docs, set(), []) if docs else None
         tf = {p: module_terms(n) for p, n in modules.items()}
-        return cls(tf, tests, edges, mentions=table, history=history)
+        recent = recent_modules(commits or [], set(modules), tests)
+        return cls(tf, tests, edges, mentions=table, history=history, recent=recent)
 
-    def bm25(self, query: list[str]) -> dict[str, float]:
+    def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
+        """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``)."""
         n = len(self.tf)
         scores: dict[str, float] = {}
-        qset = set(query)
-        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in qset}
+        weights = query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
+        idf = {
+            t: w * math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5))
+            for t, w in weights.items()
+        }
         for key, tf in self.tf.items():
             s = 0.0
             norm = K1 * (1 - B + B * self.length[key] / self.avg)
-            for t in qset:
+            for t in weights:
                 f = tf.get(t)
                 if f:
                     s += idf[t] * f * (K1 + 1) / (f + norm)
@@ -211,19 +221,23 @@ def rank_modules(
     text: str,
     mention_weight: float = MENTION_WEIGHT,
     history_weight: float = HISTORY_WEIGHT,
+    fallback: bool = True,
 ) -> list[tuple[str, float]]:
-    """(path, score) best first: BM25 text match plus personalised PageRank, plus
+    """(path, score) best first: BM25 text match (a leading ``scope:`` prefix's
+    words weigh more: ``repo_query.py``) plus personalised PageRank, plus
     ``mention_weight`` x the best code-mention score (0 turns mentions off), plus
-    ``history_weight`` x BM25 over past commit subjects (0 turns it off)."""
+    ``history_weight`` x BM25 over past commit subjects (0 turns it off); then,
+    when fewer than ``FALLBACK_MODULES`` modules matched, the most recently
+    changed ones with score 0 (``fallback=False`` leaves them out)."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return []
-    query = terms(text)
+    query = query_weights(text)
     text_scores = index.bm25(query)
     named = index.mentions.scores(text) if mention_weight else {}
     past = index.history.bm25(query) if history_weight and index.history else {}
     if not text_scores and not named and not past:
-        return []
+        return fill_up([], index.recent) if fallback else []
     top_past = max(past.values(), default=0.0) or 1.0
     best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
@@ -241,7 +255,7 @@ def rank_modules(
     }
     ranked = [(p, s) for p, s in scores.items() if s > 0]
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
-    return ranked
+    return fill_up(ranked, index.recent) if fallback else ranked
 
 
 _INDEX_CACHE: dict[tuple[int, str, str, str, str], ModuleIndex] = {}
@@ -367,6 +381,7 @@ def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
             units += [(s, None, p) for p, s in members]
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
+    packet.notices += recent_notice([p for p, s in top if s == 0.0])
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(

@@ -305,7 +305,7 @@ def test_a_command_named_in_the_task_ranks_its_module(tmp_path: Path) -> None:
         (root / rel).write_text(text)
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=root))
-    text = "session show: local time with the zone, --utc"
+    text = "session show, local time with the zone, --utc"  # no scope prefix (repo_query.py)
     cut = repo_cut(store, RepoCutRequest(text=text, repo_path=root, voice=False))
     assert cut.ranked[0][0] == "app/cli_sessions.py"
     from context_cut.repo_cut import _INDEX_CACHE
