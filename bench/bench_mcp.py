@@ -10,7 +10,8 @@ and a raw JSON-RPC client (one line written, one line read, blocking pipes: the
 transport floor). ``--server sdk`` (or ``both``) also runs the SDK's ``MCPServer`` over
 stdio (``memgraph.mcp_server.build_server``, the server before the lean loop) to show
 where the per-call cost went. The reference, in the same run: the same calls in
-process on an open store (``search_voice`` + the JSON form the tool returns).
+process on an open store (``search_voice`` + the JSON form the tool returns), and
+the lean loop's ``handle_line`` called in process (its protocol work, no pipes).
 Issue 22's budget: MCP p50 <= 1.5x the in-process p50.
 
 Besides wall time per call, CPU ms per call: the server process's (from
@@ -109,6 +110,34 @@ def in_process(db: Path, calls: int) -> Run:
     return run
 
 
+def lean_in_process(home: Path, calls: int) -> Run:
+    """The lean loop's ``handle_line`` on request lines, no pipes: the protocol's own
+    cost (parse, argument checks, result JSON) on top of the tool."""
+    from memgraph.config import load_settings
+    from memgraph.mcp_stdio import LeanServer
+
+    run = Run()
+    server = LeanServer(load_settings(home=home))
+    try:
+        for i in range(calls + WARM):
+            args = {"query": QUERIES[i % len(QUERIES)], "limit": 20}
+            params = {"name": "voice_search", "arguments": args}
+            line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
+            if i == WARM:
+                cpu0 = time.process_time()
+            t0 = time.perf_counter()
+            reply = server.handle_line(line.encode() + b"\n")
+            if i >= WARM:
+                run.wall.append((time.perf_counter() - t0) * 1000)
+            if reply is None or b'"isError":false' not in reply:
+                raise SystemExit(f"lean loop: {reply!r:.300}")
+        run.client_cpu = (time.process_time() - cpu0) * 1000
+    finally:
+        server.close()
+    run.calls = calls
+    return run
+
+
 def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "MEMGRAPH_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
@@ -191,11 +220,14 @@ def raw_client(home: Path, calls: int, server: str) -> Run:
 
 def _line(name: str, run: Run, ref: float | None) -> str:
     p50 = statistics.median(run.wall)
-    ratio = f"  {p50 / ref:.2f}x" if ref else ""
+    ratio = f"  {p50 / ref:.2f}x" if ref else "       "
+    cpu = (
+        f"client {run.client_cpu / run.calls:5.2f} ms + server {run.server_cpu / run.calls:5.2f} ms"
+        if run.server_cpu
+        else f"{run.client_cpu / run.calls:5.2f} ms (one process)"
+    )
     return (
-        f"{name:<28} p50 {p50:6.2f} ms  p95 {_pct(run.wall, 0.95):6.2f} ms{ratio}  "
-        f"cpu/call: server {run.server_cpu / run.calls:5.2f} ms, "
-        f"client {run.client_cpu / run.calls:5.2f} ms"
+        f"{name:<28} p50 {p50:6.2f} ms  p95 {_pct(run.wall, 0.95):6.2f} ms{ratio}  cpu/call: {cpu}"
     )
 
 
@@ -220,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     servers = ("lean", "sdk") if args.server == "both" else (args.server,)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cpus, load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    runs: dict[str, Run] = {"in process, open store": Run()}
+    runs: dict[str, Run] = {"in process, open store": Run(), "lean loop in process": Run()}
     for server in servers:
         runs[f"{server} server, SDK client"] = Run()
         runs[f"{server} server, raw client"] = Run()
@@ -228,13 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     # alternate every side, round by round, so all see the same load
     for _ in range(args.rounds):
         runs["in process, open store"].add(in_process(db, share))
+        runs["lean loop in process"].add(lean_in_process(home, share))
         for server in servers:
             runs[f"{server} server, SDK client"].add(anyio.run(sdk_client, home, share, server))
             runs[f"{server} server, raw client"].add(raw_client(home, share, server))
     ref = statistics.median(runs["in process, open store"].wall)
     print(f"voice_search, {share * args.rounds} calls each (ratio: p50 / in-process p50)")
     for name, run in runs.items():
-        print(_line(name, run, None if name.startswith("in process") else ref))
+        print(_line(name, run, None if name.startswith("in process,") else ref))
     print("budget: MCP p50 <= 1.5x in process (issue 22)")
     load = os.getloadavg()
     print(f"load avg after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

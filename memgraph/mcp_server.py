@@ -1,4 +1,8 @@
-"""The MCP server: memgraph's library exposed as tools over stdio.
+"""The MCP server: memgraph's library exposed as tools (``MemgraphTools``).
+
+Over stdio the tools are served by the lean JSON-RPC loop (``memgraph.mcp_stdio``);
+``build_server`` puts the same tool functions (``memgraph.mcp_tools``) on the MCP
+SDK's ``MCPServer`` for ``memgraph mcp --http``.
 
 Tool parameters are named as the CLI's options (``session`` as ``--session``,
 ``record``/``file`` as ``--record``/``--file``, ``implication``; ``note`` and
