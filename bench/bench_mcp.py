@@ -14,6 +14,7 @@ process on an open store (``search_voice`` + the JSON form the tool returns), an
 the lean loop's ``handle_line`` called in process (its protocol work, no pipes).
 Issue 22's budget: MCP p50 <= 1.5x the in-process p50.
 
+Also the start-up: process start to the ``initialize`` reply (median of three).
 Besides wall time per call, CPU ms per call: the server process's (from
 ``/proc/<pid>/stat``) and the client's own (``time.process_time``). Prints the load.
 """
@@ -218,6 +219,29 @@ def raw_client(home: Path, calls: int, server: str) -> Run:
     return run
 
 
+def startup(home: Path, server: str) -> float:
+    """ms from starting the server process to its reply to ``initialize``."""
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "b", "version": "0"},
+    }
+    line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, *SERVERS[server]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=_env(home),
+    )
+    out, _ = proc.communicate(line.encode() + b"\n", timeout=120)
+    elapsed = (time.perf_counter() - t0) * 1000
+    if b'"protocolVersion"' not in out:
+        raise SystemExit(f"{server} server: no initialize reply: {out[:300]!r}")
+    return elapsed
+
+
 def _line(name: str, run: Run, ref: float | None) -> str:
     p50 = statistics.median(run.wall)
     ratio = f"  {p50 / ref:.2f}x" if ref else "       "
@@ -269,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, run in runs.items():
         print(_line(name, run, None if name.startswith("in process,") else ref))
     print("budget: MCP p50 <= 1.5x in process (issue 22)")
+    for server in servers:
+        starts = sorted(startup(home, server) for _ in range(3))
+        print(f"{server} server: start to initialize reply, median of 3: {starts[1]:.0f} ms")
     load = os.getloadavg()
     print(f"load avg after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0
