@@ -24,6 +24,7 @@ or the dict, as indent=2 JSON text) and ``structuredContent`` as the SDK's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -243,3 +244,5 @@ def run(settings: Settings) -> None:
         server.serve(sys.stdin.buffer, wire_out)
     finally:
         server.close()
+        with contextlib.suppress(OSError, ValueError):
+            wire_out.close()  # a client gone mid-reply: nothing left to flush at exit
