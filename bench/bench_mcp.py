@@ -9,14 +9,22 @@ loop, ``memgraph/mcp_stdio.py``): the MCP SDK's own ``Client`` (what harnesses u
 and a raw JSON-RPC client (one line written, one line read, blocking pipes: the
 transport floor). ``--server sdk`` (or ``both``) also runs the SDK's ``MCPServer`` over
 stdio (``memgraph.mcp_server.build_server``, the server before the lean loop) to show
-where the per-call cost went. The reference, in the same run: the same calls in
-process on an open store (``search_voice`` + the JSON form the tool returns), and
-the lean loop's ``handle_line`` called in process (its protocol work, no pipes).
-Issue 22's budget: MCP p50 <= 1.5x the in-process p50.
+where the per-call cost went. The reference: the same calls in process on an open
+store (``search_voice`` + the JSON form the tool returns); also the lean loop's
+``handle_line`` called in process (its protocol work, no pipes).
 
-Also the start-up: process start to the ``initialize`` reply (median of three).
+Every side is open at once and each query is made on every side in turn (the order
+rotating from query to query), so all sides see the same load at the same moment: on
+this shared 2-core machine, sides timed one after another differed by 20-30 % from
+load alone. Besides the ratio of the p50s, the median of the paired ratios (each call
+over the same query's in-process call, made moments apart): less sensitive to load
+bursts and to the mix of cheap and dear queries. Issue 22's budget: MCP p50 <= 1.5x the
+in-process p50.
+
 Besides wall time per call, CPU ms per call: the server process's (from
-``/proc/<pid>/stat``) and the client's own (``time.process_time``). Prints the load.
+``/proc/<pid>/stat``, summed over the calls) and the client's own
+(``time.process_time``). Also the start-up: process start to the ``initialize`` reply
+(median of three). Prints the load.
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +55,11 @@ SERVERS = {
         "run_stdio(build_server(load_settings()))",
     ],
 }
+INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "b", "version": "0"},
+}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -52,8 +67,10 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _cpu_ms(pid: int) -> float:
+def _cpu_ms(pid: int | None) -> float:
     """User + system CPU of a process so far, in ms (0 when /proc cannot say)."""
+    if pid is None:
+        return 0.0
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -61,116 +78,112 @@ def _cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def _children() -> list[int]:
-    """Pids of this process's children (the SDK client's server process)."""
-    pids: list[int] = []
+def _children() -> set[int]:
+    """Pids of this process's children."""
+    pids: set[int] = set()
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
         try:
-            pids += [int(p) for p in (task / "children").read_text().split()]
+            pids.update(int(p) for p in (task / "children").read_text().split())
         except OSError:
             continue
     return pids
-
-
-class Run:
-    """Wall ms per call, and CPU ms per call of the server and of the client."""
-
-    def __init__(self) -> None:
-        self.wall: list[float] = []
-        self.server_cpu = 0.0
-        self.client_cpu = 0.0
-        self.calls = 0
-
-    def add(self, other: Run) -> None:
-        self.wall += other.wall
-        self.server_cpu += other.server_cpu
-        self.client_cpu += other.client_cpu
-        self.calls += other.calls
-
-
-def in_process(db: Path, calls: int) -> Run:
-    from memgraph.store import open_store
-    from profiles.voice.output import format_json
-    from profiles.voice.search import VoiceQuery, search_voice
-
-    run = Run()
-    store = open_store(db, for_reading=True)
-    try:
-        for i in range(calls + WARM):
-            if i == WARM:
-                cpu0 = time.process_time()
-            t0 = time.perf_counter()
-            hits = search_voice(store, VoiceQuery(query=QUERIES[i % len(QUERIES)], limit=20))
-            [json.loads(format_json(h)) for h in hits]
-            if i >= WARM:
-                run.wall.append((time.perf_counter() - t0) * 1000)
-        run.client_cpu = (time.process_time() - cpu0) * 1000
-    finally:
-        store.close()
-    run.calls = calls
-    return run
-
-
-def lean_in_process(home: Path, calls: int) -> Run:
-    """The lean loop's ``handle_line`` on request lines, no pipes: the protocol's own
-    cost (parse, argument checks, result JSON) on top of the tool."""
-    from memgraph.config import load_settings
-    from memgraph.mcp_stdio import LeanServer
-
-    run = Run()
-    server = LeanServer(load_settings(home=home))
-    try:
-        for i in range(calls + WARM):
-            args = {"query": QUERIES[i % len(QUERIES)], "limit": 20}
-            params = {"name": "voice_search", "arguments": args}
-            line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
-            if i == WARM:
-                cpu0 = time.process_time()
-            t0 = time.perf_counter()
-            reply = server.handle_line(line.encode() + b"\n")
-            if i >= WARM:
-                run.wall.append((time.perf_counter() - t0) * 1000)
-            if reply is None or b'"isError":false' not in reply:
-                raise SystemExit(f"lean loop: {reply!r:.300}")
-        run.client_cpu = (time.process_time() - cpu0) * 1000
-    finally:
-        server.close()
-    run.calls = calls
-    return run
 
 
 def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "MEMGRAPH_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
 
-async def sdk_client(home: Path, calls: int, server: str) -> Run:
+def _args(i: int) -> dict[str, Any]:
+    return {"query": QUERIES[i % len(QUERIES)], "limit": 20}
+
+
+def _request(i: int) -> bytes:
+    params = {"name": "voice_search", "arguments": _args(i)}
+    return json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": params})
+
+
+class Side:
+    """One way of making the call: wall ms per timed call, CPU ms summed over them."""
+
+    def __init__(self, name: str, call: Callable[[int], Awaitable[None]], pid: int | None) -> None:
+        self.name, self.call, self.pid = name, call, pid
+        self.wall: list[float] = []
+        self.client_cpu = 0.0
+        self.server_cpu = 0.0
+
+    async def timed(self, i: int) -> None:
+        cpu0, server0 = time.process_time(), _cpu_ms(self.pid)
+        t0 = time.perf_counter()
+        await self.call(i)
+        elapsed = (time.perf_counter() - t0) * 1000
+        if i >= WARM:
+            self.wall.append(elapsed)
+            self.client_cpu += (time.process_time() - cpu0) * 1000
+            self.server_cpu += _cpu_ms(self.pid) - server0
+
+    def line(self, ref: Side | None) -> str:
+        p50, n = statistics.median(self.wall), len(self.wall)
+        ratio = "               "
+        if ref is not None:
+            paired = statistics.median(a / b for a, b in zip(self.wall, ref.wall, strict=True))
+            ratio = f"  {p50 / statistics.median(ref.wall):.2f}x ({paired:.2f}x)"
+        cpu = (
+            f"client {self.client_cpu / n:5.2f} ms + server {self.server_cpu / n:5.2f} ms"
+            if self.pid
+            else f"{self.client_cpu / n:5.2f} ms (one process)"
+        )
+        return f"{self.name:<28} p50 {p50:6.2f} ms  p95 {_pct(self.wall, 0.95):6.2f} ms{ratio}  cpu/call: {cpu}"
+
+
+def in_process_side(db: Path, stack: AsyncExitStack) -> Side:
+    from memgraph.store import open_store
+    from profiles.voice.output import format_json
+    from profiles.voice.search import VoiceQuery, search_voice
+
+    store = open_store(db, for_reading=True)
+    stack.callback(store.close)
+
+    async def call(i: int) -> None:
+        hits = search_voice(store, VoiceQuery(query=QUERIES[i % len(QUERIES)], limit=20))
+        [json.loads(format_json(h)) for h in hits]
+
+    return Side("in process, open store", call, None)
+
+
+def lean_loop_side(home: Path, stack: AsyncExitStack) -> Side:
+    from memgraph.config import load_settings
+    from memgraph.mcp_stdio import LeanServer
+
+    server = LeanServer(load_settings(home=home))
+    stack.callback(server.close)
+
+    async def call(i: int) -> None:
+        reply = server.handle_line(_request(i).encode() + b"\n")
+        if reply is None or b'"isError":false' not in reply:
+            raise SystemExit(f"lean loop: {reply!r:.300}")
+
+    return Side("lean loop in process", call, None)
+
+
+async def sdk_client_side(home: Path, server: str, stack: AsyncExitStack) -> Side:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
+    before = _children()
     params = StdioServerParameters(command=sys.executable, args=SERVERS[server], env=_env(home))
-    run = Run()
-    async with Client(params, read_timeout_seconds=120) as client:
-        (pid,) = _children()
-        for i in range(calls + WARM):
-            if i == WARM:
-                cpu0, server0 = time.process_time(), _cpu_ms(pid)
-            t0 = time.perf_counter()
-            result = await client.call_tool(
-                "voice_search", {"query": QUERIES[i % len(QUERIES)], "limit": 20}
-            )
-            elapsed = (time.perf_counter() - t0) * 1000
-            if result.is_error:
-                raise SystemExit(f"voice_search failed over MCP: {result.content}")
-            if i >= WARM:
-                run.wall.append(elapsed)
-        run.client_cpu = (time.process_time() - cpu0) * 1000
-        run.server_cpu = _cpu_ms(pid) - server0
-    run.calls = calls
-    return run
+    client = await stack.enter_async_context(Client(params, read_timeout_seconds=120))
+    (pid,) = _children() - before
+
+    async def call(i: int) -> None:
+        result = await client.call_tool("voice_search", _args(i))
+        if result.is_error:
+            raise SystemExit(f"voice_search failed over MCP: {result.content}")
+
+    return Side(f"{server} server, SDK client", call, pid)
 
 
-def raw_client(home: Path, calls: int, server: str) -> Run:
-    """JSON-RPC by hand over the pipes: the legacy handshake, then one line per call."""
+def raw_client_side(home: Path, server: str, stack: AsyncExitStack) -> Side:
+    """JSON-RPC by hand over the pipes: the handshake, then one line per call."""
     proc = subprocess.Popen(
         [sys.executable, *SERVERS[server]],
         stdin=subprocess.PIPE,
@@ -181,52 +194,42 @@ def raw_client(home: Path, calls: int, server: str) -> Run:
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
 
-    def ask(message: dict[str, Any]) -> dict[str, Any]:
-        stdin.write(json.dumps(message).encode() + b"\n")
+    def ask(line: bytes) -> None:
+        stdin.write(line + b"\n")
         stdin.flush()
         reply: dict[str, Any] = json.loads(stdout.readline())
         if "error" in reply or reply.get("result", {}).get("isError"):
             raise SystemExit(f"raw MCP client: {str(reply)[:300]}")
-        return reply
 
-    run = Run()
-    try:
-        info = {"name": "bench-raw", "version": "0"}
-        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info}
-        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
-        stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        for i in range(calls + WARM):
-            if i == WARM:
-                cpu0, server0 = time.process_time(), _cpu_ms(proc.pid)
-            args = {"query": QUERIES[i % len(QUERIES)], "limit": 20}
-            t0 = time.perf_counter()
-            ask(
-                {
-                    "jsonrpc": "2.0",
-                    "id": i + 1,
-                    "method": "tools/call",
-                    "params": {"name": "voice_search", "arguments": args},
-                }
-            )
-            if i >= WARM:
-                run.wall.append((time.perf_counter() - t0) * 1000)
-        run.client_cpu = (time.process_time() - cpu0) * 1000
-        run.server_cpu = _cpu_ms(proc.pid) - server0
-    finally:
+    def close() -> None:
         stdin.close()
         proc.wait(timeout=30)
-    run.calls = calls
-    return run
+
+    stack.callback(close)
+    ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode())
+    stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+    async def call(i: int) -> None:
+        ask(_request(i).encode())
+
+    return Side(f"{server} server, raw client", call, proc.pid)
+
+
+async def measure(home: Path, calls: int, servers: tuple[str, ...]) -> list[Side]:
+    async with AsyncExitStack() as stack:
+        sides = [in_process_side(home / "memgraph.db", stack), lean_loop_side(home, stack)]
+        for server in servers:
+            sides.append(await sdk_client_side(home, server, stack))
+            sides.append(raw_client_side(home, server, stack))
+        for i in range(calls + WARM):
+            for k in range(len(sides)):  # every side, the first one rotating
+                await sides[(i + k) % len(sides)].timed(i)
+    return sides
 
 
 def startup(home: Path, server: str) -> float:
     """ms from starting the server process to its reply to ``initialize``."""
-    init = {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "b", "version": "0"},
-    }
-    line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, *SERVERS[server]],
@@ -242,29 +245,14 @@ def startup(home: Path, server: str) -> float:
     return elapsed
 
 
-def _line(name: str, run: Run, ref: float | None) -> str:
-    p50 = statistics.median(run.wall)
-    ratio = f"  {p50 / ref:.2f}x" if ref else "       "
-    cpu = (
-        f"client {run.client_cpu / run.calls:5.2f} ms + server {run.server_cpu / run.calls:5.2f} ms"
-        if run.server_cpu
-        else f"{run.client_cpu / run.calls:5.2f} ms (one process)"
-    )
-    return (
-        f"{name:<28} p50 {p50:6.2f} ms  p95 {_pct(run.wall, 0.95):6.2f} ms{ratio}  cpu/call: {cpu}"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="What gen_vault.py --out wrote.")
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--server", choices=("lean", "sdk", "both"), default="lean")
-    ap.add_argument("--rounds", type=int, default=2, help="Alternations of all sides.")
     args = ap.parse_args(argv)
     home = args.out / "home"
-    db = home / "memgraph.db"
-    if not db.is_file():
+    if not (home / "memgraph.db").is_file():
         print(
             f"no store under {args.out}; run bench/gen_vault.py --out {args.out}", file=sys.stderr
         )
@@ -276,22 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     servers = ("lean", "sdk") if args.server == "both" else (args.server,)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cpus, load avg {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    runs: dict[str, Run] = {"in process, open store": Run(), "lean loop in process": Run()}
-    for server in servers:
-        runs[f"{server} server, SDK client"] = Run()
-        runs[f"{server} server, raw client"] = Run()
-    share = max(1, args.calls // args.rounds)
-    # alternate every side, round by round, so all see the same load
-    for _ in range(args.rounds):
-        runs["in process, open store"].add(in_process(db, share))
-        runs["lean loop in process"].add(lean_in_process(home, share))
-        for server in servers:
-            runs[f"{server} server, SDK client"].add(anyio.run(sdk_client, home, share, server))
-            runs[f"{server} server, raw client"].add(raw_client(home, share, server))
-    ref = statistics.median(runs["in process, open store"].wall)
-    print(f"voice_search, {share * args.rounds} calls each (ratio: p50 / in-process p50)")
-    for name, run in runs.items():
-        print(_line(name, run, None if name.startswith("in process,") else ref))
+    sides = anyio.run(measure, home, args.calls, servers)
+    print(
+        f"voice_search, {args.calls} calls each, interleaved; ratio: p50 / in-process p50 "
+        "(in brackets: the median of the per-query ratios, each call / the same query in process)"
+    )
+    for side in sides:
+        print(side.line(None if side is sides[0] else sides[0]))
     print("budget: MCP p50 <= 1.5x in process (issue 22)")
     for server in servers:
         starts = sorted(startup(home, server) for _ in range(3))
