@@ -174,10 +174,17 @@ class LeanServer:
             return None
         try:
             msg = json.loads(text)
-        except (ValueError, RecursionError):
-            return error_line(None, PARSE_ERROR, "Parse error: the line is not JSON")
-        if "\\u" in text:  # a lone surrogate escape becomes the mark the tools refuse
-            msg = replace_surrogates(msg)
+            if "\\u" in text:  # a lone surrogate escape becomes the mark the tools refuse
+                msg = replace_surrogates(msg)
+        except (ValueError, RecursionError):  # nesting deep enough for either to recurse out
+            return error_line(None, PARSE_ERROR, "Parse error: not JSON, or nested too deep")
+        try:
+            return self._handle(msg)
+        except Exception as exc:  # a bug here must not take the session down
+            print(f"memgraph mcp: request failed: {_one_line(exc)}", file=sys.stderr)
+            return error_line(None, INTERNAL_ERROR, f"Internal error: {_one_line(exc)}")
+
+    def _handle(self, msg: Any) -> bytes | None:
         if not isinstance(msg, dict):
             return error_line(None, INVALID_REQUEST, "Invalid Request: one JSON-RPC object a line")
         rid = msg.get("id")

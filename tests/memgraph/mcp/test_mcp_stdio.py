@@ -100,6 +100,8 @@ def test_ping_notifications_and_empty_lists(server: LeanServer) -> None:
         (b"not json", -32700, None),
         (b'{"jsonrpc":"2.0","id":1,"method":"ping"', -32700, None),  # cut short
         (b"[" * 100_000, -32700, None),  # nesting past the parser's recursion limit
+        # parsed, then deep enough for the surrogate pass to recurse out
+        (b"[" * 900 + b'"\\u0041"' + b"]" * 900, -32700, None),
         (b'{"id": 1e999999}', -32600, None),
         (b"\xff\xfe{}", -32700, None),  # not UTF-8, and then not JSON
         (b"[]", -32600, None),
@@ -180,6 +182,17 @@ def test_bad_arguments_are_tool_errors_naming_them(
     assert out["isError"] is True
     assert expect in out["content"][0]["text"], out
     assert out["content"][0]["text"].startswith(f"Error executing tool {tool}: ")
+
+
+def test_deep_arguments_are_answered(server: LeanServer) -> None:
+    deep = "[" * 950 + "1" + "]" * 950
+    line = (
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"voice_search",'
+        f'"arguments":{{"query":{deep}}}}}}}'
+    )
+    out = ask(server, line.encode())["result"]
+    assert out["isError"] is True
+    assert "'query' must be a string, not [[[" in out["content"][0]["text"]
 
 
 def test_lax_arguments_the_sdk_accepted_still_work(server: LeanServer) -> None:
