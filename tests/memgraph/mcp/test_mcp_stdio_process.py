@@ -161,3 +161,25 @@ def test_the_sdk_client_talks_to_the_lean_loop(tmp_path: Path, seed_store: Seed,
     assert "'limit'" in out["bad"].content[0].text
     assert out["unknown"] == -32602
     assert out["after"].structured_content["messages"] >= 10
+
+
+def test_the_stdio_command_imports_no_sdk(tmp_path: Path, seed_store: Seed) -> None:
+    """`memgraph mcp` answers without the MCP SDK, anyio or the SDK's protocol models
+    (their import was ~600 ms of the SDK server's start-up, notes/benchmarks.md k22m)."""
+    env = seed_store(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memgraph.cli", "mcp"],
+        input=json.dumps(_call(1, "voice_search", {"query": "backoff"})).encode() + b"\n",
+        capture_output=True,
+        env={**os.environ, **env, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=WAIT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["result"]["isError"] is False
+    imported = {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "memgraph" in imported  # the listing is real
+    assert not imported & {"mcp", "mcp_types", "anyio", "httpx", "starlette", "uvicorn"}
