@@ -235,6 +235,32 @@ class LeanServer:
                     return  # the client is gone
 
 
+class TerminalLines:
+    """``readline`` over a terminal's descriptor, waiting in 0.1 s ``select`` slices: a
+    Ctrl-C landing between Python's last signal check and a blocking ``read`` would
+    otherwise wait for the next line (as ``memgraph.terminal.read_stdin`` does)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, b""
+
+    def readline(self, limit: int = -1) -> bytes:
+        import select
+
+        while b"\n" not in self.buffer and (limit < 0 or len(self.buffer) < limit):
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:  # Ctrl-D on an empty line: the end
+                break
+            self.buffer += chunk
+        cut = self.buffer.find(b"\n") + 1 or len(self.buffer)
+        if limit >= 0:
+            cut = min(cut, limit)
+        line, self.buffer = self.buffer[:cut], self.buffer[cut:]
+        return line
+
+
 def run(settings: Settings) -> None:
     """Serve stdin/stdout. The wire keeps a private copy of file descriptor 1, and fd 1
     (and ``sys.stdout``) then point at stderr: a stray print cannot corrupt the wire."""
@@ -246,9 +272,12 @@ def run(settings: Settings) -> None:
         sys.stdout = sys.stderr
     except (OSError, ValueError, AttributeError):
         pass  # no real descriptors (embedded, tests): serve the stream as it is
+    from memgraph.terminal import interactive_stdin
+
+    wire_in: Any = TerminalLines(sys.stdin.fileno()) if interactive_stdin() else sys.stdin.buffer
     server = LeanServer(settings)
     try:
-        server.serve(sys.stdin.buffer, wire_out)
+        server.serve(wire_in, wire_out)
     finally:
         server.close()
         with contextlib.suppress(OSError, ValueError):

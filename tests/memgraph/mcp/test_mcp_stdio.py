@@ -283,3 +283,25 @@ def test_any_line_gets_one_json_reply_or_none(fuzz_server: LeanServer, line: byt
         assert reply.endswith(b"\n") and reply.count(b"\n") == 1
         msg = json.loads(reply)
         assert msg["jsonrpc"] == "2.0" and ("result" in msg) != ("error" in msg)
+
+
+def test_terminal_lines_split_and_end_like_readline() -> None:
+    """The terminal reader (select slices, for Ctrl-C) reads lines as readline does;
+    a pipe stands in for the terminal's descriptor."""
+    import os
+
+    from memgraph.mcp_stdio import TerminalLines
+
+    read, write = os.pipe()
+    os.write(write, b'{"a":1}\n{"b":2}\nover-long-line\npartial')
+    os.close(write)
+    lines = TerminalLines(read)
+    try:
+        assert lines.readline(100) == b'{"a":1}\n'
+        assert lines.readline(100) == b'{"b":2}\n'
+        assert lines.readline(5) == b"over-"  # the limit cuts, the rest stays
+        assert lines.readline(100) == b"long-line\n"
+        assert lines.readline(100) == b"partial"  # the end without a newline
+        assert lines.readline(100) == b""
+    finally:
+        os.close(read)
