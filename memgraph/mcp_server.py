@@ -1,4 +1,8 @@
-"""The MCP server: memgraph's library exposed as tools over stdio.
+"""The MCP server: memgraph's library exposed as tools (``MemgraphTools``).
+
+Over stdio the tools are served by the lean JSON-RPC loop (``memgraph.mcp_stdio``);
+``build_server`` puts the same tool functions (``memgraph.mcp_tools``) on the MCP
+SDK's ``MCPServer`` for ``memgraph mcp --http``.
 
 Tool parameters are named as the CLI's options (``session`` as ``--session``,
 ``record``/``file`` as ``--record``/``--file``, ``implication``; ``note`` and
@@ -314,111 +318,17 @@ def _tool(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 def build_server(settings: Settings) -> Any:
-    """An ``mcp.server.mcpserver.MCPServer`` with memgraph's five tools."""
+    """An ``mcp.server.mcpserver.MCPServer`` with memgraph's tools (``--http``; stdio
+    is served by the lean loop, ``memgraph.mcp_stdio``, from the same definitions)."""
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError:
         raise MissingExtra("mcp", "mcp") from None
     from memgraph import __version__
+    from memgraph.mcp_tools import tool_functions
 
     tools = MemgraphTools(settings)
     server = MCPServer(name="memgraph", instructions=INSTRUCTIONS, version=__version__)
-
-    @server.tool(
-        description=(
-            "Search the operator's own words (FTS5 bm25 + recency); parameters as "
-            "`memgraph voice` options (since/until: 2026-04-14, yesterday, 7d; all: also "
-            "bare slash commands such as /model)."
-        )
-    )
-    @_tool
-    def voice_search(
-        query: str,
-        since: str | None = None,
-        until: str | None = None,
-        project: str | None = None,
-        type: str | None = None,
-        session: str | None = None,
-        limit: int = 20,
-        all: bool = False,
-    ) -> list[dict[str, Any]]:
-        return tools.voice_search(query, since, project, type, limit, until, session, all)
-
-    @server.tool(description="Leave a session-bound spark note.")
-    @_tool
-    def note(text: str, session: str | None = None) -> dict[str, Any]:
-        return tools.note(text, session)
-
-    @server.tool(description="The continuity token: the last note of the latest session.")
-    @_tool
-    def wake(persona: str | None = None) -> dict[str, Any]:
-        return tools.wake(persona)
-
-    @server.tool(
-        description=(
-            "A token-budgeted context packet (cut: repo|role|persona|coordinator); "
-            "repo: a scanned repository's path for the repo cut (memgraph repo scan)."
-        )
-    )
-    @_tool
-    def context(
-        text: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
-    ) -> dict[str, Any]:
-        return tools.context(text, cut, budget, repo)
-
-    @server.tool(
-        description="Keep a short-term memory from this session (forced sleep accounts for it)."
-    )
-    @_tool
-    def remember(
-        text: str,
-        session: str | None = None,
-        tension: str = "",
-        question: str = "",
-        kind: str = "observation",
-        transcript: str | None = None,
-        record: str | None = None,
-        file: list[str] | None = None,
-        commit: str | None = None,
-        project: str | None = None,
-    ) -> dict[str, Any]:
-        return tools.remember(
-            text, session, tension=tension, question=question, kind=kind,
-            transcript=transcript, record=record, file=file, commit=commit,
-            project=project,
-        )  # fmt: skip
-
-    @server.tool(
-        description=(
-            "Propose a typed claim (role_self|incubation|agency_pressure|candidate_intervention|"
-            "evidence|repo_architecture|repo_dataflow); profile law accepts or rejects it."
-        )
-    )
-    @_tool
-    def propose(
-        profile: str,
-        text: str,
-        session: str | None = None,
-        kind: str | None = None,
-        state: str | None = None,
-        tension: str = "",
-        question: str = "",
-        implication: str = "",
-        transcript: str | None = None,
-        record: str | None = None,
-        file: list[str] | None = None,
-        commit: str | None = None,
-        project: str | None = None,
-    ) -> dict[str, Any]:
-        return tools.propose(
-            profile, text, session, kind=kind, state=state, tension=tension,
-            question=question, implication=implication, transcript=transcript,
-            record=record, file=file, commit=commit, project=project,
-        )  # fmt: skip
-
-    @server.tool(description="Health of the voice index: pages, messages, classified share.")
-    @_tool
-    def voice_stats() -> dict[str, Any]:
-        return tools.voice_stats()
-
+    for tool in tool_functions(tools):
+        server.tool(name=tool.name, description=tool.description)(_tool(tool.fn))
     return server

@@ -3,8 +3,10 @@
 The SDK's JSON parser rejects a request line holding a lone UTF-16 surrogate escape
 and, having no request id, answers nothing (the caller waits forever); a query of
 50,000 words kept the server busy for seconds. Both are stopped here, before a tool
-runs, so the caller gets a tool error naming the argument. ``mcp_server`` builds the
-tools on top; this module imports nothing of the SDK until ``run_stdio`` runs.
+runs, so the caller gets a tool error naming the argument. The lean stdio loop
+(``mcp_stdio``) parses with Python's parser and applies ``replace_surrogates`` to the
+request; ``run_stdio`` serves the SDK's server through ``SanitisedStdin`` (the bench
+compares the two). This module imports nothing of the SDK until ``run_stdio`` runs.
 """
 
 from __future__ import annotations
@@ -34,14 +36,15 @@ def check_query(query: str, name: str = "query") -> None:
 
 def check_text_args(kwargs: dict[str, Any]) -> None:
     for name, value in kwargs.items():
-        if isinstance(value, str) and SURROGATE_MARK in value:
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(text, str) and SURROGATE_MARK in text for text in texts):
             raise ValueError(
                 f"argument {name!r} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
                 "send valid Unicode text"
             )
 
 
-def _replace_surrogates(value: Any) -> Any:
+def replace_surrogates(value: Any) -> Any:
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -49,9 +52,9 @@ def _replace_surrogates(value: Any) -> Any:
             return "".join(SURROGATE_MARK if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
         return value
     if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
+        return [replace_surrogates(v) for v in value]
     if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+        return {replace_surrogates(k): replace_surrogates(v) for k, v in value.items()}
     return value
 
 
@@ -68,7 +71,7 @@ def sanitise_line(line: str) -> str:
         data = json.loads(line)
     except (ValueError, RecursionError):
         return line
-    cleaned = _replace_surrogates(data)
+    cleaned = replace_surrogates(data)
     if cleaned == data and json.dumps(cleaned) == json.dumps(data):
         return line
     return json.dumps(cleaned, ensure_ascii=True) + "\n"

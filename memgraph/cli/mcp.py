@@ -33,22 +33,23 @@ def mcp(
         print(json.dumps({"mcpServers": {"memgraph": client_entry(home, workspace)}}, indent=2))
         return
     from memgraph.config import load_settings
-    from memgraph.mcp_server import build_server
-    from memgraph.mcp_wire import run_stdio
 
     if http and host not in LOOPBACK:
         # No network listener beyond this machine: the store holds private words.
         raise UsageError(f"--host must be a loopback address ({', '.join(LOOPBACK)}), not {host}")
     settings = load_settings(home=home, workspace=workspace)
-    server = build_server(settings)
     try:
         if http:
-            server.run("streamable-http", host=host, port=port)
+            from memgraph.mcp_server import build_server
+
+            build_server(settings).run("streamable-http", host=host, port=port)
         else:
+            # stdio: the lean JSON-RPC loop (no SDK round trip per call; issue 22)
+            from memgraph.mcp_stdio import run
             from memgraph.terminal import MCP_NOTICE, stdin_notice
 
             stdin_notice(MCP_NOTICE)
-            run_stdio(server)
+            run(settings)
     except BaseExceptionGroup as group:  # anyio wraps Ctrl-C in a task group's error
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None

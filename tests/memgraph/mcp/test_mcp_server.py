@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,43 +19,8 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from memgraph.config import load_settings  # noqa: E402
 from memgraph.mcp_server import MemgraphTools  # noqa: E402
-from memgraph.store import open_store  # noqa: E402
 
-SAMPLE = Path(__file__).resolve().parents[3] / "memgraph" / "sample"
-
-
-def _seed(tmp: Path) -> dict[str, str]:
-    """A store with the bundled sample captured and one note, and the env to reach it."""
-    from profiles.session.api import NoteRequest, note
-    from profiles.voice.backfill import BackfillRequest, run_backfill
-
-    env = {
-        "MEMGRAPH_HOME": str(tmp / "mg-home"),
-        "MEMGRAPH_VAULT": str(tmp / "vault"),
-        "MEMGRAPH_WORKSPACE": str(tmp / "workspace"),
-        "MEMGRAPH_SESSION": "mcp-session-1",
-        "HOME": str(tmp / "home"),
-    }
-    store = open_store(Path(env["MEMGRAPH_HOME"]) / "memgraph.db")
-    try:
-        run_backfill(
-            store,
-            BackfillRequest(
-                roots=[SAMPLE / "claude" / "projects", SAMPLE / "codex" / "sessions"],
-                vault=Path(env["MEMGRAPH_VAULT"]),
-            ),
-        )
-        note(
-            store,
-            NoteRequest(
-                session_id="seed-session",
-                text="remember: the etag rule decides cache staleness",
-                workspace=Path(env["MEMGRAPH_WORKSPACE"]),
-            ),
-        )
-    finally:
-        store.close()
-    return env
+Seed = Callable[[Path], dict[str, str]]
 
 
 def _payload(result: Any) -> Any:
@@ -94,8 +60,8 @@ async def _drive(env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def test_server_lists_and_calls_every_tool(tmp_path: Path) -> None:
-    env = _seed(tmp_path)
+def test_server_lists_and_calls_every_tool(tmp_path: Path, seed_store: Seed) -> None:
+    env = seed_store(tmp_path)
     out = anyio.run(_drive, env)
 
     assert out["tools"] == [
@@ -128,13 +94,15 @@ def test_server_lists_and_calls_every_tool(tmp_path: Path) -> None:
     assert any("jitter" in hit["text"] for hit in out["after"])
 
 
-def test_search_matches_cli_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_matches_cli_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed_store: Seed
+) -> None:
     """voice_search returns the same objects as `memgraph voice --json`."""
     from typer.testing import CliRunner
 
     from memgraph.cli.app import app
 
-    env = _seed(tmp_path)
+    env = seed_store(tmp_path)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     tools = MemgraphTools(load_settings())
