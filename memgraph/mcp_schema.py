@@ -102,8 +102,27 @@ def output_schema(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
+    # bounded in depth: a value nested 900 deep (hostile, but valid JSON) would
+    # exhaust the encoder's recursion and the caller would get that instead
+    text = _preview(value, 8)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _preview(value: Any, depth: int) -> str:
+    if isinstance(value, list):
+        if depth == 0:
+            return "[...]"
+        return "[" + ", ".join(_preview(v, depth - 1) for v in value[:8]) + "]"
+    if isinstance(value, dict):
+        if depth == 0:
+            return "{...}"
+        items = list(value.items())[:8]
+        return (
+            "{"
+            + ", ".join(f"{json.dumps(str(k))}: {_preview(v, depth - 1)}" for k, v in items)
+            + "}"
+        )
+    return json.dumps(value, ensure_ascii=True)
 
 
 def _coerce(param: Param, value: Any) -> Any:
