@@ -38,6 +38,7 @@ from profiles.voice.views import MIN_MESSAGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from profiles.voice.hooks import DigestWorker
     from profiles.voice.privacy import PrivacyPolicy
 
 # progress(bytes done, bytes total, current path)
@@ -97,12 +98,15 @@ def run_backfill(
     report.bytes_total = sum(size for _, size, _ in files)
     batch = _Batch(store, request, report, when)
     done = 0
-    for path, size, mtime_ns in files:
-        batch.add(path, size, mtime_ns)
-        done += size
-        if progress is not None:
-            progress(done, report.bytes_total, str(path))
-    batch.flush()
+    try:
+        for path, size, mtime_ns in files:
+            batch.add(path, size, mtime_ns)
+            done += size
+            if progress is not None:
+                progress(done, report.bytes_total, str(path))
+        batch.flush()
+    finally:
+        batch.close()
     report.seconds = time.perf_counter() - started
     return report
 
@@ -134,6 +138,13 @@ class _Batch:
         self.pending: list[_Pending] = []
         self.sessions: set[str] = set()
         self.bytes = 0
+        # new files are hashed on one helper thread while they are read (no GIL);
+        # started with the first new file
+        self.digests: DigestWorker | None = None
+
+    def close(self) -> None:
+        if self.digests is not None:
+            self.digests.close()
 
     def _finish(self, slot: int, outcome: Outcome, entry: LedgerEntry | None) -> None:
         self.report.outcomes[slot] = outcome
@@ -165,10 +176,12 @@ class _Batch:
                     self._finish(slot, outcome, None)
                     return
                 read = _read(request, path)
-            else:  # a new file: hashed on a helper thread while it is read (no GIL)
-                from profiles.voice.hooks import FileDigest
+            else:  # a new file: hashed on the helper thread while it is read
+                if self.digests is None:
+                    from profiles.voice.hooks import DigestWorker
 
-                pending = FileDigest(path)
+                    self.digests = DigestWorker()
+                pending = self.digests.submit(path)
                 read = _read(request, path)
                 known = pending.get()
                 digest = known[2] if known is not None else file_sha256(path)
