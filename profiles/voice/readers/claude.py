@@ -83,7 +83,7 @@ _BLOCK_ORIGINS = ("slash_command", "bash_input")
 def may_hold_human(raw: bytes) -> bool:
     """False only for lines that cannot yield an operator message.
 
-    The rule (``tests/profiles/voice/test_precheck.py`` holds this function to it on
+    The rule (``tests/profiles/voice/test_reader_fast_paths.py`` holds this function to it on
     every line of the corpus and on generated hostile lines): without ``"user"``,
     a line is kept when it has ``"queue-operation"``, ``"queued_command"`` or
     ``"local_command"``; with it, a tool result is dropped unless it carries

@@ -1,4 +1,6 @@
-"""The Claude reader's byte pre-check equals its rule on every line.
+"""The readers' fast paths give the answers of the plain forms they replace.
+
+The Claude reader's byte pre-check equals its rule on every line.
 
 ``may_hold_human`` decides which lines are decoded; the ones it skips are counted
 as ``no_human_text`` in the ledger, so it must give exactly the answer of the
@@ -15,6 +17,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from profiles.voice.readers import registry
 from profiles.voice.readers.claude import (
     _is_error,
     _is_sidechain,
@@ -136,3 +139,33 @@ def test_precheck_is_the_rule_on_every_corpus_line(corpus: Path) -> None:
             n += 1
             assert may_hold_human(raw) == rule(raw), (path.name, raw[:120])
     assert n > 1000
+
+
+_head_piece = st.sampled_from(
+    [b"\n", b'{"type":"user","sessionId":"s"}', b'{"type":"session_meta","payload":{}}', b"x"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_head_piece, max_size=30).map(b"".join), st.booleans(), st.integers(0, 40))
+def test_head_lines_are_the_split_lines(head: bytes, full: bool, limit: int) -> None:
+    """Harness detection reads the head's lines one at a time: the same lines as
+    splitting it, without the last piece of a full (cut) head."""
+    if full:
+        head = (head + b"\n" * registry.HEAD_BYTES)[: registry.HEAD_BYTES]
+    lines = head.split(b"\n")
+    if len(head) >= registry.HEAD_BYTES:
+        lines.pop()
+    assert list(registry._head_lines(head, limit)) == lines[:limit]
+
+
+def test_jsonl_kind_answers_each_head_and_name() -> None:
+    claude = b'{"type":"user","sessionId":"s"}\n'
+    codex = b'{"type":"session_meta","payload":{}}\n'
+    tie = claude + codex
+    assert registry.jsonl_kind(claude) == "claude-code"
+    assert registry.jsonl_kind(codex) == "codex"
+    assert registry.jsonl_kind(tie, "rollout-1.jsonl") == "codex"
+    assert registry.jsonl_kind(tie, "x.jsonl") == "claude-code"  # same head, other name
+    assert registry.jsonl_kind(bytes(bytearray(tie)), "rollout-1.jsonl") == "codex"  # a copy
+    assert registry.jsonl_kind(b"") is None
