@@ -40,6 +40,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from profiles.voice.hooks import DigestWorker
     from profiles.voice.privacy import PrivacyPolicy
+    from profiles.voice.readahead import ReadAhead
+    from profiles.voice.readers import ReadOptions
 
 # progress(bytes done, bytes total, current path)
 Progress = Callable[[int, int, str], None]
@@ -96,7 +98,7 @@ def run_backfill(
     when = iso(request.now or utcnow()) or ""
     ledger_put(store, report.ledger.entries, when)
     report.bytes_total = sum(size for _, size, _ in files)
-    batch = _Batch(store, request, report, when)
+    batch = _Batch(store, request, report, when, files)
     done = 0
     try:
         for path, size, mtime_ns in files:
@@ -132,9 +134,19 @@ class _Batch:
     idempotent and unchanged pages are not rewritten)."""
 
     def __init__(
-        self, store: Store, request: BackfillRequest, report: BackfillReport, when: str
+        self,
+        store: Store,
+        request: BackfillRequest,
+        report: BackfillReport,
+        when: str,
+        files: list[tuple[Path, int, int]] | None = None,
     ) -> None:
         self.store, self.request, self.report, self.when = store, request, report, when
+        # (path, size, mtime_ns) of every candidate, in the order ``add`` gets them:
+        # what the read-ahead process reads, started at the first file to read
+        self.files, self.at = files or [], 0
+        self.ahead: ReadAhead | None = None
+        self.ahead_tried = False
         self.pending: list[_Pending] = []
         self.sessions: set[str] = set()
         self.bytes = 0
@@ -145,6 +157,25 @@ class _Batch:
     def close(self) -> None:
         if self.digests is not None:
             self.digests.close()
+        if self.ahead is not None:
+            self.ahead.close()
+
+    def _read(self, path: Path) -> TranscriptRead | None:
+        """``_read``, with the read-ahead process's read of the file when it has one
+        (started here, for this file and every later one that may need reading)."""
+        if not self.ahead_tried:
+            self.ahead_tried = True
+            later = [
+                (p, size)
+                for p, size, mtime_ns in self.files[self.at - 1 :]
+                if p == path or not _unchanged_by_stat(self.store, p, size, mtime_ns)
+            ]
+            from profiles.voice import readahead
+
+            self.ahead = readahead.start(
+                [p for p, _ in later], [size for _, size in later], read_options()
+            )
+        return _read(self.request, path, self.ahead.take(path) if self.ahead else None)
 
     def _finish(self, slot: int, outcome: Outcome, entry: LedgerEntry | None) -> None:
         self.report.outcomes[slot] = outcome
@@ -155,6 +186,7 @@ class _Batch:
 
     def add(self, path: Path, size: int, mtime_ns: int) -> None:
         store, request, report = self.store, self.request, self.report
+        self.at += 1
         key = path_key(path)
         slot = len(report.outcomes)
         report.outcomes.append(Outcome(key, "unchanged"))
@@ -175,14 +207,14 @@ class _Batch:
                     )
                     self._finish(slot, outcome, None)
                     return
-                read = _read(request, path)
+                read = self._read(path)
             else:  # a new file: hashed on the helper thread while it is read
                 if self.digests is None:
                     from profiles.voice.hooks import DigestWorker
 
                     self.digests = DigestWorker()
                 pending = self.digests.submit(path)
-                read = _read(request, path)
+                read = self._read(path)
                 known = pending.get()
                 digest = known[2] if known is not None else file_sha256(path)
         except Exception as exc:  # a bug must not stop a backfill of thousands of files
@@ -302,12 +334,27 @@ def _row(row: RegistryRow, **changes: object) -> RegistryRow:
     return RegistryRow(**{**as_dict(row), **changes})
 
 
-def _read(request: BackfillRequest, path: Path) -> TranscriptRead | None:
-    """The transcript's messages, or None when it belongs to another project."""
+def read_options() -> ReadOptions:
     from profiles.voice.prefilter import PrefilterOptions
-    from profiles.voice.readers import ReadOptions, read_transcript
+    from profiles.voice.readers import ReadOptions
 
-    read = read_transcript(path, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False)))
+    return ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
+
+
+def _unchanged_by_stat(store: Store, path: Path, size: int, mtime_ns: int) -> bool:
+    row = registry_get(store, path)
+    return row is not None and unchanged(row, size, mtime_ns)
+
+
+def _read(
+    request: BackfillRequest, path: Path, read: TranscriptRead | None = None
+) -> TranscriptRead | None:
+    """The transcript's messages (``read``: already read from it), or None when it
+    belongs to another project."""
+    if read is None:
+        from profiles.voice.readers import read_transcript
+
+        read = read_transcript(path, read_options())
     if request.project is not None:
         cwd = next((m.cwd for m in read.messages if m.cwd), None)
         if resolve_project(cwd) != request.project:
