@@ -161,4 +161,9 @@ def _run_child() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_run_child())
+    code = _run_child()
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    # no interpreter shutdown: the position thread may be inside a read of stdin,
+    # holding its lock, which finalization would wait for (a fatal error)
+    os._exit(code)

@@ -55,6 +55,7 @@ def test_the_childs_reads_are_the_readers(tmp_path: Path) -> None:
         assert ahead.taken == 1
     finally:
         ahead.close()
+    assert ahead._child.returncode == 0  # ended cleanly, not killed nor aborted
     assert ahead.take(files[4]) is None  # closed: nothing left
 
 
@@ -107,6 +108,7 @@ def test_backfill_is_the_same_with_and_without_the_read_ahead(
     assert len(started) == 1
     if not kill:
         assert started[0].taken == 7  # every file's read came from the child
+        assert started[0]._child.returncode == 0
     assert both == alone
     assert alone[0] == {"paged": 6, "skipped": 1}  # the broken file: read, nothing in it
     assert alone[1]["dropped_by_reason"] == {"invalid_json": 1}  # type: ignore[index]
