@@ -161,6 +161,10 @@ def _run_child() -> int:
 
 
 if __name__ == "__main__":
+    import signal
+
+    # Ctrl-C reaches the whole process group: the backfill handles it and closes us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     code = _run_child()
     with contextlib.suppress(OSError):
         sys.stdout.flush()
