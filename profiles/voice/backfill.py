@@ -165,10 +165,11 @@ class _Batch:
         (started here, for this file and every later one that may need reading)."""
         if not self.ahead_tried:
             self.ahead_tried = True
+            rows = {row.path: row for row in registry_rows(self.store)}  # one query
             later = [
                 (p, size)
                 for p, size, mtime_ns in self.files[self.at - 1 :]
-                if p == path or not _unchanged_by_stat(self.store, p, size, mtime_ns)
+                if p == path or not unchanged(rows.get(path_key(p)), size, mtime_ns)
             ]
             from profiles.voice import readahead
 
@@ -339,11 +340,6 @@ def read_options() -> ReadOptions:
     from profiles.voice.readers import ReadOptions
 
     return ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
-
-
-def _unchanged_by_stat(store: Store, path: Path, size: int, mtime_ns: int) -> bool:
-    row = registry_get(store, path)
-    return row is not None and unchanged(row, size, mtime_ns)
 
 
 def _read(

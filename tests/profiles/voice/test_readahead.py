@@ -112,3 +112,33 @@ def test_backfill_is_the_same_with_and_without_the_read_ahead(
     assert both == alone
     assert alone[0] == {"paged": 6, "skipped": 1}  # the broken file: read, nothing in it
     assert alone[1]["dropped_by_reason"] == {"invalid_json": 1}  # type: ignore[index]
+
+
+def test_only_files_that_may_need_reading_are_read_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a rerun the child gets the files whose stat moved and the new ones, from the
+    first of them on; unchanged files are never read ahead."""
+    files = sorted(make_tree(tmp_path / "tx"))
+    store = open_store(tmp_path / "mg.db")
+    request = BackfillRequest(roots=[tmp_path / "tx"], vault=tmp_path / "v")
+    monkeypatch.setattr(readahead, "start", lambda *a: None)
+    run_backfill(store, request)
+    asked: list[list[Path]] = []
+
+    def start(paths: list[Path], sizes: list[int], options: object) -> None:
+        asked.append(paths)
+
+    monkeypatch.setattr(readahead, "start", start)
+    with files[4].open("ab") as fh:
+        fh.write(b"\n")  # stat moved (content too)
+    with files[1].open("ab") as fh:
+        fh.write(b"\n")
+    new = tmp_path / "tx" / "-w-p1" / "ffffffff-aaaa-bbbb-cccc-000000000099.jsonl"
+    write_transcript(new, claude_records(["a new one", "and more"], sid="ffffffff-aaaa"))
+    report = run_backfill(store, request)
+    order = [p for p in sorted((tmp_path / "tx").rglob("*.jsonl"))]
+    first = min(order.index(files[1]), order.index(files[4]), order.index(new))
+    assert asked == [[p for p in order[first:] if p in (files[1], files[4], new)]]
+    assert report.counts()["unchanged"] == len(order) - 3
+    store.close()
