@@ -38,7 +38,7 @@ from profiles.voice.views import MIN_MESSAGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from profiles.voice.hooks import DigestWorker
+    from profiles.voice.hooks import DigestWorker, PendingDigest
     from profiles.voice.privacy import PrivacyPolicy
     from profiles.voice.readahead import ReadAhead
     from profiles.voice.readers import ReadOptions
@@ -84,6 +84,7 @@ def file_sha256(path: Path) -> str:
 # many transcripts or this many bytes of them, whichever comes first.
 BATCH_FILES = 64
 BATCH_BYTES = 32 << 20
+HASH_AHEAD = 4  # files hashed ahead of the one being read
 
 
 def run_backfill(
@@ -145,8 +146,10 @@ class _Batch:
         # (path, size, mtime_ns) of every candidate, in the order ``add`` gets them:
         # what the read-ahead process reads, started at the first file to read
         self.files, self.at = files or [], 0
+        self.planned: list[tuple[Path, int]] | None = None  # see _plan
         self.ahead: ReadAhead | None = None
-        self.ahead_tried = False
+        self.hashing: dict[Path, PendingDigest] = {}  # submitted ahead of their file
+        self.hash_next = 0  # the next planned file to hash ahead
         self.pending: list[_Pending] = []
         self.sessions: set[str] = set()
         self.bytes = 0
@@ -160,23 +163,50 @@ class _Batch:
         if self.ahead is not None:
             self.ahead.close()
 
-    def _read(self, path: Path) -> TranscriptRead | None:
-        """``_read``, with the read-ahead process's read of the file when it has one
-        (started here, for this file and every later one that may need reading)."""
-        if not self.ahead_tried:
-            self.ahead_tried = True
-            rows = {row.path: row for row in registry_rows(self.store)}  # one query
-            later = [
-                (p, size)
-                for p, size, mtime_ns in self.files[self.at - 1 :]
-                if p == path or not unchanged(rows.get(path_key(p)), size, mtime_ns)
-            ]
-            from profiles.voice import readahead
+    def _plan(self, path: Path) -> None:
+        """At the first file to read (``path``): which later files may need reading
+        (ONE registry query), to be read ahead by a child process and hashed ahead
+        by the helper thread."""
+        if self.planned is not None:
+            return
+        rows = {row.path: row for row in registry_rows(self.store)}
+        self.planned = [
+            (p, size)
+            for p, size, mtime_ns in self.files[self.at - 1 :]
+            if p == path or not unchanged(rows.get(path_key(p)), size, mtime_ns)
+        ]
+        from profiles.voice import readahead
 
-            self.ahead = readahead.start(
-                [p for p, _ in later], [size for _, size in later], read_options()
-            )
+        paths = [p for p, _ in self.planned]
+        self.ahead = readahead.start(paths, [size for _, size in self.planned], read_options())
+
+    def _read(self, path: Path) -> TranscriptRead | None:
+        """``_read``, with the read-ahead process's read of the file when it has one."""
+        self._plan(path)
         return _read(self.request, path, self.ahead.take(path) if self.ahead else None)
+
+    def _digest(self, path: Path) -> PendingDigest:
+        """The file's hash on the helper thread, submitted ahead with the next
+        planned files' (so ``get`` finds it done instead of waiting for it)."""
+        self._plan(path)
+        if self.digests is None:
+            from profiles.voice.hooks import DigestWorker
+
+            self.digests = DigestWorker()
+        job = self.hashing.pop(path, None) or self.digests.submit(path)
+        planned = self.planned or []
+        while self.hash_next < len(planned) and len(self.hashing) < HASH_AHEAD:
+            ahead = planned[self.hash_next][0]
+            self.hash_next += 1
+            if ahead != path and ahead not in self.hashing:
+                self.hashing[ahead] = self.digests.submit(ahead)
+        return job
+
+    def _sha256(self, path: Path) -> str:
+        """A changed file's hash: hashed ahead when it was planned, else here."""
+        job = self.hashing.pop(path, None)
+        known = job.get() if job is not None else None
+        return known[2] if known is not None else file_sha256(path)
 
     def _finish(self, slot: int, outcome: Outcome, entry: LedgerEntry | None) -> None:
         self.report.outcomes[slot] = outcome
@@ -200,7 +230,7 @@ class _Batch:
         digest = ""
         try:
             if row is not None:  # the hash decides whether the content changed
-                digest = file_sha256(path)
+                digest = self._sha256(path)
                 if row.status != ERROR and row.sha256 == digest:
                     registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
                     outcome = Outcome(
@@ -210,11 +240,7 @@ class _Batch:
                     return
                 read = self._read(path)
             else:  # a new file: hashed on the helper thread while it is read
-                if self.digests is None:
-                    from profiles.voice.hooks import DigestWorker
-
-                    self.digests = DigestWorker()
-                pending = self.digests.submit(path)
+                pending = self._digest(path)
                 read = self._read(path)
                 known = pending.get()
                 digest = known[2] if known is not None else file_sha256(path)

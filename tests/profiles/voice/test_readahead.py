@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from datetime import UTC, datetime
@@ -141,4 +142,8 @@ def test_only_files_that_may_need_reading_are_read_ahead(
     first = min(order.index(files[1]), order.index(files[4]), order.index(new))
     assert asked == [[p for p in order[first:] if p in (files[1], files[4], new)]]
     assert report.counts()["unchanged"] == len(order) - 3
+    # the files hashed ahead (new, and moved ones) are recorded with their own hash
+    sha = {r.path: r.sha256 for r in registry_rows(store)}
+    for p in order:
+        assert sha[str(p)] == hashlib.sha256(p.read_bytes()).hexdigest(), p
     store.close()
