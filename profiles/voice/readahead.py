@@ -5,10 +5,12 @@ runs (the GIL). A child process (``python -m profiles.voice.readahead``: it
 imports only the readers, and never the caller's ``__main__``) reads the
 transcripts the backfill is going to read, in the same order, at most ``WINDOW``
 files ahead of it. The backfill takes a read from it when it has arrived and
-otherwise reads the file itself: it never waits for the child, so a busy machine,
+otherwise reads the file itself: it never waits for the child, so a slow child,
 or a child that could not start or died, costs nothing but the child's own CPU.
 Who read a file changes nothing: a read is a function of the file's bytes and
 the options (``tests/profiles/voice/test_readahead.py`` compares whole backfills).
+No child is started when no core is idle (the 1-minute load average above the
+cores but one): there it only takes CPU from the backfill itself.
 
 Pipes: the parent writes the job (paths, options) then, as it goes, the index of
 its next file (8 bytes each); the child writes pickled ``(index, read)`` pairs.
@@ -104,13 +106,25 @@ class ReadAhead:
 
 
 def start(paths: list[Path], sizes: list[int], options: ReadOptions) -> ReadAhead | None:
-    """A ``ReadAhead`` over ``paths`` when they are worth one and a process starts."""
-    if len(paths) < MIN_FILES or sum(sizes) < MIN_BYTES:
+    """A ``ReadAhead`` over ``paths`` when they are worth one, a core is free and a
+    process starts."""
+    if len(paths) < MIN_FILES or sum(sizes) < MIN_BYTES or not core_free():
         return None
     try:
         return ReadAhead(paths, options)
     except Exception:  # no process here (sandbox, limits): the backfill reads alone
         return None
+
+
+def core_free() -> bool:
+    """Whether a core is idle enough for the child: on a busy machine it would only
+    take CPU from the backfill (measured: slower at load 3-4 on 2 cores)."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here: assume a free core
+        return cores > 1
+    return cores > 1 and load <= cores - 1
 
 
 class _Position:

@@ -147,3 +147,22 @@ def test_only_files_that_may_need_reading_are_read_ahead(
     for p in order:
         assert sha[str(p)] == hashlib.sha256(p.read_bytes()).hexdigest(), p
     store.close()
+
+
+def test_no_child_on_a_busy_or_single_core_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = make_tree(tmp_path / "tx")
+    sizes = [1 << 20] * len(files)
+    monkeypatch.setattr(readahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(readahead.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert not readahead.core_free() and readahead.start(files, sizes, read_options()) is None
+    monkeypatch.setattr(readahead.os, "getloadavg", lambda: (0.4, 1.0, 1.0))
+    assert readahead.core_free()
+    assert readahead.start(files[:2], sizes[:2], read_options()) is None  # too few files
+    assert readahead.start(files, [10] * len(files), read_options()) is None  # too few bytes
+    ahead = readahead.start(files, sizes, read_options())
+    assert ahead is not None
+    ahead.close()
+    monkeypatch.setattr(readahead.os, "cpu_count", lambda: 1)
+    assert not readahead.core_free()
