@@ -38,7 +38,10 @@ from profiles.voice.views import MIN_MESSAGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from profiles.voice.hooks import DigestWorker, PendingDigest
     from profiles.voice.privacy import PrivacyPolicy
+    from profiles.voice.readahead import ReadAhead
+    from profiles.voice.readers import ReadOptions
 
 # progress(bytes done, bytes total, current path)
 Progress = Callable[[int, int, str], None]
@@ -81,6 +84,7 @@ def file_sha256(path: Path) -> str:
 # many transcripts or this many bytes of them, whichever comes first.
 BATCH_FILES = 64
 BATCH_BYTES = 32 << 20
+HASH_AHEAD = 4  # files hashed ahead of the one being read
 
 
 def run_backfill(
@@ -95,14 +99,17 @@ def run_backfill(
     when = iso(request.now or utcnow()) or ""
     ledger_put(store, report.ledger.entries, when)
     report.bytes_total = sum(size for _, size, _ in files)
-    batch = _Batch(store, request, report, when)
+    batch = _Batch(store, request, report, when, files)
     done = 0
-    for path, size, mtime_ns in files:
-        batch.add(path, size, mtime_ns)
-        done += size
-        if progress is not None:
-            progress(done, report.bytes_total, str(path))
-    batch.flush()
+    try:
+        for path, size, mtime_ns in files:
+            batch.add(path, size, mtime_ns)
+            done += size
+            if progress is not None:
+                progress(done, report.bytes_total, str(path))
+        batch.flush()
+    finally:
+        batch.close()
     report.seconds = time.perf_counter() - started
     return report
 
@@ -128,12 +135,78 @@ class _Batch:
     idempotent and unchanged pages are not rewritten)."""
 
     def __init__(
-        self, store: Store, request: BackfillRequest, report: BackfillReport, when: str
+        self,
+        store: Store,
+        request: BackfillRequest,
+        report: BackfillReport,
+        when: str,
+        files: list[tuple[Path, int, int]] | None = None,
     ) -> None:
         self.store, self.request, self.report, self.when = store, request, report, when
+        # (path, size, mtime_ns) of every candidate, in the order ``add`` gets them:
+        # what the read-ahead process reads, started at the first file to read
+        self.files, self.at = files or [], 0
+        self.planned: list[tuple[Path, int]] | None = None  # see _plan
+        self.ahead: ReadAhead | None = None
+        self.hashing: dict[Path, PendingDigest] = {}  # submitted ahead of their file
+        self.hash_next = 0  # the next planned file to hash ahead
         self.pending: list[_Pending] = []
         self.sessions: set[str] = set()
         self.bytes = 0
+        # new files are hashed on one helper thread while they are read (no GIL);
+        # started with the first new file
+        self.digests: DigestWorker | None = None
+
+    def close(self) -> None:
+        if self.digests is not None:
+            self.digests.close()
+        if self.ahead is not None:
+            self.ahead.close()
+
+    def _plan(self, path: Path) -> None:
+        """At the first file to read (``path``): which later files may need reading
+        (ONE registry query), to be read ahead by a child process and hashed ahead
+        by the helper thread."""
+        if self.planned is not None:
+            return
+        rows = {row.path: row for row in registry_rows(self.store)}
+        self.planned = [
+            (p, size)
+            for p, size, mtime_ns in self.files[self.at - 1 :]
+            if p == path or not unchanged(rows.get(path_key(p)), size, mtime_ns)
+        ]
+        from profiles.voice import readahead
+
+        paths = [p for p, _ in self.planned]
+        self.ahead = readahead.start(paths, [size for _, size in self.planned], read_options())
+
+    def _read(self, path: Path) -> TranscriptRead | None:
+        """``_read``, with the read-ahead process's read of the file when it has one."""
+        self._plan(path)
+        return _read(self.request, path, self.ahead.take(path) if self.ahead else None)
+
+    def _digest(self, path: Path) -> PendingDigest:
+        """The file's hash on the helper thread, submitted ahead with the next
+        planned files' (so ``get`` finds it done instead of waiting for it)."""
+        self._plan(path)
+        if self.digests is None:
+            from profiles.voice.hooks import DigestWorker
+
+            self.digests = DigestWorker()
+        job = self.hashing.pop(path, None) or self.digests.submit(path)
+        planned = self.planned or []
+        while self.hash_next < len(planned) and len(self.hashing) < HASH_AHEAD:
+            ahead = planned[self.hash_next][0]
+            self.hash_next += 1
+            if ahead != path and ahead not in self.hashing:
+                self.hashing[ahead] = self.digests.submit(ahead)
+        return job
+
+    def _sha256(self, path: Path) -> str:
+        """A changed file's hash: hashed ahead when it was planned, else here."""
+        job = self.hashing.pop(path, None)
+        known = job.get() if job is not None else None
+        return known[2] if known is not None else file_sha256(path)
 
     def _finish(self, slot: int, outcome: Outcome, entry: LedgerEntry | None) -> None:
         self.report.outcomes[slot] = outcome
@@ -144,6 +217,7 @@ class _Batch:
 
     def add(self, path: Path, size: int, mtime_ns: int) -> None:
         store, request, report = self.store, self.request, self.report
+        self.at += 1
         key = path_key(path)
         slot = len(report.outcomes)
         report.outcomes.append(Outcome(key, "unchanged"))
@@ -156,7 +230,7 @@ class _Batch:
         digest = ""
         try:
             if row is not None:  # the hash decides whether the content changed
-                digest = file_sha256(path)
+                digest = self._sha256(path)
                 if row.status != ERROR and row.sha256 == digest:
                     registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
                     outcome = Outcome(
@@ -164,12 +238,10 @@ class _Batch:
                     )
                     self._finish(slot, outcome, None)
                     return
-                read = _read(request, path)
-            else:  # a new file: hashed on a helper thread while it is read (no GIL)
-                from profiles.voice.hooks import FileDigest
-
-                pending = FileDigest(path)
-                read = _read(request, path)
+                read = self._read(path)
+            else:  # a new file: hashed on the helper thread while it is read
+                pending = self._digest(path)
+                read = self._read(path)
                 known = pending.get()
                 digest = known[2] if known is not None else file_sha256(path)
         except Exception as exc:  # a bug must not stop a backfill of thousands of files
@@ -289,12 +361,22 @@ def _row(row: RegistryRow, **changes: object) -> RegistryRow:
     return RegistryRow(**{**as_dict(row), **changes})
 
 
-def _read(request: BackfillRequest, path: Path) -> TranscriptRead | None:
-    """The transcript's messages, or None when it belongs to another project."""
+def read_options() -> ReadOptions:
     from profiles.voice.prefilter import PrefilterOptions
-    from profiles.voice.readers import ReadOptions, read_transcript
+    from profiles.voice.readers import ReadOptions
 
-    read = read_transcript(path, ReadOptions(prefilter=PrefilterOptions(drop_trivial=False)))
+    return ReadOptions(prefilter=PrefilterOptions(drop_trivial=False))
+
+
+def _read(
+    request: BackfillRequest, path: Path, read: TranscriptRead | None = None
+) -> TranscriptRead | None:
+    """The transcript's messages (``read``: already read from it), or None when it
+    belongs to another project."""
+    if read is None:
+        from profiles.voice.readers import read_transcript
+
+        read = read_transcript(path, read_options())
     if request.project is not None:
         cwd = next((m.cwd for m in read.messages if m.cwd), None)
         if resolve_project(cwd) != request.project:

@@ -8,8 +8,12 @@ from typing import Any
 import yaml
 
 from memgraph.errors import ReaderError
+from profiles.voice.yamlfast import dump_simple, loads_as
 
 _MAX_FRONTMATTER = 1 << 20
+# The last frontmatter ``dump_simple`` wrote and its mapping: a page's own render
+# is read back right after it is written (its owned digest), as this mapping.
+_LAST_DUMP: tuple[str, dict[str, Any]] = ("", {})
 
 
 class PageError(ReaderError):
@@ -26,14 +30,19 @@ class _NoAliasDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ig
 
 
 def _dump_yaml(data: dict[str, Any]) -> str:
-    text = yaml.dump(
-        data,
-        Dumper=_NoAliasDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=1 << 30,
-        default_flow_style=False,
-    )
+    global _LAST_DUMP
+    text = dump_simple(data)  # the same text, without the emitter, when it is plain
+    if text is not None:
+        _LAST_DUMP = (text, loads_as(data))
+    else:
+        text = yaml.dump(
+            data,
+            Dumper=_NoAliasDumper,
+            sort_keys=False,
+            allow_unicode=True,
+            width=1 << 30,
+            default_flow_style=False,
+        )
     # Top-level values are indented by the emitter, so a fence line cannot occur;
     # check anyway, since a fake fence would cut the frontmatter short.
     if any(line in ("---", "...") for line in text.split("\n")):
@@ -62,9 +71,11 @@ def split_frontmatter(
     """(frontmatter mapping, body lines, line number of the first body line).
 
     ``ours``: the text is what memgraph's dumper just wrote (a page's own render,
-    before the sidecar records it): parsed by libyaml when it is installed and the
-    frontmatter holds no ``&``/``*`` (so no anchor or alias); anything else, and
-    any error, takes the pure-Python loader, whose answers are the reference."""
+    before the sidecar records it): when it is the last frontmatter ``dump_simple``
+    wrote, its mapping (what any loader reads from it); else parsed by libyaml when
+    it is installed and the frontmatter holds no ``&``/``*`` (so no anchor or
+    alias); anything else, and any error, takes the pure-Python loader, whose
+    answers are the reference."""
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n")
@@ -78,6 +89,8 @@ def split_frontmatter(
     raw = "\n".join(lines[1:end])
     if len(raw) > _MAX_FRONTMATTER:
         raise PageError(f"{source}: frontmatter larger than {_MAX_FRONTMATTER} bytes")
+    if ours and raw + "\n" == _LAST_DUMP[0]:
+        return loads_as(_LAST_DUMP[1]), lines[end + 1 :], end + 2
     if ours and _FAST_LOADER is not None and "&" not in raw and "*" not in raw:
         try:
             data = yaml.load(raw, Loader=_FAST_LOADER)  # CSafeLoader: a safe loader

@@ -110,6 +110,20 @@ def stream_sha256(fh: BinaryIO) -> str:
 _BUFFERS: list[bytearray] = []
 
 
+def file_digest(path: Path) -> tuple[int, int, str] | None:
+    """(size, mtime_ns, sha256) of a file; None when it cannot be read (the capture
+    reports the unreadable file itself)."""
+    try:
+        from memgraph.inputs import open_regular
+
+        st = os.stat(path)
+        with open_regular(path, "transcript") as fh:
+            hexdigest = stream_sha256(fh)
+        return (st.st_size, st.st_mtime_ns, hexdigest)
+    except (OSError, ReaderError):
+        return None
+
+
 class FileDigest:
     """(size, mtime_ns, sha256) of a file, computed on a background thread.
 
@@ -125,19 +139,64 @@ class FileDigest:
         self._thread.start()
 
     def _run(self) -> None:
-        try:
-            from memgraph.inputs import open_regular
-
-            st = os.stat(self.path)
-            with open_regular(self.path, "transcript") as fh:
-                hexdigest = stream_sha256(fh)
-            self._value = (st.st_size, st.st_mtime_ns, hexdigest)
-        except (OSError, ReaderError):
-            self._value = None  # the capture reports the unreadable file itself
+        self._value = file_digest(self.path)
 
     def get(self) -> tuple[int, int, str] | None:
         self._thread.join()
         return self._value
+
+
+class DigestWorker:
+    """``FileDigest`` for a run of files (backfill): ONE helper thread hashes them in
+    the order they are submitted. A thread per file pays a start each, and
+    ``Thread.start`` waits until the new thread runs: well under a millisecond on an
+    idle machine, 3-5 ms when the other core is busy (155 files: 0.5 s of wall)."""
+
+    def __init__(self) -> None:
+        import queue
+
+        self._jobs: queue.SimpleQueue[PendingDigest | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, path: Path) -> PendingDigest:
+        job = PendingDigest(path)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, daemon=True)
+            self._thread.start()
+        self._jobs.put(job)
+        return job
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job.value = file_digest(job.path)
+            except Exception:  # the caller hashes the file itself and reports it
+                job.value = None
+            finally:
+                job.done.release()
+
+    def close(self) -> None:
+        """Stop the thread once the files submitted are hashed."""
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join()
+            self._thread = None
+
+
+class PendingDigest:
+    """One file submitted to a ``DigestWorker``: ``get`` waits for its digest."""
+
+    __slots__ = ("done", "path", "value")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.value: tuple[int, int, str] | None = None
+        self.done = threading.Lock()
+        self.done.acquire()  # released by the worker when value is set
+
+    def get(self) -> tuple[int, int, str] | None:
+        with self.done:
+            return self.value
 
 
 def session_end(

@@ -70,12 +70,42 @@ _VOTES = 5  # records that agree before detection stops reading the head
 def jsonl_kind(head: bytes, name: str = "") -> str | None:
     """``codex`` | ``claude-code`` by a vote of the first records (most files answer
     on line 1). One odd record -- a stray ``sessionId`` in a rollout, a list or
-    dict as ``"type"`` -- costs only itself, never the harness of the whole file."""
-    lines = head.split(b"\n")
-    if len(head) >= HEAD_BYTES:
-        lines.pop()  # possibly cut mid-line
+    dict as ``"type"`` -- costs only itself, never the harness of the whole file.
+
+    Asked twice per file (the Codex and the Claude detector): the last answer is
+    remembered for the same ``head`` object."""
+    global _LAST_KIND
+    last_head, last_name, kind = _LAST_KIND
+    if head is last_head and name == last_name:
+        return kind
+    kind = _vote(head, name)
+    _LAST_KIND = (head, name, kind)
+    return kind
+
+
+_LAST_KIND: tuple[bytes | None, str, str | None] = (None, "", None)
+
+
+def _head_lines(head: bytes, limit: int = 200) -> Iterator[bytes]:
+    """``head.split(b"\\n")[:limit]`` without the last piece when the head is full
+    (possibly cut mid-line), one line at a time: the vote reads ~5 of them, and
+    splitting all of 256 KB cost more than the vote."""
+    full = len(head) >= HEAD_BYTES
+    start = n = 0
+    while n < limit:
+        end = head.find(b"\n", start)
+        if end < 0:
+            if not full:
+                yield head[start:]
+            return
+        yield head[start:end]
+        n += 1
+        start = end + 1
+
+
+def _vote(head: bytes, name: str) -> str | None:
     votes = {"codex": 0, "claude-code": 0}
-    for line in lines[:200]:
+    for line in _head_lines(head):
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError):

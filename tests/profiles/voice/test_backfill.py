@@ -290,3 +290,37 @@ def test_stream_sha256_is_the_files_sha256(tmp_path: Path, size: int) -> None:
         skip = min(size, 5)
         fh.read(skip)  # already read from: the rest, through the reader
         assert stream_sha256(fh) == hashlib.sha256(data[skip:]).hexdigest()
+
+
+def test_digest_worker_hashes_each_file_in_turn(tmp_path: Path) -> None:
+    """Backfill's one hashing thread: each submitted file gets its own digest, a
+    missing or unreadable one None, whether or not the earlier ones were awaited."""
+    import hashlib
+
+    from profiles.voice.hooks import DigestWorker
+
+    datas = [os.urandom(n) for n in (0, 10, (1 << 20) + 3, 5000)]
+    paths = []
+    for i, data in enumerate(datas):
+        path = tmp_path / f"{i}.jsonl"
+        path.write_bytes(data)
+        paths.append(path)
+    (tmp_path / "dir.jsonl").mkdir()
+    worker = DigestWorker()
+    try:
+        jobs = [worker.submit(p) for p in paths]
+        skipped = worker.submit(paths[0])  # never awaited: the later ones still arrive
+        missing = worker.submit(tmp_path / "gone.jsonl")
+        a_dir = worker.submit(tmp_path / "dir.jsonl")
+        for job, data, path in zip(reversed(jobs), reversed(datas), reversed(paths), strict=True):
+            got = job.get()
+            assert got is not None and got[2] == hashlib.sha256(data).hexdigest()
+            assert got[:2] == (path.stat().st_size, path.stat().st_mtime_ns)
+            assert job.get() == got  # asking twice
+        assert missing.get() is None and a_dir.get() is None
+        assert skipped is not None
+    finally:
+        worker.close()
+    worker.close()  # twice: nothing to stop
+    assert worker.submit(paths[1]).get() is not None  # restarts after close
+    worker.close()
