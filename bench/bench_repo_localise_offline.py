@@ -275,9 +275,7 @@ def _reweighted(row: dict[str, Any], weights: dict[str, float]) -> dict[str, Any
         for t, posting in qtf.items():
             for p, n in posting.items():
                 docs[p][t] = n
-        index = ModuleIndex(docs, set(), [])
-        index.length, index.avg = length, (sum(length.values()) / len(length) or 1.0)
-        return index.bm25(weights)
+        return ModuleIndex(docs, set(), [], length=dict(length)).bm25(weights)
 
     text = bm25(row["qtf"], row["len"]) if row["len"] else {}
     seeds = dict(sorted(text.items(), key=lambda kv: -kv[1])[:20])

@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -35,6 +34,7 @@ from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
 from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
+from context_cut.repo_rank import Postings, Walk
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -58,8 +58,6 @@ ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_loc
 # outright ties the best text match, then centrality and text break the tie.
 MENTION_WEIGHT = 1.0
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
-DAMPING = 0.85
-K1, B = 1.2, 0.75
 
 
 class RepoCutRequest(BaseModel):
@@ -84,8 +82,13 @@ def module_terms(node: MemoryNode) -> Counter[str]:
     """Path (three times: file and folder names carry the most signal), docstring
     and public names, plus the module's term profile (its whole text)."""
     path = str(node.attributes.get("path", node.title))
-    tf = Counter(terms(path) * 3 + terms(node.claim))
+    words = terms(path) * 3 + terms(node.claim)
     profile = (node.attributes.get("facts") or {}).get("terms") or {}
+    if set(map(type, profile)) <= {str} and set(map(type, profile.values())) <= {int}:
+        tf = Counter(profile)  # as stored (the scanner's counts): a C-level copy
+        tf.update(words)
+        return tf
+    tf = Counter(words)
     tf.update({str(t): int(n) for t, n in profile.items()})
     return tf
 
@@ -95,28 +98,36 @@ class ModuleIndex:
     """What ranking needs from the module nodes: term counts and import edges.
 
     Built once per repo-node version (``_index``), so repeated cuts over an
-    unchanged scan skip loading and tokenising every module.
+    unchanged scan skip loading and tokenising every module; the BM25 postings
+    and the import graph's walk arrays (``repo_rank.py``) are made on the first
+    cut that needs them and kept with it. ``length`` (term count per module)
+    is computed unless given.
     """
 
     tf: dict[str, Counter[str]]
     tests: set[str]
     edges: list[tuple[str, str]]
     length: dict[str, int] = field(default_factory=dict)
-    df: Counter[str] = field(default_factory=Counter)
-    avg: float = 1.0
     mentions: MentionTable = field(default_factory=MentionTable)
     history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
     recent: list[str] = field(default_factory=list)  # by the newest commit touching them
+    _postings: Postings | None = field(default=None, init=False, repr=False)
+    _walk: Walk | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for key, tf in self.tf.items():
-            self.length[key] = sum(tf.values())
-            self.df.update(tf.keys())
-        self.avg = (sum(self.length.values()) / len(self.tf) or 1.0) if self.tf else 1.0
+        if not self.length:
+            self.length = {key: sum(tf.values()) for key, tf in self.tf.items()}
 
     @property
     def paths(self) -> list[str]:
         return sorted(self.tf)
+
+    @property
+    def walk(self) -> Walk:
+        """The import graph over ``paths`` as PageRank arrays (built once)."""
+        if self._walk is None:
+            self._walk = Walk(self.paths, self.edges)
+        return self._walk
 
     @classmethod
     def of(cls, modules: dict[str, MemoryNode], commits: list[Any] | None = None) -> ModuleIndex:
@@ -138,24 +149,13 @@ class ModuleIndex:
         return cls(tf, tests, edges, mentions=table, history=history, recent=recent)
 
     def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
-        """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``)."""
-        n = len(self.tf)
-        scores: dict[str, float] = {}
-        weights = query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
-        idf = {
-            t: w * math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5))
-            for t, w in weights.items()
-        }
-        for key, tf in self.tf.items():
-            s = 0.0
-            norm = K1 * (1 - B + B * self.length[key] / self.avg)
-            for t in weights:
-                f = tf.get(t)
-                if f:
-                    s += idf[t] * f * (K1 + 1) / (f + norm)
-            if s > 0:
-                scores[key] = s
-        return scores
+        """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``),
+        module -> score above 0, in ``tf`` order."""
+        if self._postings is None:
+            self._postings = Postings(self.tf, self.length)
+        return self._postings.scores(
+            query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
+        )
 
 
 def _defined(node: MemoryNode) -> list[str]:
@@ -185,35 +185,9 @@ def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
 def personalised_pagerank(
     nodes: list[str], edges: list[tuple[str, str]], seeds: dict[str, float], iters: int = 30
 ) -> dict[str, float]:
-    """PageRank with teleport to ``seeds`` (undirected: edges walk both ways)."""
-    if not seeds:
-        return {}
-    total = sum(seeds.values())
-    tele = {k: v / total for k, v in seeds.items()}
-    nbrs: dict[str, set[str]] = defaultdict(set)
-    for a, b in edges:
-        if a != b:
-            nbrs[a].add(b)
-            nbrs[b].add(a)
-    rank = dict.fromkeys(nodes, 0.0)
-    rank.update(tele)
-    for _ in range(iters):
-        nxt = dict.fromkeys(nodes, 0.0)
-        dangling = 0.0
-        for u, r in rank.items():
-            if not r:
-                continue
-            out = nbrs.get(u)
-            if out:
-                share = DAMPING * r / len(out)
-                for v in out:
-                    nxt[v] += share
-            else:
-                dangling += DAMPING * r
-        for k, w in tele.items():
-            nxt[k] += (1 - DAMPING + dangling) * w
-        rank = nxt
-    return rank
+    """PageRank with teleport to ``seeds`` (undirected: edges walk both ways);
+    ``ModuleIndex.walk`` keeps the arrays for repeated queries."""
+    return Walk(nodes, edges).rank(seeds, iters)
 
 
 def rank_modules(
@@ -241,7 +215,7 @@ def rank_modules(
     top_past = max(past.values(), default=0.0) or 1.0
     best = max(text_scores.values(), default=0.0) or 1.0
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
-    ppr = personalised_pagerank(index.paths, index.edges, seeds)
+    ppr = index.walk.rank(seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
     scores = {
         p: (
