@@ -31,10 +31,13 @@ from datetime import datetime
 from context_cut.candidates import VectorSource, bm25_ranking, query_terms
 from context_cut.embedders import fold
 from context_cut.turn_scoring import (
+    asks_when_question,
     diverse,
     feedback_terms,
     fuse,
+    months_named,
     normalised,
+    says_when,
     session_boost,
     sessions_of,
 )
@@ -89,6 +92,13 @@ class TurnWeights:
     packet_dense_query: int = 0
     # a question naming a month ("camping in June") ranks turns said in it x this
     month: float = 1.5
+    # stored words close to a question word by word vector ("instruments" ->
+    # violin, guitar: ``context_cut.word_vectors``) searched as a second lexical
+    # round, its scores (scaled by the first round's best) x ``related``
+    related: float = 0.0
+    related_min: float = 0.5  # cosine a stored word needs to a question word
+    related_per: int = 5  # stored words per question word
+    related_scale: bool = True  # False: scaled by the second round's own best
 
 
 WEIGHTS = TurnWeights()
@@ -132,6 +142,7 @@ class TurnRanking:
     notices: list[str] = field(default_factory=list)
     vectors_used: bool = False
     considered: set[str] = field(default_factory=set)  # every id scored, kept or not
+    related: list[str] = field(default_factory=list)  # stored words searched for them
 
 
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
@@ -218,44 +229,28 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
-_WHEN_Q = re.compile(
-    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
-)
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_TIME_EXPR = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|recently|ago|last|next|this (?:week|weekend|month|year)"
-    r"|(?:19|20)\d\d|" + _MONTHS + "|" + _WEEKDAYS + r"|weekend|week|month|year|summer|winter"
-    r"|spring|fall|autumn|christmas|holiday)s?\b",
-    re.I,
-)
+def related_ranking(
+    store: Store,
+    nerve: object,
+    terms: Sequence[str],
+    names: set[str],
+    scope: TurnScope,
+    weights: TurnWeights,
+) -> tuple[list[str], list[tuple[str, float]], str | None]:
+    """(stored words related to ``terms``, their scoped lexical ranking, why the
+    word table was unreadable) (``context_cut.word_vectors``)."""
+    from context_cut.word_vectors import nerve_table, related_words
 
-
-_MONTH_NAMES = _MONTHS.split("|")[:12]
-_MONTH_Q = re.compile(
-    r"\b(?:in|of|during|since|early|late|mid|last|this) (" + "|".join(_MONTH_NAMES) + r")\b"
-    r"|\b(" + "|".join(m for m in _MONTH_NAMES if m != "may") + r")\b",
-    re.I,
-)
-
-
-def months_named(text: str) -> set[int]:
-    """The months (1-12) a question names ("in June", "July 2023"; "may" only after a
-    preposition, so "may" the verb is not May)."""
-    return {_MONTH_NAMES.index(fold(a or b)) + 1 for a, b in _MONTH_Q.findall(text)}
-
-
-def asks_when_question(text: str) -> bool:
-    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
-    return _WHEN_Q.search(text) is not None
-
-
-def says_when(text: str) -> bool:
-    """Whether ``text`` carries a time expression a date can be worked out from."""
-    return _TIME_EXPR.search(text) is not None
+    table, embedder, why = nerve_table(nerve)
+    if table is None:
+        return [], [], why
+    least, per = weights.related_min, weights.related_per
+    found = related_words(table, embedder, terms, threshold=least, per_term=per, skip=names)
+    words = [r.word for r in found]
+    ranking = lexical_ranking(
+        store, words, scope, weights.pool, weights.stems, weights.title_weight
+    )
+    return words, ranking, why
 
 
 def _dense_text(store: Store, text: str, bm25: Sequence[tuple[str, float]], how: int) -> str:
@@ -329,12 +324,11 @@ def rank_turns(
         for w in _named(str(node.attributes["speaker"]))
     }
     fresh: list[str] = []
-    if lexical and not weights.speaker_terms:
-        content = [t for t in out.terms if t not in speakers]
-        if content and len(content) < len(out.terms):
-            bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-            own = fuse(bm25, vector, weights)
-            fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
+    content = [t for t in out.terms if t not in speakers]
+    if lexical and not weights.speaker_terms and content and len(content) < len(out.terms):
+        bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
+        own = fuse(bm25, vector, weights)
+        fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and weights.prf > 0:
         extra = feedback_terms(docs, own, {*out.terms, *speakers}, weights)
         second = lexical_ranking(store, extra, scope, pool, weights.stems, weights.title_weight)
@@ -342,6 +336,14 @@ def rank_turns(
         for n, s in fb.items():
             own[n] = own.get(n, 0.0) + weights.prf * s
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
+    if lexical and nerve is not None and weights.related > 0:
+        out.related, second, why = related_ranking(store, nerve, content, speakers, scope, weights)
+        out.notices += [f"word vectors ignored: {why}; run `memgraph index`"] if why else []
+        top = max((s for _, s in bm25), default=0.0) if weights.related_scale else 0.0
+        for n, s in normalised(second, top=top).items():
+            own[n] = own.get(n, 0.0) + weights.related * s
+        if second:
+            fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     unread = [n for n in fresh if n not in docs]
     if unread:
         with store.reader() as reader:

@@ -476,6 +476,8 @@ class VectorNerve:
     index: VectorIndex
     embedder: Embedder
     heal: bool = True
+    # the word-vector table (``context_cut.word_vectors``) recall reads, if any
+    words_dir: Path | None = None
     # hits below this cosine are noise, not candidates (unrelated text scores ~0)
     min_similarity: float = 0.1
     notices: list[str] = field(default_factory=list)
