@@ -41,6 +41,7 @@ from context_cut.turn_scoring import (
     session_boost,
     sessions_of,
 )
+from context_cut.word_vectors import prime, related_for
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
 from memgraph.store.rows import VoiceScope, iso
@@ -229,30 +230,6 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
-def related_ranking(
-    store: Store,
-    nerve: object,
-    terms: Sequence[str],
-    names: set[str],
-    scope: TurnScope,
-    weights: TurnWeights,
-) -> tuple[list[str], list[tuple[str, float]], str | None]:
-    """(stored words related to ``terms``, their scoped lexical ranking, why the
-    word table was unreadable) (``context_cut.word_vectors``)."""
-    from context_cut.word_vectors import nerve_table, related_words
-
-    table, embedder, why = nerve_table(nerve)
-    if table is None:
-        return [], [], why
-    least, per = weights.related_min, weights.related_per
-    found = related_words(table, embedder, terms, threshold=least, per_term=per, skip=names)
-    words = [r.word for r in found]
-    ranking = lexical_ranking(
-        store, words, scope, weights.pool, weights.stems, weights.title_weight
-    )
-    return words, ranking, why
-
-
 def _dense_text(store: Store, text: str, bm25: Sequence[tuple[str, float]], how: int) -> str:
     """The text the dense side embeds (``TurnWeights.dense_query``)."""
     if how == 0:
@@ -298,6 +275,8 @@ def rank_turns(
         try:
             how = weights.packet_dense_query if packet else weights.dense_query
             asked = _dense_text(store, text, bm25, how)
+            if lexical and weights.related > 0:  # question words the word table lacks:
+                prime(nerve, asked, out.terms)  # embedded in the question's batch
             hits = nerve.search(store, asked, pool * weights.fetch, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
@@ -337,8 +316,12 @@ def rank_turns(
             own[n] = own.get(n, 0.0) + weights.prf * s
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and nerve is not None and weights.related > 0:
-        out.related, second, why = related_ranking(store, nerve, content, speakers, scope, weights)
+        least, per = weights.related_min, weights.related_per
+        out.related, why = related_for(nerve, content, speakers, least, per)
         out.notices += [f"word vectors ignored: {why}; run `memgraph index`"] if why else []
+        second = lexical_ranking(
+            store, out.related, scope, weights.pool, weights.stems, weights.title_weight
+        )
         top = max((s for _, s in bm25), default=0.0) if weights.related_scale else 0.0
         for n, s in normalised(second, top=top).items():
             own[n] = own.get(n, 0.0) + weights.related * s

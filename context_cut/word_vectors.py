@@ -181,21 +181,22 @@ def _unit(rows: Any) -> Any:
     return (rows / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-def _embed(embedder: Embedder, words: Sequence[str]) -> Any:
+def np_rows(rows: Sequence[Sequence[float]], dimension: int) -> Any:
     import numpy as np
 
+    return np.asarray(rows, dtype=np.float32).reshape(len(rows), dimension)
+
+
+def _embed(embedder: Embedder, words: Sequence[str]) -> Any:
     rows: list[list[float]] = []
     for start in range(0, len(words), _EMBED_BATCH):
         rows += embedder.embed(list(words[start : start + _EMBED_BATCH]))
-    matrix = np.asarray(rows, dtype=np.float32).reshape(len(words), embedder.dimension)
-    return _unit(matrix)
+    return _unit(np_rows(rows, embedder.dimension))
 
 
 def message_texts(store: Store) -> Iterator[str]:
     """The text of every live voice message (what the turn ranking searches)."""
-    for node in store.iter_nodes():
-        if node.profile.value != "voice" or node.kind != "message":
-            continue
+    for node in store.iter_nodes("voice", "message"):
         if node.lifecycle in ("retired", "superseded", "forgotten"):
             continue
         yield node.claim or node.title
@@ -328,3 +329,36 @@ def nerve_table(nerve: object) -> tuple[WordTable | None, Embedder | None, str |
         return None, None, None
     table, why = load_table(directory, embedder.name, embedder.dimension)
     return table, embedder, why
+
+
+def related_for(
+    nerve: object, terms: Sequence[str], names: Iterable[str], threshold: float, per_term: int
+) -> tuple[list[str], str | None]:
+    """(the stored words related to ``terms``, best first, by the nerve's word
+    table; why the table could not be read, if it could not)."""
+    table, embedder, why = nerve_table(nerve)
+    if table is None:
+        return [], why
+    found = related_words(
+        table, embedder, terms, threshold=threshold, per_term=per_term, skip=names
+    )
+    return [r.word for r in found], None
+
+
+def prime(nerve: object, asked: str, terms: Sequence[str]) -> None:
+    """Embed the nerve's next query ``asked`` together with the ``terms`` its word
+    table lacks, in one batch (a batch costs about what one text does: the model's
+    weights are read once): the words go to the table's memo, the query vector
+    to the nerve's ``primed`` (its next ``search`` of ``asked`` takes it)."""
+    table, embedder, _ = nerve_table(nerve)
+    if table is None or embedder is None or not hasattr(nerve, "primed"):
+        return
+    todo = [t for t in dict.fromkeys(terms) if is_word(t)]
+    todo = [t for t in todo if t not in table.index and t not in table.memo]
+    if not todo:
+        return
+    vectors = embedder.embed([asked, *todo])
+    if len(table.memo) + len(todo) > _MEMO:
+        table.memo.clear()
+    table.memo.update(zip(todo, _unit(np_rows(vectors[1:], embedder.dimension)), strict=True))
+    nerve.primed = (asked, vectors[0])

@@ -19,8 +19,8 @@ from context_cut.vectors import VectorIndex, VectorNerve, sync_index
 from context_cut.word_vectors import (
     _LOADED,
     is_word,
-    message_texts,
     load_table,
+    message_texts,
     nerve_table,
     read_table,
     related_words,
@@ -180,7 +180,9 @@ def test_a_damaged_table_is_ignored_with_a_reason_then_rebuilt(
     assert why is None and table is not None and table.words == vocabulary(TEXTS)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(words=st.binary(max_size=200), matrix=st.binary(max_size=200))
 def test_any_bytes_read_as_a_table_or_a_reason(tmp_path: Path, words: bytes, matrix: bytes) -> None:
     words_path, f32_path = table_paths(tmp_path, "placed-v1", DIM)
@@ -206,15 +208,18 @@ def test_related_words_are_close_not_forms_not_skipped(tmp_path: Path) -> None:
     assert got[0].source == "instruments" and got[0].similarity == pytest.approx(0.8)
     related_words(table, emb, ["instruments"], threshold=0.5, per_term=5)
     assert emb.calls == [["instruments"]]
-    assert [r.word for r in related_words(table, emb, ["instruments"], threshold=0.79, per_term=5)] == [
-        "violin"
-    ]
+    assert [
+        r.word for r in related_words(table, emb, ["instruments"], threshold=0.79, per_term=5)
+    ] == ["violin"]
     assert len(related_words(table, emb, ["instruments"], threshold=0.5, per_term=2)) == 2
     skipped = related_words(table, emb, ["instruments"], threshold=0.5, per_term=5, skip={"guitar"})
     assert [r.word for r in skipped] == ["violin", "cello"]
     # without an embedder, a term the table lacks is left out
     fresh, _ = read_table(tmp_path, emb.name, emb.dimension)
-    assert fresh is not None and related_words(fresh, None, ["instruments"], threshold=0.5, per_term=5) == []
+    assert (
+        fresh is not None
+        and related_words(fresh, None, ["instruments"], threshold=0.5, per_term=5) == []
+    )
 
 
 def _conversation(tmp_path: Path) -> Path:
