@@ -100,6 +100,7 @@ class TurnWeights:
     related_min: float = 0.5  # cosine a stored word needs to a question word
     related_per: int = 5  # stored words per question word
     related_scale: bool = True  # False: scaled by the second round's own best
+    related_common: float = 1.0  # no word in more than this share of the messages
 
 
 WEIGHTS = TurnWeights()
@@ -316,8 +317,8 @@ def rank_turns(
             own[n] = own.get(n, 0.0) + weights.prf * s
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and nerve is not None and weights.related > 0:
-        least, per = weights.related_min, weights.related_per
-        out.related, why = related_for(nerve, content, speakers, least, per)
+        least, per, common = weights.related_min, weights.related_per, weights.related_common
+        out.related, why = related_for(nerve, content, speakers, least, per, common)
         out.notices += [f"word vectors ignored: {why}; run `memgraph index`"] if why else []
         second = lexical_ranking(
             store, out.related, scope, weights.pool, weights.stems, weights.title_weight

@@ -39,7 +39,7 @@ from context_cut.embedders import Embedder, fold
 from memgraph.store.protocol import Store
 
 MAGIC = "memgraph-word-vectors"
-VERSION = 1
+VERSION = 2
 MAX_WORDS = 100_000  # the most frequent words of the store, if it says more
 MIN_LEN, MAX_LEN = 3, 24
 _EMBED_BATCH = 256
@@ -52,16 +52,24 @@ def is_word(word: str) -> bool:
     return MIN_LEN <= len(word) <= MAX_LEN and word.isalpha() and word not in STOPWORDS
 
 
-def vocabulary(texts: Iterable[str], limit: int = MAX_WORDS) -> list[str]:
-    """The words of ``texts`` (folded, ``is_word``), the ``limit`` most frequent,
-    sorted."""
+@dataclass(frozen=True)
+class Vocabulary:
+    words: list[str]  # sorted
+    df: list[int]  # texts each word is in
+    texts: int
+
+
+def vocabulary(texts: Iterable[str], limit: int = MAX_WORDS) -> Vocabulary:
+    """The words of ``texts`` (folded, ``is_word``; the ``limit`` in most texts),
+    sorted, with the number of texts each is in."""
     counts: Counter[str] = Counter()
+    n = 0
     for text in texts:
-        counts.update(w for w in _WORD.findall(fold(text)) if is_word(w))
-    if len(counts) > limit:
-        kept = sorted(counts, key=lambda w: (-counts[w], w))[:limit]
-        return sorted(kept)
-    return sorted(counts)
+        n += 1
+        counts.update({w for w in _WORD.findall(fold(text)) if is_word(w)})
+    kept = sorted(counts, key=lambda w: (-counts[w], w))[:limit]
+    words = sorted(kept)
+    return Vocabulary(words, [counts[w] for w in words], n)
 
 
 def _slug(model: str) -> str:
@@ -81,12 +89,16 @@ class WordTable:
     dimension: int
     words: list[str]
     matrix: Any  # numpy float32, (len(words), dimension)
+    df: list[int] = field(default_factory=list)  # texts each word is in
+    texts: int = 0  # texts the vocabulary was counted over
     index: dict[str, int] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # question words embedded
 
     def __post_init__(self) -> None:
         if not self.index:
             self.index = {w: i for i, w in enumerate(self.words)}
+        if len(self.df) != len(self.words):
+            self.df = [0] * len(self.words)
 
 
 def empty_table(model: str, dimension: int) -> WordTable:
@@ -115,27 +127,33 @@ def read_table(directory: Path, model: str, dimension: int) -> tuple[WordTable |
         return None, f"{words_path.name}: not UTF-8"
     lines = text.split("\n")
     head = lines[0].split(" ")
-    if len(head) != 5 or head[0] != MAGIC or head[1] != str(VERSION):
+    if len(head) != 6 or head[0] != MAGIC or head[1] != str(VERSION):
         return None, f"{words_path.name}: not a word-vector list (bad header)"
-    if head[2] != _slug(model) or head[3] != str(dimension) or not head[4].isdigit():
+    if head[2] != _slug(model) or head[3] != str(dimension):
         return None, f"{words_path.name}: written for another model or dimension"
-    count = int(head[4])
-    words = lines[1:]
-    if words and words[-1] == "":
-        words.pop()
-    if len(words) != count:
-        return None, f"{words_path.name}: {len(words)} words, header says {count}"
+    if not head[4].isdigit() or not head[5].isdigit():
+        return None, f"{words_path.name}: not a word-vector list (bad header)"
+    count, texts = int(head[4]), int(head[5])
+    rows = lines[1:]
+    if rows and rows[-1] == "":
+        rows.pop()
+    if len(rows) != count:
+        return None, f"{words_path.name}: {len(rows)} words, header says {count}"
     if size != count * dimension * 4:
         return None, f"{f32_path.name}: {size} bytes, {count} words need {count * dimension * 4}"
-    if len(set(words)) != count or not all(is_word(w) for w in words):
-        return None, f"{words_path.name}: duplicate or malformed words"
+    pairs = [r.split("\t") for r in rows]
+    if not all(len(p) == 2 and is_word(p[0]) and p[1].isdigit() for p in pairs):
+        return None, f"{words_path.name}: malformed word lines"
+    words, df = [p[0] for p in pairs], [int(p[1]) for p in pairs]
+    if len(set(words)) != count:
+        return None, f"{words_path.name}: duplicate words"
     matrix = np.fromfile(f32_path, dtype="<f4", count=count * dimension)
     if matrix.size != count * dimension:
         return None, f"{f32_path.name}: shorter than its size said"
     matrix = matrix.reshape(count, dimension).astype(np.float32, copy=False)
     if not np.isfinite(matrix).all():
         return None, f"{f32_path.name}: non-finite numbers"
-    return WordTable(model, dimension, words, matrix), None
+    return WordTable(model, dimension, words, matrix, df, texts), None
 
 
 # loaded tables, per file pair, while their files stay the same
@@ -171,7 +189,11 @@ def write_table(directory: Path, table: WordTable) -> None:
     data = np.ascontiguousarray(table.matrix, dtype="<f4").tobytes()
     atomic_write_bytes(f32_path, data, durable=False)
     head = f"{MAGIC} {VERSION} {_slug(table.model)} {table.dimension} {len(table.words)}"
-    atomic_write_text(words_path, "\n".join([head, *table.words]) + "\n", durable=False)
+    lines = [
+        f"{head} {table.texts}",
+        *(f"{w}\t{d}" for w, d in zip(table.words, table.df, strict=True)),
+    ]
+    atomic_write_text(words_path, "\n".join(lines) + "\n", durable=False)
 
 
 def _unit(rows: Any) -> Any:
@@ -221,11 +243,13 @@ def sync_words(
     vectors, new ones are embedded, gone ones dropped. Written only if it changed."""
     import numpy as np
 
-    wanted = vocabulary(texts, limit)
+    vocab = vocabulary(texts, limit)
+    wanted = vocab.words
     old, reason = read_table(directory, embedder.name, embedder.dimension)
     old = old or empty_table(embedder.name, embedder.dimension)
     report = WordSyncReport(words=len(wanted), rebuilt=reason)
-    if old.words == wanted and reason is None:
+    same = (old.words, old.df, old.texts) == (wanted, vocab.df, vocab.texts)
+    if same and reason is None:
         report.reused = len(wanted)
         return report
     fresh = [w for w in wanted if w not in old.index]
@@ -236,7 +260,8 @@ def sync_words(
         j = old.index.get(w)
         matrix[i] = old.matrix[j] if j is not None else vectors[at[w]]
     report.embedded, report.reused = len(fresh), len(wanted) - len(fresh)
-    write_table(directory, WordTable(embedder.name, embedder.dimension, wanted, matrix))
+    table = WordTable(embedder.name, embedder.dimension, wanted, matrix, vocab.df, vocab.texts)
+    write_table(directory, table)
     return report
 
 
@@ -266,13 +291,17 @@ def related_words(
     threshold: float,
     per_term: int,
     skip: Iterable[str] = (),
+    common: float = 1.0,
 ) -> list[Related]:
     """Stored words whose vector is within ``threshold`` cosine of a term's, at
     most ``per_term`` per term, best first (ties by word): never a term itself,
-    a form of a term, a stopword or a word of ``skip``. Terms the table lacks
-    are embedded once (``embedder``; without one they are left out)."""
+    a form of a term, a stopword, a word of ``skip`` or a common one (in more
+    than ``common`` of the texts: "she", "maybe"; nor is a common term expanded).
+    Terms the table lacks are embedded once (``embedder``; without one they are
+    left out)."""
     import numpy as np
 
+    most = common * table.texts if common < 1.0 else float("inf")
     wanted = [t for t in dict.fromkeys(terms) if is_word(t)]
     if not wanted or not table.words or per_term <= 0:
         return []
@@ -284,6 +313,8 @@ def related_words(
     rows, sources = [], []
     for t in wanted:
         i = table.index.get(t)
+        if i is not None and table.df[i] > most:
+            continue
         row = table.matrix[i] if i is not None else table.memo.get(t)
         if row is not None:
             rows.append(row)
@@ -296,7 +327,7 @@ def related_words(
     for col, source in enumerate(sources):
         column = sims[:, col]
         # the best few, in order (more than ``per_term``: forms and names are skipped)
-        k = min(len(column), per_term + len(banned) + 32)
+        k = min(len(column), per_term + len(banned) + 64)
         top = np.argpartition(-column, k - 1)[:k]
         order = sorted(top.tolist(), key=lambda i: (-float(column[i]), table.words[i]))
         taken = 0
@@ -305,7 +336,7 @@ def related_words(
             if sim < threshold or taken >= per_term:
                 break
             word = table.words[i]
-            if word in banned or any(_variant(word, t) for t in wanted):
+            if word in banned or table.df[i] > most or any(_variant(word, t) for t in wanted):
                 continue
             taken += 1
             sim = round(sim, 5)
@@ -332,7 +363,12 @@ def nerve_table(nerve: object) -> tuple[WordTable | None, Embedder | None, str |
 
 
 def related_for(
-    nerve: object, terms: Sequence[str], names: Iterable[str], threshold: float, per_term: int
+    nerve: object,
+    terms: Sequence[str],
+    names: Iterable[str],
+    threshold: float,
+    per_term: int,
+    common: float = 1.0,
 ) -> tuple[list[str], str | None]:
     """(the stored words related to ``terms``, best first, by the nerve's word
     table; why the table could not be read, if it could not)."""
@@ -340,7 +376,7 @@ def related_for(
     if table is None:
         return [], why
     found = related_words(
-        table, embedder, terms, threshold=threshold, per_term=per_term, skip=names
+        table, embedder, terms, threshold=threshold, per_term=per_term, skip=names, common=common
     )
     return [r.word for r in found], None
 

@@ -83,19 +83,20 @@ TEXTS = [
 
 def test_vocabulary_is_folded_letters_only_without_stopwords() -> None:
     got = vocabulary(["Café déjà vu, the 2023 cafe's x1 ok", "Über über"])
-    assert got == ["cafe", "deja", "uber"]  # folded, deduplicated, sorted; "the" is a stopword
-    assert vocabulary(["aaa bbb bbb ccc ccc ccc"], limit=2) == ["bbb", "ccc"]
+    assert got.words == ["cafe", "deja", "uber"]  # folded, deduplicated, sorted; "the" a stopword
+    assert got.df == [1, 1, 1] and got.texts == 2  # texts a word is in, not times said
+    assert vocabulary(["aaa bbb ccc", "bbb ccc", "ccc"], limit=2).words == ["bbb", "ccc"]
     assert not is_word("a1b2") and not is_word("the") and is_word("violin")
 
 
 def test_sync_writes_two_files_and_reads_them_back(tmp_path: Path) -> None:
     emb = Placed()
     report = sync_words(TEXTS, emb, tmp_path)
-    assert report.words == len(vocabulary(TEXTS)) and report.embedded == report.words
+    assert report.words == len(vocabulary(TEXTS).words) and report.embedded == report.words
     words_path, f32_path = table_paths(tmp_path, emb.name, emb.dimension)
     head, *rest = words_path.read_text(encoding="utf-8").splitlines()
-    assert head == f"memgraph-word-vectors 1 placed_v1 64 {report.words}"
-    assert rest == vocabulary(TEXTS)
+    assert head == f"memgraph-word-vectors 2 placed_v1 64 {report.words} 4"
+    assert rest[:2] == ["cello\t1", "escaped\t1"] and len(rest) == report.words
     assert f32_path.stat().st_size == report.words * DIM * 4
     table, why = read_table(tmp_path, emb.name, emb.dimension)
     assert why is None and table is not None
@@ -136,6 +137,11 @@ def _duplicate(f32: Path, words: Path) -> None:
     words.write_text("\n".join([lines[0], *lines[1:-1], lines[1]]) + "\n", encoding="utf-8")
 
 
+def _bad_count(f32: Path, words: Path) -> None:
+    lines = words.read_text(encoding="utf-8").splitlines()
+    words.write_text("\n".join([lines[0], "violin\tmany", *lines[2:]]) + "\n", encoding="utf-8")
+
+
 def _nan(f32: Path, words: Path) -> None:
     data = bytearray(f32.read_bytes())
     data[:4] = np.array([math.nan], dtype="<f4").tobytes()
@@ -159,6 +165,7 @@ def _no_matrix(f32: Path, words: Path) -> None:
         (_not_utf8, "not UTF-8"),
         (_count_off, "header says"),
         (_duplicate, "duplicate"),
+        (_bad_count, "malformed"),
         (_nan, "non-finite"),
         (_other_model, "another model"),
         (_no_matrix, "f32"),
@@ -177,7 +184,7 @@ def test_a_damaged_table_is_ignored_with_a_reason_then_rebuilt(
     report = sync_words(TEXTS, emb, tmp_path)
     assert report.rebuilt is not None and "rebuilt" in report.line()
     table, why = read_table(tmp_path, emb.name, emb.dimension)
-    assert why is None and table is not None and table.words == vocabulary(TEXTS)
+    assert why is None and table is not None and table.words == vocabulary(TEXTS).words
 
 
 @settings(
@@ -214,6 +221,12 @@ def test_related_words_are_close_not_forms_not_skipped(tmp_path: Path) -> None:
     assert len(related_words(table, emb, ["instruments"], threshold=0.5, per_term=2)) == 2
     skipped = related_words(table, emb, ["instruments"], threshold=0.5, per_term=5, skip={"guitar"})
     assert [r.word for r in skipped] == ["violin", "cello"]
+    # a common word (in more than a share of the texts) is neither found nor expanded
+    table.df[table.index["guitar"]] = 3  # of 5 texts
+    common = related_words(table, emb, ["instruments"], threshold=0.5, per_term=5, common=0.5)
+    assert [r.word for r in common] == ["violin", "cello"]
+    table.df[table.index["violin"]] = 3
+    assert related_words(table, emb, ["violin"], threshold=0.1, per_term=5, common=0.5) == []
     # without an embedder, a term the table lacks is left out
     fresh, _ = read_table(tmp_path, emb.name, emb.dimension)
     assert (
