@@ -96,7 +96,7 @@ class TurnWeights:
     # stored words close to a question word by word vector ("instruments" ->
     # violin, guitar: ``context_cut.word_vectors``) searched as a second lexical
     # round, its scores (scaled by the first round's best) x ``related``
-    related: float = 0.0
+    related: float = 0.3
     related_min: float = 0.5  # cosine a stored word needs to a question word
     related_per: int = 5  # stored words per question word
     related_scale: bool = True  # False: scaled by the second round's own best
