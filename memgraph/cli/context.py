@@ -135,7 +135,8 @@ def index(
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
-    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries)."""
+    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries,
+    and the words of voice messages, which recall relates to a question's words)."""
     from dataclasses import asdict
 
     from context_cut.vectors import index_status, sync_index
