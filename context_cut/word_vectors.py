@@ -12,8 +12,9 @@ The table is a cache of the store's vocabulary, written by ``memgraph index``
 (``sync_words``) as two plain files in the word-vector directory, one pair per
 model + dimension:
 
-- ``<model>-<dim>.words``: a header line ``memgraph-word-vectors 1 <model> <dim>
-  <count>``, then one word a line (folded, sorted);
+- ``<model>-<dim>.words``: a header line ``memgraph-word-vectors 2 <model> <dim>
+  <count> <texts>`` (format 2; ``texts``: the messages counted), then one
+  ``word<TAB>df`` a line (folded, sorted; ``df``: the messages the word is in);
 - ``<model>-<dim>.f32``: ``count x dim`` little-endian float32, unit rows, in
   the order of the words.
 

@@ -292,6 +292,23 @@ def test_a_question_word_lifts_the_turn_that_names_a_related_word(
     nerve.index.close()
 
 
+def test_a_packet_searches_the_related_words_by_default(chat: Store, tmp_path: Path) -> None:
+    # a context packet ranks with packet=True and the default weights: the related
+    # round runs there too, and lifts the violin turn as in recall
+    nerve = _nerve(chat, tmp_path)
+    q = "What instruments does Ana play?"
+    scope = TurnScope(project="chat")
+    got = rank_turns(chat, q, 6, nerve=nerve, scope=scope, packet=True)
+    off = rank_turns(
+        chat, q, 6, nerve=nerve, scope=scope, packet=True, weights=TurnWeights(related=0.0)
+    )
+    assert "violin" in got.related and off.related == []
+    violin = "I practise the violin every night"
+    score = {t.node.claim: t.score for t in got.turns}
+    assert score[violin] > {t.node.claim: t.score for t in off.turns}[violin]
+    nerve.index.close()
+
+
 def test_a_damaged_table_leaves_the_ranking_as_without_it(chat: Store, tmp_path: Path) -> None:
     nerve = _nerve(chat, tmp_path)
     assert nerve.words_dir is not None
