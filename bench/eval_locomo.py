@@ -246,8 +246,15 @@ def build(
         counts["vectors"] = report.embedded
         if isinstance(cached, CachedEmbedder):
             counts["vectors_from_cache"] = cached.hits
+        # the word vectors of the stored turns, as `memgraph index` writes them
+        from context_cut.word_vectors import message_texts, sync_words
+
+        t0 = time.perf_counter()
+        words = sync_words(message_texts(store), cached, tmp / "words")
+        timings["word_vectors_s"] = time.perf_counter() - t0
+        counts["words"] = words.words
         # queries are embedded by the model itself: their latency is measured
-        nerve = VectorNerve(index, embedder)
+        nerve = VectorNerve(index, embedder, words_dir=tmp / "words")
     return Built(store, nerve, timings, counts)
 
 

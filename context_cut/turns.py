@@ -31,13 +31,17 @@ from datetime import datetime
 from context_cut.candidates import VectorSource, bm25_ranking, query_terms
 from context_cut.embedders import fold
 from context_cut.turn_scoring import (
+    asks_when_question,
     diverse,
     feedback_terms,
     fuse,
+    months_named,
     normalised,
+    says_when,
     session_boost,
     sessions_of,
 )
+from context_cut.word_vectors import prime, related_for
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
 from memgraph.store.rows import VoiceScope, iso
@@ -89,6 +93,14 @@ class TurnWeights:
     packet_dense_query: int = 0
     # a question naming a month ("camping in June") ranks turns said in it x this
     month: float = 1.5
+    # stored words close to a question word by word vector ("instruments" ->
+    # violin, guitar: ``context_cut.word_vectors``) searched as a second lexical
+    # round, its scores (scaled by the first round's best) x ``related``
+    related: float = 0.3
+    related_min: float = 0.5  # cosine a stored word needs to a question word
+    related_per: int = 5  # stored words per question word
+    related_scale: bool = True  # False: scaled by the second round's own best
+    related_common: float = 1.0  # no word in more than this share of the messages
 
 
 WEIGHTS = TurnWeights()
@@ -132,6 +144,7 @@ class TurnRanking:
     notices: list[str] = field(default_factory=list)
     vectors_used: bool = False
     considered: set[str] = field(default_factory=set)  # every id scored, kept or not
+    related: list[str] = field(default_factory=list)  # stored words searched for them
 
 
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
@@ -218,46 +231,6 @@ def _links(
             prev_of.setdefault(nxt, nid)
 
 
-_WHEN_Q = re.compile(
-    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
-)
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_TIME_EXPR = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|recently|ago|last|next|this (?:week|weekend|month|year)"
-    r"|(?:19|20)\d\d|" + _MONTHS + "|" + _WEEKDAYS + r"|weekend|week|month|year|summer|winter"
-    r"|spring|fall|autumn|christmas|holiday)s?\b",
-    re.I,
-)
-
-
-_MONTH_NAMES = _MONTHS.split("|")[:12]
-_MONTH_Q = re.compile(
-    r"\b(?:in|of|during|since|early|late|mid|last|this) (" + "|".join(_MONTH_NAMES) + r")\b"
-    r"|\b(" + "|".join(m for m in _MONTH_NAMES if m != "may") + r")\b",
-    re.I,
-)
-
-
-def months_named(text: str) -> set[int]:
-    """The months (1-12) a question names ("in June", "July 2023"; "may" only after a
-    preposition, so "may" the verb is not May)."""
-    return {_MONTH_NAMES.index(fold(a or b)) + 1 for a, b in _MONTH_Q.findall(text)}
-
-
-def asks_when_question(text: str) -> bool:
-    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
-    return _WHEN_Q.search(text) is not None
-
-
-def says_when(text: str) -> bool:
-    """Whether ``text`` carries a time expression a date can be worked out from."""
-    return _TIME_EXPR.search(text) is not None
-
-
 def _dense_text(store: Store, text: str, bm25: Sequence[tuple[str, float]], how: int) -> str:
     """The text the dense side embeds (``TurnWeights.dense_query``)."""
     if how == 0:
@@ -303,6 +276,8 @@ def rank_turns(
         try:
             how = weights.packet_dense_query if packet else weights.dense_query
             asked = _dense_text(store, text, bm25, how)
+            if lexical and weights.related > 0:  # question words the word table lacks:
+                prime(nerve, asked, out.terms)  # embedded in the question's batch
             hits = nerve.search(store, asked, pool * weights.fetch, ["voice"])
             out.vectors_used = True
         except MemgraphError as exc:
@@ -329,12 +304,11 @@ def rank_turns(
         for w in _named(str(node.attributes["speaker"]))
     }
     fresh: list[str] = []
-    if lexical and not weights.speaker_terms:
-        content = [t for t in out.terms if t not in speakers]
-        if content and len(content) < len(out.terms):
-            bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-            own = fuse(bm25, vector, weights)
-            fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
+    content = [t for t in out.terms if t not in speakers]
+    if lexical and not weights.speaker_terms and content and len(content) < len(out.terms):
+        bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
+        own = fuse(bm25, vector, weights)
+        fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and weights.prf > 0:
         extra = feedback_terms(docs, own, {*out.terms, *speakers}, weights)
         second = lexical_ranking(store, extra, scope, pool, weights.stems, weights.title_weight)
@@ -342,6 +316,18 @@ def rank_turns(
         for n, s in fb.items():
             own[n] = own.get(n, 0.0) + weights.prf * s
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
+    if lexical and nerve is not None and weights.related > 0:
+        least, per, common = weights.related_min, weights.related_per, weights.related_common
+        out.related, why = related_for(nerve, content, speakers, least, per, common)
+        out.notices += [f"word vectors ignored: {why}; run `memgraph index`"] if why else []
+        second = lexical_ranking(
+            store, out.related, scope, weights.pool, weights.stems, weights.title_weight
+        )
+        top = max((s for _, s in bm25), default=0.0) if weights.related_scale else 0.0
+        for n, s in normalised(second, top=top).items():
+            own[n] = own.get(n, 0.0) + weights.related * s
+        if second:
+            fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     unread = [n for n in fresh if n not in docs]
     if unread:
         with store.reader() as reader:

@@ -476,6 +476,11 @@ class VectorNerve:
     index: VectorIndex
     embedder: Embedder
     heal: bool = True
+    # the word-vector table (``context_cut.word_vectors``) recall reads, if any
+    words_dir: Path | None = None
+    # (text, vector) embedded ahead for the next search of that text
+    # (``context_cut.word_vectors.prime``); taken once
+    primed: tuple[str, list[float]] | None = None
     # hits below this cosine are noise, not candidates (unrelated text scores ~0)
     min_similarity: float = 0.1
     notices: list[str] = field(default_factory=list)
@@ -524,7 +529,9 @@ class VectorNerve:
             raise BackendUnavailable(
                 f"no vector collection for {', '.join(partitions)} yet; run `memgraph index`"
             )
-        vector = self.embedder.embed([text])[0]
+        primed, self.primed = self.primed, None
+        vector = primed[1] if primed is not None and primed[0] == text else None
+        vector = vector or self.embedder.embed([text])[0]
         where = {"profile": sorted(profiles)} if profiles is not None else {}
         scored: dict[str, float] = {}
         rejected = 0

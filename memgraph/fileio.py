@@ -1,7 +1,8 @@
 """Every file memgraph writes goes through here (stdlib only: the lean paths use it).
 
-- ``atomic_write_text``: temp file in the same directory, fsync, rename. A reader
-  (or a crash, or kill -9) sees the old file or the new one, never a partial one.
+- ``atomic_write_text`` (``atomic_write_bytes``): temp file in the same directory,
+  fsync, rename. A reader (or a crash, or kill -9) sees the old file or the new
+  one, never a partial one.
   The temp file is created with ``O_EXCL`` (never follows a planted link) and the
   rename replaces a link at the destination rather than writing through it.
 - ``append_line``: one ``O_APPEND`` write (concurrent writers never interleave
@@ -193,6 +194,19 @@ def atomic_write_text(
     rename is still atomic, a crash may just leave the previous version. Inside
     ``deferred_fsync`` the fsyncs happen at the end of that block instead.
     """
+    data = text.encode("utf-8")
+    atomic_write_bytes(path, data, root=root, durable=durable, mode=mode)
+
+
+def atomic_write_bytes(
+    path: Path,
+    data: bytes,
+    *,
+    root: Path | None = None,
+    durable: bool = True,
+    mode: int | None = None,
+) -> None:
+    """``atomic_write_text`` for bytes (a vector matrix, a binary cache)."""
     owed: list[Path] | None = None
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
@@ -201,8 +215,8 @@ def atomic_write_text(
         check_under(path, root)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)

@@ -135,7 +135,8 @@ def index(
     qdrant_path: Path | None = QdrantPathOpt,
     qdrant_url: str | None = QdrantUrlOpt,
 ) -> None:
-    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries)."""
+    """Sync the vectors with the store: embed only what changed (nodes, edges, summaries,
+    and the words of voice messages, which recall relates to a question's words)."""
     from dataclasses import asdict
 
     from context_cut.vectors import index_status, sync_index
@@ -179,13 +180,20 @@ def index(
         report = sync_index(
             s, nerve.index, nerve.embedder, rebuild=rebuild, profiles=wanted, optimize=optimize
         )
+        words = None
+        if nerve.words_dir is not None and (wanted is None or "voice" in wanted):
+            from context_cut.word_vectors import message_texts, sync_words
+
+            words = sync_words(message_texts(s), nerve.embedder, nerve.words_dir)
     finally:
         nerve.index.close()
         s.close()
     if as_json:
-        print_json_line(asdict(report))
+        print_json_line({**asdict(report), **({"words": asdict(words)} if words else {})})
     else:
         print(report.line())
+        if words is not None:
+            print(words.line())
 
 
 def register(app: typer.Typer) -> None:

@@ -113,8 +113,15 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     report = json.loads(first.stdout)
     assert report["embedded"] == 3 and report["manifests"] == 3
+    # the word vectors of the voice messages' words, beside the store's home
+    assert report["words"]["words"] == 3 and report["words"]["embedded"] == 3  # cache tokens longer
+    assert sorted(p.suffix for p in (tmp_path / "mg-home" / "word-vectors").iterdir()) == [
+        ".f32",
+        ".words",
+    ]
     again = runner.invoke(app, ["index", *args])
     assert again.exit_code == 0 and "embedded 0" in again.stdout and "unchanged 3" in again.stdout
+    assert "word vectors: 3 words (0 embedded, 3 kept)" in again.stdout
 
     rec = runner.invoke(app, ["recall", "caching tokens longer", *args])
     assert rec.exit_code == 0, rec.output
