@@ -9,20 +9,11 @@ word alone); a question word then finds the stored words closest to it
 searches as a second, lower-weighted lexical round in the question's scope.
 
 The table is a cache of the store's vocabulary, written by ``memgraph index``
-(``sync_words``) as two plain files in the word-vector directory, one pair per
-model + dimension:
-
-- ``<model>-<dim>.words``: a header line ``memgraph-word-vectors 2 <model> <dim>
-  <count> <texts>`` (format 2; ``texts``: the messages counted), then one
-  ``word<TAB>df`` a line (folded, sorted; ``df``: the messages the word is in);
-- ``<model>-<dim>.f32``: ``count x dim`` little-endian float32, unit rows, in
-  the order of the words.
-
-A table that does not read back whole (a truncated or foreign file, a count that
-does not match, a duplicate word, non-finite numbers) is ignored with a one-line
-reason, and the next ``sync_words`` rebuilds it. Question words not in the table
-are embedded in one batch and remembered for the process (never written at
-query time: recall stays read-only).
+(``sync_words``) as two plain files in the word-vector directory
+(``context_cut.word_table``: the format, and why a pair is refused; a refused
+pair is ignored with a one-line reason and rebuilt by the next ``sync_words``).
+Question words not in the table are embedded in one batch and remembered for
+the process (never written at query time: recall stays read-only).
 """
 
 from __future__ import annotations
@@ -31,26 +22,25 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from context_cut.candidates import STOPWORDS
 from context_cut.embedders import Embedder, fold
+from context_cut.word_table import (  # the table's files: context_cut.word_table
+    WordTable,
+    empty_table,
+    is_word,
+    load_table,
+    read_table,
+    write_table,
+)
 from memgraph.store.protocol import Store
 
-MAGIC = "memgraph-word-vectors"
-VERSION = 2
 MAX_WORDS = 100_000  # the most frequent words of the store, if it says more
-MIN_LEN, MAX_LEN = 3, 24
 _EMBED_BATCH = 256
 _MEMO = 4096  # question-word vectors remembered per table
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def is_word(word: str) -> bool:
-    """A word worth a vector: letters only, 3-24 of them, not a stopword."""
-    return MIN_LEN <= len(word) <= MAX_LEN and word.isalpha() and word not in STOPWORDS
 
 
 @dataclass(frozen=True)
@@ -71,130 +61,6 @@ def vocabulary(texts: Iterable[str], limit: int = MAX_WORDS) -> Vocabulary:
     kept = sorted(counts, key=lambda w: (-counts[w], w))[:limit]
     words = sorted(kept)
     return Vocabulary(words, [counts[w] for w in words], n)
-
-
-def _slug(model: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_") or "model"
-
-
-def table_paths(directory: Path, model: str, dimension: int) -> tuple[Path, Path]:
-    base = f"{_slug(model)}-{dimension}"
-    return directory / f"{base}.words", directory / f"{base}.f32"
-
-
-@dataclass
-class WordTable:
-    """Words and their unit vectors (``matrix[i]`` is ``words[i]``)."""
-
-    model: str
-    dimension: int
-    words: list[str]
-    matrix: Any  # numpy float32, (len(words), dimension)
-    df: list[int] = field(default_factory=list)  # texts each word is in
-    texts: int = 0  # texts the vocabulary was counted over
-    index: dict[str, int] = field(default_factory=dict)
-    memo: dict[str, Any] = field(default_factory=dict)  # question words embedded
-
-    def __post_init__(self) -> None:
-        if not self.index:
-            self.index = {w: i for i, w in enumerate(self.words)}
-        if len(self.df) != len(self.words):
-            self.df = [0] * len(self.words)
-
-
-def empty_table(model: str, dimension: int) -> WordTable:
-    import numpy as np
-
-    return WordTable(model, dimension, [], np.zeros((0, dimension), dtype=np.float32))
-
-
-def read_table(directory: Path, model: str, dimension: int) -> tuple[WordTable | None, str | None]:
-    """(table, None), or (None, None) when there is none yet, or (None, reason)
-    when the files are there but do not read back whole."""
-    import numpy as np
-
-    words_path, f32_path = table_paths(directory, model, dimension)
-    if not words_path.exists() and not f32_path.exists():
-        return None, None
-    try:
-        raw = words_path.read_bytes()
-        size = f32_path.stat().st_size
-    except OSError as exc:
-        where = Path(exc.filename).name if exc.filename else words_path.name
-        return None, f"{where}: {exc.strerror or type(exc).__name__}"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, f"{words_path.name}: not UTF-8"
-    lines = text.split("\n")
-    head = lines[0].split(" ")
-    if len(head) != 6 or head[0] != MAGIC or head[1] != str(VERSION):
-        return None, f"{words_path.name}: not a word-vector list (bad header)"
-    if head[2] != _slug(model) or head[3] != str(dimension):
-        return None, f"{words_path.name}: written for another model or dimension"
-    if not head[4].isdigit() or not head[5].isdigit():
-        return None, f"{words_path.name}: not a word-vector list (bad header)"
-    count, texts = int(head[4]), int(head[5])
-    rows = lines[1:]
-    if rows and rows[-1] == "":
-        rows.pop()
-    if len(rows) != count:
-        return None, f"{words_path.name}: {len(rows)} words, header says {count}"
-    if size != count * dimension * 4:
-        return None, f"{f32_path.name}: {size} bytes, {count} words need {count * dimension * 4}"
-    pairs = [r.split("\t") for r in rows]
-    if not all(len(p) == 2 and is_word(p[0]) and p[1].isdigit() for p in pairs):
-        return None, f"{words_path.name}: malformed word lines"
-    words, df = [p[0] for p in pairs], [int(p[1]) for p in pairs]
-    if len(set(words)) != count:
-        return None, f"{words_path.name}: duplicate words"
-    matrix = np.fromfile(f32_path, dtype="<f4", count=count * dimension)
-    if matrix.size != count * dimension:
-        return None, f"{f32_path.name}: shorter than its size said"
-    matrix = matrix.reshape(count, dimension).astype(np.float32, copy=False)
-    if not np.isfinite(matrix).all():
-        return None, f"{f32_path.name}: non-finite numbers"
-    return WordTable(model, dimension, words, matrix, df, texts), None
-
-
-# loaded tables, per file pair, while their files stay the same
-_LOADED: dict[Path, tuple[tuple[int, int, int, int], WordTable]] = {}
-
-
-def load_table(directory: Path, model: str, dimension: int) -> tuple[WordTable | None, str | None]:
-    """``read_table``, remembered for the process while the files are unchanged."""
-    words_path, f32_path = table_paths(directory, model, dimension)
-    try:
-        a, b = words_path.stat(), f32_path.stat()
-    except OSError:
-        _LOADED.pop(words_path, None)
-        return read_table(directory, model, dimension)
-    key = (a.st_mtime_ns, a.st_size, b.st_mtime_ns, b.st_size)
-    held = _LOADED.get(words_path)
-    if held is not None and held[0] == key:
-        return held[1], None
-    table, reason = read_table(directory, model, dimension)
-    if table is not None:
-        _LOADED[words_path] = (key, table)
-    return table, reason
-
-
-def write_table(directory: Path, table: WordTable) -> None:
-    """Both files, each replaced atomically; the matrix first (a reader that sees
-    a new list with an old matrix finds the sizes differ and ignores the pair)."""
-    import numpy as np
-
-    from memgraph.fileio import atomic_write_bytes, atomic_write_text
-
-    words_path, f32_path = table_paths(directory, table.model, table.dimension)
-    data = np.ascontiguousarray(table.matrix, dtype="<f4").tobytes()
-    atomic_write_bytes(f32_path, data, durable=False)
-    head = f"{MAGIC} {VERSION} {_slug(table.model)} {table.dimension} {len(table.words)}"
-    lines = [
-        f"{head} {table.texts}",
-        *(f"{w}\t{d}" for w, d in zip(table.words, table.df, strict=True)),
-    ]
-    atomic_write_text(words_path, "\n".join(lines) + "\n", durable=False)
 
 
 def _unit(rows: Any) -> Any:
@@ -262,7 +128,16 @@ def sync_words(
         matrix[i] = old.matrix[j] if j is not None else vectors[at[w]]
     report.embedded, report.reused = len(fresh), len(wanted) - len(fresh)
     table = WordTable(embedder.name, embedder.dimension, wanted, matrix, vocab.df, vocab.texts)
-    write_table(directory, table)
+    try:
+        write_table(directory, table)
+    except OSError as exc:  # a directory or a read-only file system where the pair goes
+        from memgraph.errors import StoreError
+
+        where = exc.filename or directory
+        raise StoreError(
+            f"cannot write the word vectors at {where}: {exc.strerror or exc} "
+            "(make it a writable directory of plain files and rerun `memgraph index`)"
+        ) from None
     return report
 
 

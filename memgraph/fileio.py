@@ -44,6 +44,7 @@ from memgraph.ids import is_safe_name
 STALE_TEMP_SECONDS = 300
 MAX_VIEW_BYTES = 64 * 1024 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 # files written inside ``deferred_fsync`` whose fsync is still owed
 _DEFERRED: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
     "memgraph_deferred_fsync", default=None
@@ -109,20 +110,32 @@ def _refuse_link(path: Path, what: str) -> FileEscape:
 
 
 def open_nofollow(path: Path, flags: int, mode: int = 0o644, *, what: str = "files") -> int:
-    """``os.open`` with ``O_NOFOLLOW``; a symlink (or a non-regular file) is refused."""
+    """``os.open`` with ``O_NOFOLLOW``; a symlink (or a non-regular file) is refused.
+
+    Opened ``O_NONBLOCK`` so a FIFO in the way is refused at once: a blocking open
+    waits for the other end forever (read) or fails only later (write: ENXIO).
+    """
     try:
-        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC, mode)
+        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and path.is_symlink()):
             raise _refuse_link(path, what) from None
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader, a socket
+            raise _not_regular(path, what) from None
         raise
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FileEscape(f"{path} is not a regular file; memgraph writes {what} only there")
+            raise _not_regular(path, what)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _not_regular(path: Path, what: str) -> FileEscape:
+    return FileEscape(f"{path} is not a regular file; memgraph writes {what} only there")
 
 
 def check_under(path: Path, root: Path) -> Path:

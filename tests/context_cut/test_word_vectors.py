@@ -16,16 +16,12 @@ from hypothesis import strategies as st
 from context_cut.embedders import HashEmbedder
 from context_cut.turns import TurnScope, TurnWeights, rank_turns
 from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+from context_cut.word_table import _LOADED, is_word, load_table, read_table, table_paths
 from context_cut.word_vectors import (
-    _LOADED,
-    is_word,
-    load_table,
     message_texts,
     nerve_table,
-    read_table,
     related_words,
     sync_words,
-    table_paths,
     vocabulary,
 )
 from memgraph.store import Store, open_store

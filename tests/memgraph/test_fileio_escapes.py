@@ -77,6 +77,26 @@ def test_read_and_write_never_follow_links(tmp_path: Path) -> None:
     assert issubclass(FileEscape, StoreError)
 
 
+def test_a_fifo_in_the_way_is_refused_at_once_never_waited_on(tmp_path: Path) -> None:
+    # a blocking open of a FIFO waits for the other end forever (read) or fails
+    # later (write); every no-follow open refuses it at once
+    fifo = tmp_path / "page.md"
+    os.mkfifo(fifo)
+    with pytest.raises(FileEscape, match="not a regular file"):
+        read_text_nofollow(fifo)
+    with pytest.raises(FileEscape, match="not a regular file"):
+        append_line(fifo, b"x\n")
+    lock = tmp_path / "s1.yaml"
+    os.mkfifo(lock.with_name("s1.yaml.lock"))
+    with pytest.raises(FileEscape, match="not a regular file"), file_lock(lock):
+        pass
+    # a regular file opened the same way reads and appends as before (blocking again)
+    plain = tmp_path / "log.md"
+    append_line(plain, b"one\n")
+    append_line(plain, b"two\n")
+    assert read_text_nofollow(plain) == "one\ntwo\n"
+
+
 def test_remove_stale_temps_keeps_young_and_foreign_files(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     old, young, other = (tmp_path / n for n in (".p.md.a.tmp", ".p.md.b.tmp", ".q.md.c.tmp"))
