@@ -133,7 +133,7 @@ def sync_words(
     except OSError as exc:  # a directory or a read-only file system where the pair goes
         from memgraph.errors import StoreError
 
-        where = exc.filename or directory
+        where = exc.filename2 or exc.filename or directory  # os.replace: (temp, target)
         raise StoreError(
             f"cannot write the word vectors at {where}: {exc.strerror or exc} "
             "(make it a writable directory of plain files and rerun `memgraph index`)"

@@ -188,7 +188,9 @@ def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = Fa
             nerve.index.close()
         s.close()
     notices: list[str] = getattr(result, "notices", [])
-    for line in [notice] if notice else [n for n in notices if n.startswith("vectors")]:
+    # the vector side's own notices (a damaged word table included: it says to reindex)
+    shown = ("vectors", "word vectors")
+    for line in [notice] if notice else [n for n in notices if n.startswith(shown)]:
         say(line)
     return result
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -131,6 +132,26 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
     js = runner.invoke(app, ["recall", "cache tokens", *args, "--json"])
     row = json.loads(js.stdout.splitlines()[0])
     assert row["project"] == "alpha" and row["bm25_rank"] == 1 and row["vector_rank"] is not None
+
+
+def test_a_word_table_in_a_bad_state_is_one_line_on_each_command(db: Path, tmp_path: Path) -> None:
+    args = ["--store", str(db), "--embedder", "hash", "--qdrant-path", str(tmp_path / "q")]
+    assert runner.invoke(app, ["index", *args]).exit_code == 0
+    words = next((tmp_path / "mg-home" / "word-vectors").glob("*.words"))
+    words.unlink()
+    os.mkfifo(words)  # recall neither waits on it nor fails: it says so and goes on
+    rec = runner.invoke(app, ["recall", "caching tokens longer", *args])
+    assert rec.exit_code == 0 and "cache the tokens" in rec.stdout
+    (notice,) = rec.stderr.splitlines()
+    assert notice.startswith("word vectors ignored:") and "memgraph index" in notice
+    words.unlink()
+    words.mkdir()  # index cannot put the list there: one Error line, exit 1
+    bad = runner.invoke(app, ["index", *args])
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    (err,) = bad.stderr.splitlines()
+    assert err.startswith("Error: cannot write the word vectors at") and words.name in err
+    words.rmdir()
+    assert runner.invoke(app, ["index", *args]).exit_code == 0 and words.is_file()
 
 
 def test_index_without_embedder_is_a_usage_error(db: Path) -> None:
