@@ -12,6 +12,7 @@ are never followed.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -178,7 +179,11 @@ def read_vault(
             if not real.is_relative_to(root):
                 read.skip("outside_vault")
                 continue
-            if real.stat().st_size > MAX_PAGE_BYTES:
+            info = real.stat()
+            if not stat.S_ISREG(info.st_mode):  # a FIFO named *.md would block the read
+                read.skip("not_regular")
+                continue
+            if info.st_size > MAX_PAGE_BYTES:
                 read.skip("oversized")
                 continue
             text = real.read_text(encoding="utf-8")

@@ -122,6 +122,8 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
     )
     if hook.is_symlink():
         raise UsageError(f"{hook} is a symlink: refusing to write through it")
+    if hook.exists() and not hook.is_file():
+        raise UsageError(f"{hook} is not a regular file: refusing to read or replace it")
     if hook.exists():
         text = hook.read_text(encoding="utf-8", errors="replace")
         if HOOK_MARK in text:

@@ -268,13 +268,14 @@ def _rerender(
             continue
         rendered = render_page(build_page(session, qualifying))
         written = _write_view(store, vault, sid)
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        # is_file: a FIFO in a page's place would block the read forever
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
         if any(t in current for t in long):  # a hand-edited page kept its old blocks
             target = safe_child(vault, *session_relpath(vault, session, qualifying).parts)
             atomic_write_text(target, rendered, root=vault)
             pagekeep.record_written(target, rendered)
             written = True
-        if conflict.exists() and any(t in conflict.read_text(encoding="utf-8") for t in long):
+        if conflict.is_file() and any(t in conflict.read_text(encoding="utf-8") for t in long):
             conflict.unlink()
         if written:
             result.pages_rewritten.append(relpath)

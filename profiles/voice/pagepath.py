@@ -27,10 +27,13 @@ def page_relpath(constellation: str, day: date, session_id: str) -> PurePosixPat
 
 
 def _page_session_id(path: Path) -> str | None:
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
+    from memgraph.errors import ReaderError
+    from memgraph.inputs import open_regular
+
+    try:  # a FIFO or device at the page's place is not a page (and is never waited on)
+        with open_regular(path, "page") as fh:
+            head = fh.read(8192).decode("utf-8", "replace")
+    except (OSError, ReaderError):
         return None
     match = re.search(r"^session_id: '?([^'\n]*)'?$", head, re.MULTILINE)
     return match.group(1) if match else None

@@ -19,6 +19,8 @@ from memgraph.documents.base import Document
 from memgraph.errors import ReaderError
 from profiles.voice.classify.labels import LABELS, Classification, Label
 
+MAX_LABELED_BYTES = 64 * 1024 * 1024  # a labeled sample is a few MB at most
+
 
 class LabeledMessage(Document):
     id: str = Field(min_length=1)
@@ -47,9 +49,12 @@ def parse_labeled(text: str, source: str = "<labeled>") -> list[LabeledMessage]:
 
 
 def load_labeled(path: Path) -> list[LabeledMessage]:
+    from memgraph.inputs import read_bounded
+
+    data = read_bounded(path, MAX_LABELED_BYTES, "labeled sample")  # regular files only
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ReaderError(f"cannot read labeled sample {path}: {exc}") from None
     return parse_labeled(text, str(path))
 

@@ -4,6 +4,7 @@ and the MCP tool's repo cut."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -134,3 +135,14 @@ def test_fast_path_matches_the_typer_command(
     assert capsys.readouterr().err == typer_out.stderr
     for other in (["status"], ["scan", "--json"], ["scan", "--help"], ["scan", "a", "b"], []):
         assert repo_fast.run(other) is None
+
+
+def test_hook_install_refuses_a_fifo_in_the_hooks_place(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "proj")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(hook)  # reading it would wait for a writer forever
+    out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+    assert out.exit_code == 2 and "not a regular file" in out.stderr
+    assert hook.is_fifo()  # left as it was

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -94,3 +95,11 @@ def test_frontmatter_truncation_never_raises(front: str, body: str) -> None:
         with contextlib.suppress(ValueError):
             split_frontmatter(text[:cut])
         parse_page(Path("devlog/p.md"), text[:cut])
+
+
+def test_a_fifo_named_like_a_page_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    write(v, "wiki/a.md", "---\nupdated: 2026-03-01\n---\n")
+    os.mkfifo(v / "wiki" / "pipe.md")  # reading it would wait for a writer forever
+    read = read_vault(v)
+    assert [p.ref for p in read.pages] == ["wiki/a.md"] and read.skipped == {"not_regular": 1}

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from profiles.voice.pagepath import choose_relpath
 from profiles.voice.pages import (
     PageError,
     VoiceMessageEntry,
@@ -175,6 +178,21 @@ def test_seed_layout() -> None:
 def test_page_relpath() -> None:
     rel = page_relpath("atlas", date(2026, 4, 14), "80166115-aaaa")
     assert rel.as_posix() == "atlas/voice/2026-04-14-80166115.md"
+
+
+def test_choose_relpath_never_waits_on_a_fifo_in_the_pages_place(tmp_path: Path) -> None:
+    # the hook asks whether another session owns the page name; a FIFO there owns
+    # nothing (an open of it would wait for a writer forever)
+    rel = page_relpath("atlas", date(2026, 4, 14), "80166115-aaaa")
+    where = tmp_path.joinpath(*rel.parts)
+    where.parent.mkdir(parents=True)
+    os.mkfifo(where)
+    assert choose_relpath(tmp_path, "atlas", "80166115-aaaa", T0) == rel
+    # a page of another session with the same first 8 characters does own it
+    where.unlink()
+    where.write_text("---\nsession_id: 80166115-bbbb\n---\n")
+    other = choose_relpath(tmp_path, "atlas", "80166115-aaaa", T0)
+    assert other.name == "2026-04-14-80166115-aaaa.md"
 
 
 def test_crlf_converted_page_still_parses() -> None:

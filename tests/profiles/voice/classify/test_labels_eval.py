@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,12 @@ def test_sample_lines_are_json_objects() -> None:
     for path in SAMPLES:
         for line in path.read_text(encoding="utf-8").splitlines():
             assert set(json.loads(line)) == {"id", "text", "label", "split"}
+
+
+def test_a_labeled_sample_that_is_not_a_file_is_one_reader_error(tmp_path: Path) -> None:
+    fifo = tmp_path / "sample.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ReaderError, match=r"labeled sample .*not a regular file"):
+        load_labeled(fifo)
+    with pytest.raises(ReaderError, match="no such file"):
+        load_labeled(tmp_path / "missing.jsonl")
