@@ -102,18 +102,30 @@ def project_of(cwd: str) -> str:
     return cleaned if cleaned and _SAFE.match(cleaned) else "unknown"
 
 
+_ENV_FILE_TAIL = 64 * 1024  # the line is looked for among the last lines only
+
+
 def write_env_file(path: str, session_id: str) -> None:
+    """Append ``export MEMGRAPH_SESSION=...`` to Claude Code's env file once.
+
+    Opened ``O_NOFOLLOW | O_NONBLOCK`` and checked to be a regular file before any
+    read or write: a FIFO there would otherwise hold the SessionStart hook forever.
+    """
+    import stat
+
     line = f"export MEMGRAPH_SESSION={session_id}\n"
-    target = Path(path)
-    try:
-        if line in target.read_text(encoding="utf-8").splitlines(keepends=True)[-50:]:
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(Path(path), flags | getattr(os, "O_NONBLOCK", 0), 0o600)
+    with os.fdopen(fd, "r+b") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+        fh.seek(max(0, info.st_size - _ENV_FILE_TAIL))
+        tail = fh.read().decode("utf-8", "replace")
+        if line in tail.splitlines(keepends=True)[-50:]:
             return
-    except (OSError, UnicodeDecodeError):
-        pass
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as fh:
-        fh.write(line)
+        fh.write(line.encode("utf-8"))
 
 
 def _wake(reads: Any, persona: str) -> str:

@@ -257,3 +257,36 @@ def test_mcp_note_and_remember_use_the_workspace_active_session(tmp_path: Path) 
     assert tools.note("after the hook")["session_id"] == "sess-from-hook"
     remembered = tools.remember("the orchard index is rebuilt nightly")
     assert remembered["domain_id"] == "agent:orchard" and remembered["lifecycle"] == "active"
+
+
+@pytest.mark.parametrize("odd", ["fifo", "symlink"])
+def test_an_env_file_that_is_not_a_plain_file_is_reported_not_waited_on(
+    tmp_path: Path, odd: str
+) -> None:
+    project = tmp_path / "orchard"
+    project.mkdir()
+    env_file = tmp_path / "claude-env"
+    target = tmp_path / "elsewhere"
+    target.write_text("precious\n")
+    if odd == "fifo":
+        os.mkfifo(env_file)  # a blocking open or read of it would hold the hook forever
+    else:
+        env_file.symlink_to(target)
+    env = _env(tmp_path, CLAUDE_ENV_FILE=str(env_file))
+    done = mg(env, "hook", "session-start", stdin=_payload(project))
+    assert done.returncode == 0  # the session still starts, with its packet
+    assert "CLAUDE_ENV_FILE not written" in _context(done.stdout) + done.stderr
+    assert target.read_text() == "precious\n"  # never written through the link
+
+
+def test_the_env_line_is_appended_once(tmp_path: Path) -> None:
+    from profiles.wakeup.hook import write_env_file
+
+    env_file = tmp_path / "claude-env"
+    env_file.write_text("export OTHER=1\n")
+    for _ in range(3):
+        write_env_file(str(env_file), "sid-1")
+    write_env_file(str(env_file), "sid-2")
+    assert env_file.read_text() == (
+        "export OTHER=1\nexport MEMGRAPH_SESSION=sid-1\nexport MEMGRAPH_SESSION=sid-2\n"
+    )
