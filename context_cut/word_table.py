@@ -18,16 +18,15 @@ rebuilds the pair.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from context_cut.candidates import STOPWORDS
-from memgraph.inputs import file_kind
+from memgraph.errors import ReaderError
+from memgraph.inputs import open_regular
 
 MAGIC = "memgraph-word-vectors"
 VERSION = 2
@@ -83,35 +82,18 @@ WORDS_LIMIT = 64 * 1024 * 1024  # a .words file larger than this is not ours
 
 def _read_file(path: Path, limit: int) -> bytes:
     """A regular file's bytes, at most ``limit``: not through a symlink, never
-    blocking (a FIFO opens at once and is refused), never reading a device."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    blocking (a FIFO opens at once and is refused), never reading a device; a
+    larger file is refused before it is read."""
     try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _Unreadable(
-                f"{path.name}: a symlink (the table is read only as a file)"
-            ) from None
-        raise _Unreadable(f"{path.name}: {exc.strerror or type(exc).__name__}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _Unreadable(f"{path.name}: {file_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise _Unreadable(f"{path.name}: {info.st_size} bytes, more than {limit}")
-        os.set_blocking(fd, True)
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        with open_regular(path, "word-vector file", follow_links=False) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise _Unreadable(f"{path.name}: {size} bytes, more than {limit}")
+            data = fh.read(limit + 1)
+    except ReaderError as exc:
+        raise _Unreadable(str(exc)) from None
     except OSError as exc:
         raise _Unreadable(f"{path.name}: {exc.strerror or type(exc).__name__}") from None
-    finally:
-        os.close(fd)
     if len(data) > limit:
         raise _Unreadable(f"{path.name}: more than {limit} bytes")
     return data

@@ -11,6 +11,7 @@ and refused with one ``ReaderError`` line unless it is a regular file.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -55,23 +56,26 @@ def check_path_text(path: str, what: str) -> None:
         ) from None
 
 
-def open_regular(path: str | os.PathLike[str], what: str = "file") -> BinaryIO:
+def open_regular(
+    path: str | os.PathLike[str], what: str = "file", *, follow_links: bool = True
+) -> BinaryIO:
     """Open a regular file for binary reading, or raise ``ReaderError`` (never block).
 
-    ``what`` names the argument in the message ("transcript", "settings file").
+    ``what`` names the argument in the message ("transcript", "settings file");
+    ``follow_links=False``: a symlink is refused too (a file of our own, read as one).
     """
     shown = printable_path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise ReaderError(f"cannot read {what} {shown}: no such file") from None
-    except PermissionError:
-        raise ReaderError(f"cannot read {what} {shown}: permission denied") from None
-    except IsADirectoryError:
-        raise ReaderError(f"cannot read {what} {shown}: it is a directory") from None
-    except (OSError, ValueError, UnicodeEncodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ReaderError(f"cannot read {what} {shown}: {reason}") from None
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if follow_links or exc.errno != errno.ELOOP:
+            raise _open_error(exc, what, shown) from None
+        raise ReaderError(f"cannot read {what} {shown}: it is a symlink") from None
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise ReaderError(f"cannot read {what} {shown}: {exc}") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -84,6 +88,19 @@ def open_regular(path: str | os.PathLike[str], what: str = "file") -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _open_error(exc: OSError, what: str, shown: str) -> ReaderError:
+    """The one line for an ``os.open`` that failed."""
+    if isinstance(exc, FileNotFoundError):
+        reason = "no such file"
+    elif isinstance(exc, PermissionError):
+        reason = "permission denied"
+    elif isinstance(exc, IsADirectoryError):
+        reason = "it is a directory"
+    else:
+        reason = exc.strerror or str(exc)
+    return ReaderError(f"cannot read {what} {shown}: {reason}")
 
 
 def require_regular(path: str | os.PathLike[str], what: str = "file") -> None:
@@ -101,9 +118,11 @@ def require_regular(path: str | os.PathLike[str], what: str = "file") -> None:
         )
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int, what: str = "file") -> bytes:
+def read_bounded(
+    path: str | os.PathLike[str], limit: int, what: str = "file", *, follow_links: bool = True
+) -> bytes:
     """The whole content of a regular file of at most ``limit`` bytes."""
-    with open_regular(path, what) as fh:
+    with open_regular(path, what, follow_links=follow_links) as fh:
         try:
             data = fh.read(limit + 1)
         except OSError as exc:
