@@ -122,15 +122,19 @@ def read_bounded(
     path: str | os.PathLike[str], limit: int, what: str = "file", *, follow_links: bool = True
 ) -> bytes:
     """The whole content of a regular file of at most ``limit`` bytes."""
+    too_large = ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
     with open_regular(path, what, follow_links=follow_links) as fh:
         try:
+            # the stated size first: a huge file is refused without being read
+            if os.fstat(fh.fileno()).st_size > limit:
+                raise too_large
             data = fh.read(limit + 1)
         except OSError as exc:
             raise ReaderError(
                 f"cannot read {what} {printable_path(path)}: {exc.strerror or exc}"
             ) from None
-    if len(data) > limit:
-        raise ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
+    if len(data) > limit:  # it grew while being read
+        raise too_large
     return data
 
 

@@ -13,8 +13,6 @@ and reported one line each; nothing half-parsed is written.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,6 +25,7 @@ from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import ReaderError, UsageError
 from memgraph.hashing import same_node_content
 from memgraph.ids import edge_id
+from memgraph.inputs import read_bounded
 from memgraph.store import Store
 from profiles.voice.importers.formats import (
     FORMATS,
@@ -139,22 +138,7 @@ def read_export(path: Path, fmt: str | None = None) -> ParseResult:
     """Parse ``path`` (a regular file of bounded size) in ``fmt`` or the detected format."""
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise ReaderError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ReaderError(f"{path} is not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise ReaderError(f"{path} is larger than {MAX_BYTES // 1024**3} GiB; split it")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ReaderError(f"cannot read {path}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+    data = read_bounded(path, MAX_BYTES, "conversation export")
     try:
         return parse(data, fmt or detect(data))
     except FormatError as exc:
