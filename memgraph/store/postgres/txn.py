@@ -20,6 +20,7 @@ from memgraph.documents import (
     MemorySummary,
     to_json,
 )
+from memgraph.store import rowcodec
 from memgraph.store.decode import DocTxn
 from memgraph.store.postgres.fts import token_count
 from memgraph.store.sqlite_txn import iso
@@ -27,30 +28,22 @@ from memgraph.store.sqlite_txn import iso
 if TYPE_CHECKING:
     import psycopg
 
-NODE_COLUMNS = (
-    "id",
-    "profile",
-    "kind",
-    "domain_id",
-    "lifecycle",
-    "valid_from",
-    "valid_to",
-    "ingested_at",
-    "updated_at",
-    "title",
-    "body",
-    "doc",
-    "ntok",
-)
-_NODE_UPSERT = (
-    f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}) VALUES ({', '.join(['%s'] * 13)}) "
-    "ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[1:])
-)
-_EDGE_COLUMNS = ("id", "source_id", "target_id", "kind", "profile", "lifecycle", "doc")
-_EDGE_UPSERT = (
-    f"INSERT INTO edges ({', '.join(_EDGE_COLUMNS)}) VALUES ({', '.join(['%s'] * 7)}) "
-    "ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _EDGE_COLUMNS[1:])
-)
+# the SQLite columns plus the token count the PostgreSQL ranking divides by
+NODE_COLUMNS = (*rowcodec.NODE_COLUMNS, "ntok")
+
+
+def _upsert(table: str, columns: tuple[str, ...]) -> str:
+    """``INSERT ... ON CONFLICT (id) DO UPDATE`` of every column but the id."""
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
+        f"ON CONFLICT (id) DO UPDATE SET {updates}"
+    )
+
+
+_EDGE_COLUMNS = rowcodec.EDGE_COLUMNS
+_NODE_UPSERT = _upsert("nodes", NODE_COLUMNS)
+_EDGE_UPSERT = _upsert("edges", _EDGE_COLUMNS)
 
 
 def _text(value: str) -> str:
