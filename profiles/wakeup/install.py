@@ -124,18 +124,35 @@ def install(path: Path, base: str | None = None, *, create: bool = False) -> lis
         "added": added,
         "commands": commands,
     }
-    if side.exists():  # a second install on top: keep the first original
-        try:
-            earlier = json.loads(_read(side))
-            record["original"] = earlier.get("original", original)
-            record["added"] = sorted(set(earlier.get("added", [])) | set(added))
-            record["commands"] = {**earlier.get("commands", {}), **commands}
-        except (OSError, ValueError, MemgraphError, AttributeError, TypeError):
-            pass
+    if os.path.lexists(side):  # a second install on top: keep the first original
+        earlier = _record(side, path)
+        record["original"] = earlier.get("original", original)
+        record["added"] = sorted({*earlier.get("added", []), *added} & set(EVENTS))
+        earlier_commands = earlier.get("commands")
+        if isinstance(earlier_commands, dict):
+            record["commands"] = {**earlier_commands, **commands}
     atomic_write_text(side, json.dumps(record, ensure_ascii=False) + "\n")
     # a symlinked settings file keeps its link and mode (memgraph.fileio)
     replace_config_file(path, text)
     return added
+
+
+def _record(side: Path, path: Path) -> dict[str, Any]:
+    """The install record, or a ``ConfigError``: guessing would remove the wrong
+    entries or claim nothing is installed while memgraph's hooks stay in place."""
+    try:
+        record = json.loads(_read(side))
+    except (OSError, ValueError, MemgraphError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        record, problem = None, f"cannot be read ({reason})"
+    else:
+        problem = "is not an install record"
+    if not isinstance(record, dict) or not isinstance(record.get("added", []), list):
+        raise ConfigError(
+            f"memgraph's install record {side} {problem}; {path} not changed: remove the "
+            "memgraph SessionStart/SessionEnd hooks from it by hand, then delete the record"
+        )
+    return record
 
 
 def _without(groups: list[Any], mark: str, command: Any) -> list[Any]:
@@ -167,11 +184,8 @@ def uninstall(path: Path) -> list[str]:
 
     side = _sidecar(path)
     record: dict[str, Any] = {}
-    if side.exists():
-        try:
-            record = json.loads(_read(side))
-        except (OSError, ValueError, MemgraphError):
-            record = {}
+    if os.path.lexists(side):
+        record = _record(side, path)
     added = [e for e in record.get("added", []) if e in EVENTS]
     if not added:
         return []

@@ -232,6 +232,35 @@ def test_install_refuses_a_missing_directory(tmp_path: Path) -> None:
     assert not path.parent.exists()
 
 
+@pytest.mark.parametrize(
+    "damage", ["{truncated", "[1, 2]", '{"added": "SessionStart"}', "\xff\xfe", "fifo"]
+)
+def test_a_damaged_install_record_is_refused_and_nothing_changes(
+    tmp_path: Path, damage: str
+) -> None:
+    """Before, uninstall read a damaged record as "nothing installed" and left the
+    hooks in place with a reassuring line; install dropped the first original."""
+    from memgraph.errors import ConfigError
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"theme": "dark"}\n')
+    install(path, "/opt/mg")
+    side = path.with_name("settings.json.memgraph.json")
+    side.unlink()
+    if damage == "fifo":
+        os.mkfifo(side)
+    else:
+        side.write_bytes(damage.encode("latin-1"))
+    installed = path.read_bytes()
+    with pytest.raises(ConfigError, match=r"install record .* not changed: remove"):
+        uninstall(path)
+    assert path.read_bytes() == installed
+    path.write_text('{"theme": "dark"}\n')
+    with pytest.raises(ConfigError, match="install record"):
+        install(path, "/opt/mg")
+    assert path.read_text() == '{"theme": "dark"}\n'
+
+
 def test_cli_install_then_uninstall(tmp_path: Path) -> None:
     env = _env(tmp_path)
     settings = tmp_path / "home" / ".claude" / "settings.json"
