@@ -149,6 +149,15 @@ def _check_store(report: DoctorReport, location: str) -> Any:
         return None
     path = Path(location)
     if not path.exists():
+        folder = path.parent
+        if folder.exists() and not folder.is_dir():  # the fix below could not create it
+            report.add(
+                "store",
+                PROBLEM,
+                f"{folder} (the store's folder) is not a directory",
+                "set MEMGRAPH_HOME / home (or --home) to a directory",
+            )
+            return None
         report.add("store", WARN, f"no store yet at {path}", "memgraph voice --backfill")
         return None
     from memgraph.store.schema import all_migrations

@@ -100,6 +100,21 @@ def test_corrupt_store_is_a_problem(healthy: Path) -> None:
     assert "Traceback" not in out
 
 
+@pytest.mark.parametrize("kind", ["file", "device"])
+def test_a_home_that_is_not_a_directory_is_a_problem(isolated_env: Path, kind: str) -> None:
+    """Before, a home that was a file said "no store yet" and offered a fix that fails."""
+    home = isolated_env / "not-a-dir"
+    if kind == "file":
+        home.write_text("x")
+    else:
+        home = Path("/dev/null")
+    code, out, report = _doctor("--home", str(home))
+    assert code == 1, out
+    assert f"problem  store: {home} (the store's folder) is not a directory" in out
+    assert "no store yet" not in out and "Traceback" not in out
+    assert report["problems"] == 1
+
+
 def test_bad_config_names_the_file(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = healthy / "config.toml"
     config.write_text("vault = [unclosed\n")
