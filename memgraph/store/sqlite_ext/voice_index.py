@@ -1,15 +1,7 @@
-"""SQLite voice message index (schema versions 3-7): implements ``VoiceIndex``.
-
-``voice_message_session`` (3-4): session_id -> message node row, so re-rendering
-one session's page never scans every message. ``voice_index`` (5-6): one row per
-live voice message node, keyed by ``nodes.rowid`` (so it joins 1:1 with
-``node_fts``), with the columns the read path filters and ranks on. Both are
-maintained inside the same transaction as every node write (inserted rows by
-``NEW_NODE_ROWS``, updates and deletes by triggers on ``nodes``), so they can
-never disagree with the canonical store after a commit. ``voice_tri`` (7,
-``voice_substring.py``) is the trigram index behind substring search. (Trigger bodies use
-DELETE + INSERT, not INSERT OR REPLACE: inside a trigger the outer statement's
-conflict policy wins, and the node upsert's is ABORT.)
+"""SQLite voice message index: implements ``VoiceIndex`` (search, stats, a session's
+messages, reindex) over the tables of ``voice_schema.py`` (schema versions 3-8), which
+every node write keeps in step inside its own transaction. ``voice_tri``
+(``voice_substring.py``) is the trigram index behind substring search.
 
 Stdlib only at import: ``memgraph voice`` runs this module without pydantic.
 """
@@ -29,188 +21,22 @@ from memgraph.store.rows import (
     as_dict,
     common_plan,
 )
-from memgraph.store.schema import Migration
 from memgraph.store.sqlite_ext import voice_substring as substring
 from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
 from memgraph.store.sqlite_ext.turn_index import SQLiteTurnIndex
+from memgraph.store.sqlite_ext.voice_schema import (
+    INSERT_ROW,
+    IS_MESSAGE,
+    MIGRATIONS,
+    NEW_NODE_ROWS,
+    PACKED_DOC_TRIGGERS,
+    columns,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
     from memgraph.store.sqlite_ext.base import Conns
-
-
-# Node documents are packed since migration 105 (memgraph.store.docpack): SQL
-# reads their fields through mg_doc(doc), which passes the text of an older row
-# through -- so the earlier migrations read through it too (same effect on the
-# stores they were written for, and still right when one re-runs on a packed store).
-def _doc(src: str) -> str:
-    return f"mg_doc({src}.doc)"
-
-
-def _text(path: str, src: str) -> str:
-    # Attributes are free JSON; a non-string value must not poison the index.
-    doc = _doc(src)
-    return (
-        f"CASE WHEN json_type({doc}, '$.attributes.{path}') = 'text' "
-        f"THEN json_extract({doc}, '$.attributes.{path}') END"
-    )
-
-
-def _columns(src: str) -> str:
-    """The index row for node alias ``src`` (``new`` in triggers, ``n`` in reindex)."""
-    doc = _doc(src)
-    return f"""{src}.rowid, {src}.id,
-        coalesce({_text("session_id", src)}, ''),
-        coalesce({_text("constellation", src)}, ''),
-        coalesce({_text("project", src)}, ''),
-        coalesce({src}.valid_from, ''),
-        coalesce(julianday({src}.valid_from), 0.0),
-        {src}.ingested_at,
-        {_text("classification", src)},
-        CASE WHEN json_type({doc}, '$.attributes.confidence') IN ('real', 'integer')
-             THEN json_extract({doc}, '$.attributes.confidence') END,
-        {_text("voice_page", src)},
-        {src}.lifecycle"""
-
-
-_INSERT = """INSERT OR REPLACE INTO voice_index(rowid, node_id, session_id, constellation,
-    project, ts, day, ingested_at, classification, confidence, voice_page, lifecycle)"""
-
-# Retired messages are withdrawn: they leave the index (smaller, and no filter on
-# every query or stats scan).
-_IS_MESSAGE = "{0}.profile = 'voice' AND {0}.kind = 'message' AND {0}.lifecycle != 'retired'"
-
-MIGRATIONS: list[Migration] = [
-    Migration(
-        3,
-        "voice: session -> message node index (trigger-maintained)",
-        """
-        CREATE TABLE voice_message_session (
-            node_rowid INTEGER PRIMARY KEY,
-            session_id TEXT NOT NULL,
-            ts TEXT
-        );
-        CREATE INDEX voice_message_session_sid ON voice_message_session(session_id, ts);
-        CREATE TRIGGER voice_message_session_ai AFTER INSERT ON nodes
-            WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
-            DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
-            INSERT INTO voice_message_session(node_rowid, session_id, ts)
-                VALUES (new.rowid,
-                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
-                        new.valid_from);
-        END;
-        CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
-            WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
-            DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
-            INSERT INTO voice_message_session(node_rowid, session_id, ts)
-                VALUES (new.rowid,
-                        COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
-                        new.valid_from);
-        END;
-        CREATE TRIGGER voice_message_session_ad AFTER DELETE ON nodes
-            WHEN old.profile = 'voice' AND old.kind = 'message' BEGIN
-            DELETE FROM voice_message_session WHERE node_rowid = old.rowid;
-        END;
-        INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
-            SELECT rowid, COALESCE(json_extract(mg_doc(doc), '$.attributes.session_id'), ''),
-                valid_from
-            FROM nodes WHERE profile = 'voice' AND kind = 'message';
-        """,
-    ),
-    Migration(
-        4,
-        "voice: message-session rows for inserted nodes are added set-based by the store",
-        "DROP TRIGGER IF EXISTS voice_message_session_ai;",
-    ),
-    Migration(
-        5,
-        "voice_index: voice message side table (filters, ranking) kept by triggers on nodes",
-        f"""
-        CREATE TABLE voice_index (
-            rowid INTEGER PRIMARY KEY,
-            node_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            constellation TEXT NOT NULL,
-            project TEXT NOT NULL,
-            ts TEXT NOT NULL,
-            day REAL NOT NULL,
-            ingested_at TEXT,
-            classification TEXT,
-            confidence REAL,
-            voice_page TEXT,
-            lifecycle TEXT NOT NULL
-        );
-        CREATE INDEX voice_index_ts ON voice_index(ts);
-        CREATE INDEX voice_index_session ON voice_index(session_id, ts);
-        CREATE INDEX voice_index_project ON voice_index(project, ts);
-        CREATE INDEX voice_index_constellation ON voice_index(constellation, ts);
-        CREATE INDEX voice_index_class ON voice_index(classification);
-        CREATE INDEX voice_index_page ON voice_index(voice_page);
-        CREATE TRIGGER voice_index_ai AFTER INSERT ON nodes
-            WHEN {_IS_MESSAGE.format("new")} BEGIN
-            {_INSERT} SELECT {_columns("new")};
-        END;
-        CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
-            DELETE FROM voice_index WHERE rowid = old.rowid;
-            {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
-        END;
-        CREATE TRIGGER voice_index_ad AFTER DELETE ON nodes BEGIN
-            DELETE FROM voice_index WHERE rowid = old.rowid;
-        END;
-        {_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE {_IS_MESSAGE.format("n")};
-        """,
-    ),
-    Migration(
-        6,
-        "voice_index rows for inserted nodes are added set-based by the store",
-        "DROP TRIGGER IF EXISTS voice_index_ai;",
-    ),
-    Migration(
-        7,
-        "voice_tri: trigram index of voice message text (substring and CJK search)",
-        substring.MIGRATION_SQL,
-    ),
-    Migration(
-        8,
-        "voice_index: forgotten tombstones by session (stats leave them out)",
-        "CREATE INDEX IF NOT EXISTS voice_index_forgotten ON voice_index(session_id)"
-        " WHERE lifecycle = 'forgotten';",
-    ),
-]
-
-# Part of core migration 105 (node documents packed; the voice range 2-9 is
-# full): the AFTER UPDATE triggers read the document through mg_doc.
-PACKED_DOC_TRIGGERS = f"""
-DROP TRIGGER IF EXISTS voice_message_session_au;
-CREATE TRIGGER voice_message_session_au AFTER UPDATE OF doc ON nodes
-    WHEN new.profile = 'voice' AND new.kind = 'message' BEGIN
-    DELETE FROM voice_message_session WHERE node_rowid = new.rowid;
-    INSERT INTO voice_message_session(node_rowid, session_id, ts)
-        VALUES (new.rowid,
-                COALESCE(json_extract(mg_doc(new.doc), '$.attributes.session_id'), ''),
-                new.valid_from);
-END;
-DROP TRIGGER IF EXISTS voice_index_au;
-CREATE TRIGGER voice_index_au AFTER UPDATE ON nodes BEGIN
-    DELETE FROM voice_index WHERE rowid = old.rowid;
-    {_INSERT} SELECT {_columns("new")} WHERE {_IS_MESSAGE.format("new")};
-END;
-"""
-
-# Run by every writer of ``nodes`` after inserting rows (memgraph.store.schema):
-# ``?`` is the largest node rowid before the insert. The unary ``+`` keeps the
-# planner on the rowid range (this patch's rows) instead of the profile index
-# (every message ever stored).
-NEW_NODE_ROWS: tuple[str, ...] = (
-    """INSERT OR REPLACE INTO voice_message_session(node_rowid, session_id, ts)
-        SELECT rowid, COALESCE(json_extract(mg_doc(doc), '$.attributes.session_id'), ''),
-            valid_from
-        FROM nodes WHERE rowid > ? AND +profile = 'voice' AND +kind = 'message'""",
-    f"""{_INSERT} SELECT {_columns("n")} FROM nodes AS n WHERE n.rowid > ?
-        AND +n.profile = 'voice' AND +n.kind = 'message' AND n.lifecycle != 'retired'""",
-    substring.NEW_NODE_ROW,
-)
 
 
 def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
@@ -534,7 +360,7 @@ class SQLiteVoiceIndex:
         with self.conns.write() as conn:
             conn.execute("DELETE FROM voice_index")
             conn.execute(
-                f"{_INSERT} SELECT {_columns('n')} FROM nodes AS n WHERE {_IS_MESSAGE.format('n')}"
+                f"{INSERT_ROW} SELECT {columns('n')} FROM nodes AS n WHERE {IS_MESSAGE.format('n')}"
             )
             # 'rebuild' re-reads the external content table (nodes): an index op, no graph write.
             conn.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
@@ -545,4 +371,11 @@ class SQLiteVoiceIndex:
         return int(messages), int(nodes)
 
 
-__all__ = ["MIGRATIONS", "NEW_NODE_ROWS", "SQLiteTurnIndex", "SQLiteVoiceIndex", "search_conn"]
+__all__ = [
+    "MIGRATIONS",
+    "NEW_NODE_ROWS",
+    "PACKED_DOC_TRIGGERS",
+    "SQLiteTurnIndex",
+    "SQLiteVoiceIndex",
+    "search_conn",
+]
