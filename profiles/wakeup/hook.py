@@ -48,7 +48,12 @@ class HookConfig(NamedTuple):
 def parse_payload(raw: bytes) -> StartPayload:
     if len(raw) > MAX_INPUT:
         raise ValueError(f"hook input larger than {MAX_INPUT} bytes")
-    data = json.loads(raw.decode("utf-8"))
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"hook input is not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:  # the same words as the SessionEnd hook's
+        raise ValueError(f"hook input is not JSON ({exc.msg} at char {exc.pos})") from None
     if not isinstance(data, dict):
         raise ValueError("hook input is not a JSON object")
     sid = data.get("session_id")

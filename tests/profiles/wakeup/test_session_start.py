@@ -319,3 +319,21 @@ def test_the_env_line_is_appended_once(tmp_path: Path) -> None:
     assert env_file.read_text() == (
         "export OTHER=1\nexport MEMGRAPH_SESSION=sid-1\nexport MEMGRAPH_SESSION=sid-2\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b"", r"hook input is not JSON \(Expecting value at char 0\)"),
+        (b'{"session_id": "s1"', r"hook input is not JSON \(Expecting ',' delimiter"),
+        (b"\xff{}", r"hook input is not UTF-8 \(byte 0\)"),
+        (b"[1, 2]", "hook input is not a JSON object"),
+        (b'{"session_id": "../../etc"}', "hook input has no safe session_id"),
+    ],
+)
+def test_a_bad_payload_is_named_in_the_hooks_words(raw: bytes, said: str) -> None:
+    """Before, an empty or cut payload surfaced json's bare "Expecting value: line 1..."."""
+    from profiles.wakeup.hook import parse_payload
+
+    with pytest.raises(ValueError, match=said):
+        parse_payload(raw)
