@@ -158,7 +158,9 @@ def main() -> None:
             setting = ",".join(f"{k}={v}" for (k, _), v in zip(axes, combo, strict=True))
             weights = dataclasses.replace(base, **parse(setting))
             res = score(built, convs, weights, args.misses, args.packets)
-            cats = " ".join(f"{k}={v:.3f}" for k, v in res.items() if k.endswith(("@10", "@2k")))
+            cats = " ".join(
+                f"{k}={v:.3f}" for k, v in res.items() if k.endswith(("@5", "@10", "@2k"))
+            )
             print(f"{setting or 'base'}: @5 {res['all@5']:.3f} @10 {res['all@10']:.3f} | {cats}")
         built.store.close()
 
