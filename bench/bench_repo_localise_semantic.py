@@ -17,13 +17,20 @@ then cut - BM25 @5 per repo (whole). Signals:
   per word) searched as a second BM25 round, + w x its score / the first round's
   best (``sim``: each word weighted by its cosine); ``expand``: the same words
   added to the message's query at weight w x cosine (text match and PageRank
-  seeds recomputed).
+  seeds recomputed);
+- ``--nearest`` (instead of the above): semantic nearest past commits. The message's
+  MiniLM vector against each of the newest N non-merge commits before it (``git log``
+  of the dumped repo; their subjects, or whole messages with ``--bodies``); the k
+  nearest at cosine >= c give each file they touched (20 files at most) their best
+  cosine (``max``) or the sum (``sum``), divided by the row's best, x w.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -111,18 +118,111 @@ def expanded(r: Row, w: float, least: float) -> Row:
     return _reweighted(row, {**weights, **extra})
 
 
+_GIT_LOG = ["git"]
+_FORMAT = ["--no-merges", "--name-only", "--format=%x01%H%x00%B%x00"]
+_PAST: dict[tuple[str, int, bool], list[tuple[str, str, list[str]]]] = {}
+
+
+def past_commits(r: Row, n: int, bodies: bool) -> list[tuple[str, str, list[str]]]:
+    """(sha, subject or message, files) of the newest ``n`` non-merge commits before
+    the row's commit (its parent's history, as the scanner's history node has it)."""
+    key = (r["sha"], n, bodies)
+    if key not in _PAST:
+        out = subprocess.run(
+            [*_GIT_LOG, "-C", r["repo"], "log", f"-n{n}", *_FORMAT, r["sha"] + "^"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        got = []
+        for chunk in out.split("\x01")[1:]:
+            sha, msg, files = chunk.split("\x00", 2)
+            text = msg.strip() if bodies else (msg.strip().splitlines() or [""])[0]
+            got.append((sha, text, [f for f in files.split("\n") if f.strip()]))
+        _PAST[key] = got
+    return _PAST[key]
+
+
+def nearest_commits(
+    r: Row, vec: dict[str, Any], k: int, least: float, mode: str, n: int, bodies: bool
+) -> dict[str, float]:
+    q = vec["q" + r["sha"]]
+    sims = sorted(
+        ((float(vec[sha] @ q), files) for sha, _t, files in past_commits(r, n, bodies)),
+        key=lambda sf: -sf[0],
+    )[:k]
+    modules = set(r["len"])
+    out: dict[str, float] = {}
+    for sim, files in sims:
+        if sim < least or len(files) > 20:
+            continue
+        for f in files:
+            if f in modules:
+                out[f] = max(out.get(f, 0.0), sim) if mode == "max" else out.get(f, 0.0) + sim
+    top = _norm(out)
+    return {p: v / top for p, v in out.items()}
+
+
+def nearest_main(rows: list[Row], parts: Any, n: int, bodies: bool) -> None:
+    import time
+
+    import numpy as np
+
+    from context_cut.minilm_numpy import NumpyMiniLM
+
+    model = NumpyMiniLM()
+    texts: dict[str, str] = {}
+    for r in rows:
+        texts["q" + r["sha"]] = r["message"][:4000]
+        for sha, text, _files in past_commits(r, n, bodies):
+            texts[sha] = text[:4000]
+    keys = list(texts)
+    vec: dict[str, Any] = {}
+    t = time.perf_counter()
+    for start in range(0, len(keys), 64):
+        chunk = keys[start : start + 64]
+        for key, v in zip(chunk, model.embed([texts[c] for c in chunk]), strict=True):
+            vec[key] = np.asarray(v, dtype=np.float32)
+    print(f"  embedded {len(keys)} messages in {time.perf_counter() - t:.0f} s")
+    for k in (3, 10):
+        for least in (0.4, 0.5, 0.6):
+            for mode in ("max", "sum"):
+                for w in (0.05, 0.1, 0.2, 0.3):
+                    pooled(
+                        parts,
+                        f"nearest n{n} k{k} c{least:g} {mode} w{w:g}",
+                        lambda r, k=k, c=least, m=mode, w=w: rank(
+                            r,
+                            PRODUCT,
+                            {
+                                p: w * v
+                                for p, v in nearest_commits(r, vec, k, c, m, n, bodies).items()
+                            },
+                        ),
+                    )
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dump", type=Path, nargs="+")
+    ap.add_argument("--nearest", action="store_true", help="semantic nearest past commits")
+    ap.add_argument("--past", type=int, default=50, help="past commits searched (--nearest)")
+    ap.add_argument("--bodies", action="store_true", help="whole past messages, not subjects")
+    args = ap.parse_args()
     rows = [
         json.loads(line)
-        for d in sys.argv[1:]
-        for line in Path(d).read_text(encoding="utf-8").splitlines()
+        for d in args.dump
+        for line in d.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
+    parts = splits(rows)
+    table(parts, [PRODUCT])
+    if args.nearest:
+        nearest_main(rows, parts, args.past, args.bodies)
+        return
     missing = [r["sha"][:10] for r in rows if "dense" not in r]
     if missing:
         sys.exit(f"{len(missing)} rows without semantic keys (MiniLM not loaded?): {missing[:5]}")
-    parts = splits(rows)
-    table(parts, [PRODUCT])
     for repo, halves in parts.items():  # how far the dense vectors alone get
         rs = halves["whole"]
         alone = statistics.mean(
