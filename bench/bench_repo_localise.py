@@ -55,6 +55,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -223,6 +224,7 @@ def run_repo(
     rev: str = "HEAD",
     history: int = 200,
     dump: list[dict[str, object]] | None = None,
+    embedder: Any = None,
 ) -> dict[str, list[float]]:
     picked = commits(repo, limit, rev)
     picked.reverse()  # oldest first: each parent is an incremental rescan
@@ -259,11 +261,13 @@ def run_repo(
             allowed = set(candidates)
             t = time.perf_counter()
             cut = repo_cut(
-                store, RepoCutRequest(text=c.message, repo="bench", limit=10, voice=False)
+                store, RepoCutRequest(text=c.message, repo="bench", limit=10, voice=False), embedder
             )
             cut_ms.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()  # again, the module index cached: an unchanged scan
-            repo_cut(store, RepoCutRequest(text=c.message, repo="bench", limit=10, voice=False))
+            repo_cut(
+                store, RepoCutRequest(text=c.message, repo="bench", limit=10, voice=False), embedder
+            )
             warm_ms.append((time.perf_counter() - t) * 1000)
             ranked = [p for p, _s in cut.ranked if p in allowed]
             from context_cut.repo_cut import _INDEX_CACHE
@@ -376,7 +380,15 @@ def main() -> None:
         help="write one JSON line per scored commit (truth, the cut's top 10, its score "
         "components, BM25 baseline scores) for offline analysis",
     )
+    ap.add_argument(
+        "--embedder",
+        default="none",
+        help="the cut's embedder (minilm: the nearest-past-commit signal, repo_nearest.py)",
+    )
     args = ap.parse_args()
+    from context_cut.embedders import make_embedder
+
+    embedder = make_embedder(args.embedder)
     variants = Variants(
         [float(w) for w in args.weights.split(",") if w.strip()],
         [float(w) for w in args.history_weights.split(",") if w.strip()],
@@ -395,7 +407,9 @@ def main() -> None:
             head, rev = str(given).rsplit("@", 1)
             repo = Path(head)
         rows: list[dict[str, object]] = []
-        scores = run_repo(repo.resolve(), args.max_commits, variants, rev, args.history, rows)
+        scores = run_repo(
+            repo.resolve(), args.max_commits, variants, rev, args.history, rows, embedder
+        )
         if args.dump:
             with args.dump.open("a", encoding="utf-8") as fh:
                 for row in rows:

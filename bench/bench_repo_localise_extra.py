@@ -13,14 +13,27 @@ the scope-prefix weights and the recency fallback (``context_cut/repo_query.py``
 - ``hist``: the file lists of the newest 100 commits seen (co-change);
 - ``qtf`` / ``len`` (and ``hqtf`` / ``hlen`` for the history documents): each
   message term's count per module and the document lengths, so any weighting
-  of the message's terms can be re-ranked offline; ``edges``: the import graph.
+  of the message's terms can be re-ranked offline; ``edges``: the import graph;
+- ``dense`` / ``dense_s`` (m17, when the optional MiniLM loads): cosine between the
+  message's (the subject's) MiniLM vector and each module's profile vector (path
+  words, docstring, public names split into words; ``profile_text``), vectors
+  cached by profile text across commits;
+- ``rel`` / ``rqtf`` (m17): the related-words round: each word of the message ->
+  the module vocabulary's nearest words (cosine >= 0.4, top 5 per word, not a
+  message word nor a close variant of one: ``word_vectors.related_words``; the
+  stricter form filter is offline) as [word, cosine, source], and each such
+  word's count per module (BM25 offline: ``bench_repo_localise_semantic.py``).
+  ``MG_BENCH_SEMANTIC=0`` leaves both out (the first parent of this project
+  costs ~20 s of module-profile embedding, the vocabulary ~10 s).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from context_cut.repo_cut import ModuleIndex, personalised_pagerank
 from context_cut.repo_query import query_weights
@@ -28,6 +41,9 @@ from profiles.repo_scan.facts import terms
 
 if TYPE_CHECKING:
     from memgraph.store.protocol import Store
+
+_MODEL: list[Any] = []  # [NumpyMiniLM] once loaded, [None] when it cannot be
+_VEC: dict[str, Any] = {}  # profile text / word -> unit vector (across commits)
 
 _TRAILER = re.compile(
     r"^[ \t]*(?:-[ \t]*)?(?:co-authored-by|signed-off-by|reviewed-by|acked-by|tested-by"
@@ -96,6 +112,91 @@ def symbol_docs(store: Store, index: ModuleIndex) -> dict[str, Counter[str]]:
     return _SYMS[id(index)]
 
 
+def _model() -> Any:
+    if not _MODEL and os.environ.get("MG_BENCH_SEMANTIC", "1") == "0":
+        _MODEL.append(None)  # asked not to: the dump runs as before m17
+    if not _MODEL:
+        try:
+            from context_cut.minilm_numpy import NumpyMiniLM
+
+            _MODEL.append(NumpyMiniLM())
+        except Exception as exc:  # the optional extra is missing: no semantic keys
+            print(f"semantic candidates off: {exc}")
+            _MODEL.append(None)
+    return _MODEL[0]
+
+
+def _vectors(model: Any, texts: list[str], prefix: str) -> list[Any]:
+    """Unit vectors of ``texts``, embedding only the ones not seen before."""
+    import numpy as np
+
+    keys = [prefix + hashlib.sha1(t.encode("utf-8", "replace")).hexdigest() for t in texts]
+    todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in _VEC))
+    for start in range(0, len(todo), 256):
+        chunk = todo[start : start + 256]
+        for t, v in zip(chunk, model.embed(chunk), strict=True):
+            key = prefix + hashlib.sha1(t.encode("utf-8", "replace")).hexdigest()
+            _VEC[key] = np.asarray(v, dtype=np.float32)
+    return [_VEC[k] for k in keys]
+
+
+def profile_text(path: str, claim: str, public: list[str]) -> str:
+    """What a module is about, for a sentence encoder: its path's words, its
+    docstring (the claim before ``Public:``) and its public names as words."""
+    doc = claim.split("\nPublic: ", 1)[0]
+    if doc.startswith("Public: "):
+        doc = ""
+    names = " ".join(" ".join(terms(str(n))) for n in public[:60])
+    stem = path.rsplit(".", 1)[0]
+    return f"{' '.join(terms(stem))}. {' '.join(doc.split())[:1500]} {names}".strip()
+
+
+_PROFILES: dict[int, dict[str, str]] = {}
+
+
+def profiles(store: Store, index: ModuleIndex) -> dict[str, str]:
+    from profiles.repo_scan.graph import module_id
+
+    if id(index) not in _PROFILES:
+        _PROFILES.clear()
+        with store.reader() as reader:
+            nodes = reader.get_nodes([module_id("bench", p) for p in index.tf])
+        _PROFILES[id(index)] = {
+            str(n.attributes["path"]): profile_text(
+                str(n.attributes["path"]), n.claim or "", list(n.attributes.get("public") or [])
+            )
+            for n in nodes.values()
+        }
+    return _PROFILES[id(index)]
+
+
+def semantic_components(store: Store, index: ModuleIndex, message: str) -> dict[str, object]:
+    """``dense``, ``dense_s``, ``rel``, ``rqtf`` (above); {} without MiniLM."""
+    import numpy as np
+
+    from context_cut.word_table import WordTable, is_word
+    from context_cut.word_vectors import related_words
+
+    model = _model()
+    if model is None:
+        return {}
+    out: dict[str, object] = {}
+    prof = profiles(store, index)
+    paths = sorted(prof)
+    mods = np.stack(_vectors(model, [prof[p] for p in paths], "p:"))
+    subject = message.strip().splitlines()[0] if message.strip() else message
+    q, qs = _vectors(model, [message[:4000], subject[:1000]], "q:")
+    out["dense"] = {p: round(float(c), 4) for p, c in zip(paths, mods @ q, strict=True)}
+    out["dense_s"] = {p: round(float(c), 4) for p, c in zip(paths, mods @ qs, strict=True)}
+    vocab = sorted({t for c in index.tf.values() for t in c if is_word(t)})
+    table = WordTable(model.name, model.dimension, vocab, np.stack(_vectors(model, vocab, "w:")))
+    query = [t for t in query_weights(message) if is_word(t)]
+    rel = related_words(table, model, query, threshold=0.4, per_term=5)
+    out["rel"] = [[r.word, r.similarity, r.source] for r in rel]
+    out["rqtf"] = {r.word: {p: c[r.word] for p, c in index.tf.items() if r.word in c} for r in rel}
+    return out
+
+
 def extra_components(
     store: Store, index: ModuleIndex, message: str, commits_seen: list[object]
 ) -> dict[str, object]:
@@ -148,4 +249,5 @@ def extra_components(
         [f for f in (row[2] or []) if f in paths]  # type: ignore[index]
         for row in commits_seen[:100]
     ]
+    out.update(semantic_components(store, index, message))
     return out

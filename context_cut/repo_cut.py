@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,7 +32,8 @@ from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
 from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
-from context_cut.repo_history import HISTORY_WEIGHT, history_docs, history_node
+from context_cut.repo_history import HISTORY_WEIGHT, HISTORY_WINDOW, history_docs, history_node
+from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files
 from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
 from context_cut.repo_rank import Postings, Walk
 from memgraph.documents import (
@@ -50,6 +51,9 @@ from memgraph.errors import NotFound
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
 from profiles.repo_scan.facts import terms
+
+if TYPE_CHECKING:
+    from context_cut.embedders import Embedder
 
 ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_localise.py)
 # Weight of the best code-mention score (context_cut/mentions.py) beside the text score
@@ -111,6 +115,7 @@ class ModuleIndex:
     mentions: MentionTable = field(default_factory=MentionTable)
     history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
     recent: list[str] = field(default_factory=list)  # by the newest commit touching them
+    commits: list[Any] = field(default_factory=list)  # history rows, newest first (repo_nearest)
     _postings: Postings | None = field(default=None, init=False, repr=False)
     _walk: Walk | None = field(default=None, init=False, repr=False)
 
@@ -146,7 +151,15 @@ class ModuleIndex:
         history = cls(docs, set(), []) if docs else None
         tf = {p: module_terms(n) for p, n in modules.items()}
         recent = recent_modules(commits or [], set(modules), tests)
-        return cls(tf, tests, edges, mentions=table, history=history, recent=recent)
+        return cls(
+            tf,
+            tests,
+            edges,
+            mentions=table,
+            history=history,
+            recent=recent,
+            commits=list(commits or [])[:HISTORY_WINDOW],
+        )
 
     def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
         """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``),
@@ -196,13 +209,16 @@ def rank_modules(
     mention_weight: float = MENTION_WEIGHT,
     history_weight: float = HISTORY_WEIGHT,
     fallback: bool = True,
+    embedder: Embedder | None = None,
 ) -> list[tuple[str, float]]:
     """(path, score) best first: BM25 text match (a leading ``scope:`` prefix's
     words weigh more: ``repo_query.py``) plus personalised PageRank, plus
     ``mention_weight`` x the best code-mention score (0 turns mentions off), plus
     ``history_weight`` x BM25 over past commit subjects (0 turns it off); then,
     when fewer than ``FALLBACK_MODULES`` modules matched, the most recently
-    changed ones with score 0 (``fallback=False`` leaves them out)."""
+    changed ones with score 0 (``fallback=False`` leaves them out). With a MiniLM
+    ``embedder``, plus ``NEAREST_WEIGHT x`` the files of the past commits worded
+    like ``text`` (``repo_nearest.py``) once something matched."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return []
@@ -217,12 +233,14 @@ def rank_modules(
     seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
     ppr = index.walk.rank(seeds)
     top_ppr = max(ppr.values(), default=0.0) or 1.0
+    near = nearest_files(embedder, text, index.commits, set(index.tf)) if embedder else {}
     scores = {
         p: (
             text_scores.get(p, 0.0) / best
             + ALPHA * ppr.get(p, 0.0) / top_ppr
             + mention_weight * named.get(p, 0.0)
             + history_weight * past.get(p, 0.0) / top_past
+            + NEAREST_WEIGHT * near.get(p, 0.0)
         )
         * (TEST_WEIGHT if p in index.tests else 1.0)
         for p in index.tf
@@ -306,14 +324,16 @@ def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
     return repo, node
 
 
-def repo_cut(store: Store, request: RepoCutRequest) -> RepoCut:
+def repo_cut(store: Store, request: RepoCutRequest, embedder: Embedder | None = None) -> RepoCut:
+    """The repo cut's packet and ranking; ``embedder`` (the configured one, if any)
+    adds the nearest-past-commit signal when it is MiniLM (``repo_nearest.py``)."""
     from profiles.repo_scan.graph import module_id
     from profiles.repo_scan.summaries import package_summary_id
 
     repo, repo_node = _load(store, request)
     paths = sorted(repo_node.attributes.get("manifest") or {})
     summary_ids = list(repo_node.attributes.get("summaries") or [])
-    ranked = rank_modules(_index(store, repo, repo_node, paths), request.text)
+    ranked = rank_modules(_index(store, repo, repo_node, paths), request.text, embedder=embedder)
     top = ranked[: request.limit]
     with store.reader() as reader:
         found = reader.get_nodes([module_id(repo, p) for p, _s in top])

@@ -1,0 +1,90 @@
+"""The repo cut's semantic history signal: files of the past commits worded like the task.
+
+With the optional MiniLM embedder configured, the task text's vector is compared
+with the subjects of the newest ``HISTORY_WINDOW`` commits on the repo's history
+node (``[sha, subject, [paths]]``, newest first); the ``NEAREST_K`` nearest at
+cosine >= ``NEAREST_MIN`` give each module they touched (commits of more than
+``NEAREST_MAX_FILES`` files are skipped) its best cosine, divided by the best
+module's; ``rank_modules`` adds ``NEAREST_WEIGHT x`` that. Chosen on the fixed
+choose/confirm split of bench/bench_repo_localise_semantic.py ``--nearest``
+(notes/repo.md, 2026-12-05 (m17)): recall@5 pooled choose +0.58 (3 commits won /
+2 lost), confirm +1.00 (9 / 0). The floor is MiniLM's scale: any other model (or
+none) leaves the signal out, and the cut ranks as without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from context_cut.repo_history import HISTORY_WINDOW
+
+if TYPE_CHECKING:
+    from context_cut.embedders import Embedder
+
+NEAREST_WEIGHT = 0.2
+NEAREST_MIN = 0.6  # cosine a past subject needs to the task text
+NEAREST_K = 3  # nearest past commits looked at
+NEAREST_MAX_FILES = 20  # a commit touching more says little about any one file
+MODELS = frozenset({"minilm:all-MiniLM-L6-v2"})  # the floor was chosen for this model
+_MEMO_LIMIT = 4096  # subject vectors remembered per process
+_MEMO: dict[tuple[str, str], list[float]] = {}
+
+
+def _rows(commits: Sequence[Any], window: int) -> list[tuple[str, list[str]]]:
+    """(subject, files) of the newest ``window`` well-formed history rows."""
+    out: list[tuple[str, list[str]]] = []
+    for row in list(commits)[:window]:
+        if not isinstance(row, list | tuple) or len(row) != 3:
+            continue
+        _sha, subject, files = row
+        if isinstance(subject, str) and subject.strip() and isinstance(files, list | tuple):
+            out.append((subject, [f for f in files if isinstance(f, str)]))
+    return out
+
+
+def _vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Vectors of ``texts``; subjects are remembered per model across cuts."""
+    model = embedder.name
+    todo = list(dict.fromkeys(t for t in texts if (model, t) not in _MEMO))
+    if todo:
+        if len(_MEMO) + len(todo) > _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO.update(zip(((model, t) for t in todo), embedder.embed(todo), strict=True))
+    return [_MEMO[(model, t)] for t in texts]
+
+
+def nearest_files(
+    embedder: Embedder | None,
+    text: str,
+    commits: Sequence[Any],
+    paths: set[str],
+    window: int = HISTORY_WINDOW,
+) -> dict[str, float]:
+    """path -> best cosine of the ``NEAREST_K`` nearest past subjects touching it
+    (>= ``NEAREST_MIN``), divided by the best path's; {} without a MiniLM
+    embedder, history or a near subject. An embedder that fails says nothing."""
+    from memgraph.errors import BackendUnavailable, MissingExtra
+
+    if embedder is None or embedder.name not in MODELS or not text.strip():
+        return {}
+    rows = _rows(commits, window)
+    if not rows:
+        return {}
+    try:
+        (query,) = embedder.embed([text])
+        subjects = _vectors(embedder, [subject for subject, _files in rows])
+    except (BackendUnavailable, MissingExtra):
+        return {}
+    sims = [sum(a * b for a, b in zip(query, v, strict=False)) for v in subjects]
+    nearest = sorted(range(len(rows)), key=lambda i: -sims[i])[:NEAREST_K]  # stable: newest first
+    out: dict[str, float] = {}
+    for i in nearest:
+        files = rows[i][1]
+        if sims[i] < NEAREST_MIN or len(files) > NEAREST_MAX_FILES:
+            continue
+        for f in files:
+            if f in paths:
+                out[f] = max(out.get(f, 0.0), sims[i])
+    best = max(out.values(), default=0.0) or 1.0
+    return {p: s / best for p, s in out.items()}
