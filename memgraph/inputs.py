@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from memgraph.errors import ReaderError
 
@@ -122,19 +122,17 @@ def read_bounded(
     path: str | os.PathLike[str], limit: int, what: str = "file", *, follow_links: bool = True
 ) -> bytes:
     """The whole content of a regular file of at most ``limit`` bytes."""
-    too_large = ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
     with open_regular(path, what, follow_links=follow_links) as fh:
         try:
             # the stated size first: a huge file is refused without being read
-            if os.fstat(fh.fileno()).st_size > limit:
-                raise too_large
-            data = fh.read(limit + 1)
+            size = os.fstat(fh.fileno()).st_size
+            data = b"" if size > limit else fh.read(limit + 1)
         except OSError as exc:
             raise ReaderError(
                 f"cannot read {what} {printable_path(path)}: {exc.strerror or exc}"
             ) from None
-    if len(data) > limit:  # it grew while being read
-        raise too_large
+    if size > limit or len(data) > limit:  # or it grew while being read
+        raise ReaderError(f"{what} {printable_path(path)} is larger than {limit} bytes; refused")
     return data
 
 
@@ -149,9 +147,31 @@ def read_bounded_text(path: Path, limit: int, what: str = "file") -> str:
         ) from None
 
 
+def json_object(raw: bytes | str, what: str) -> dict[str, Any]:
+    """``raw`` (UTF-8 bytes or text) as a JSON object, or one ``ReaderError`` line
+    naming ``what`` ("hook input"): not UTF-8, not JSON, nested too deeply, not an object."""
+    import json
+
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReaderError(f"{what} is not UTF-8 (byte {exc.start})") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(f"{what} is not JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise ReaderError(f"{what} is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ReaderError(f"{what} is not a JSON object")
+    return data
+
+
 __all__ = [
     "check_path_text",
     "file_kind",
+    "json_object",
     "open_regular",
     "printable_path",
     "read_bounded",

@@ -384,7 +384,6 @@ def _repo_embedder(args: ContextArgs) -> Any:
     if not vectors_wanted(args.embedder):
         return None
     from context_cut.embedders import make_embedder
-    from context_cut.repo_nearest import MODELS
     from memgraph.errors import BackendUnavailable, MissingExtra
 
     cfg = nerve_config(args.home, args.embedder, args.qdrant_path, args.qdrant_url)
@@ -397,4 +396,4 @@ def _repo_embedder(args: ContextArgs) -> Any:
     except (MissingExtra, BackendUnavailable) as exc:
         say(f"vectors unavailable, the repo cut ranks without past-commit vectors: {exc}")
         return None
-    return embedder if embedder is not None and embedder.name in MODELS else None
+    return embedder  # repo_nearest checks the model: another one adds nothing

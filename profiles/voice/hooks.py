@@ -56,24 +56,12 @@ def parse_hook_input(raw: bytes | str) -> HookInput:
     """Validate the hook JSON; one-line ``MemgraphError`` when it is unusable."""
     if len(raw) > MAX_HOOK_INPUT:
         raise ReaderError(f"hook input larger than {MAX_HOOK_INPUT} bytes")
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ReaderError(f"hook input is not UTF-8 (byte {exc.start})") from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ReaderError(f"hook input is not JSON ({exc.msg} at char {exc.pos})") from None
-    except RecursionError:
-        raise ReaderError("hook input is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise ReaderError("hook input is not a JSON object")
+    from memgraph.inputs import check_path_text, json_object
+
+    data = json_object(raw, "hook input")
     path = data.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         raise ReaderError("hook input has no transcript_path")
-    from memgraph.inputs import check_path_text
-
     check_path_text(path, "hook input transcript_path")
     sid = data.get("session_id")
     if sid is not None and not isinstance(sid, str):

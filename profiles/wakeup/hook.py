@@ -46,19 +46,16 @@ class HookConfig(NamedTuple):
 
 
 def parse_payload(raw: bytes) -> StartPayload:
+    """The hook's JSON, or one ``ReaderError`` line (the SessionEnd hook's words)."""
+    from memgraph.errors import ReaderError
+    from memgraph.inputs import json_object
+
     if len(raw) > MAX_INPUT:
-        raise ValueError(f"hook input larger than {MAX_INPUT} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"hook input is not UTF-8 (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:  # the same words as the SessionEnd hook's
-        raise ValueError(f"hook input is not JSON ({exc.msg} at char {exc.pos})") from None
-    if not isinstance(data, dict):
-        raise ValueError("hook input is not a JSON object")
+        raise ReaderError(f"hook input larger than {MAX_INPUT} bytes")
+    data = json_object(raw, "hook input")
     sid = data.get("session_id")
     if not isinstance(sid, str) or not _SAFE.match(sid) or ".." in sid:
-        raise ValueError("hook input has no safe session_id")
+        raise ReaderError("hook input has no safe session_id")
     cwd = data.get("cwd")
     source = data.get("source")
     path = data.get("transcript_path")

@@ -333,7 +333,8 @@ def test_the_env_line_is_appended_once(tmp_path: Path) -> None:
 )
 def test_a_bad_payload_is_named_in_the_hooks_words(raw: bytes, said: str) -> None:
     """Before, an empty or cut payload surfaced json's bare "Expecting value: line 1..."."""
+    from memgraph.errors import ReaderError
     from profiles.wakeup.hook import parse_payload
 
-    with pytest.raises(ValueError, match=said):
+    with pytest.raises(ReaderError, match=said):
         parse_payload(raw)
