@@ -209,7 +209,9 @@ def main() -> None:
     nerve = None
     if args.vectors:
         from context_cut.embedders import HashEmbedder
-        from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+        from context_cut.vector_index import VectorIndex
+        from context_cut.vector_sync import sync_index
+        from context_cut.vectors import VectorNerve
 
         index = VectorIndex.open(path=":memory:")
         t = time.perf_counter()

@@ -73,7 +73,7 @@ def _du(path: Path) -> int:
 
 
 def _open(engine: str, where: Path) -> Any:
-    from context_cut.vectors import VectorIndex
+    from context_cut.vector_index import VectorIndex
 
     return VectorIndex.open(path=where, engine=engine)
 
@@ -91,7 +91,7 @@ REOPEN = """
 import sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, sys.argv[3])
-from context_cut.vectors import VectorIndex
+from context_cut.vector_index import VectorIndex
 t1 = time.perf_counter()
 index = VectorIndex.open(path=sys.argv[1], engine=sys.argv[2])
 q = [1.0 / (int(sys.argv[4]) ** 0.5)] * int(sys.argv[4])
@@ -190,7 +190,8 @@ def build_recall_store(
 ) -> tuple[Path, Path]:
     import random
 
-    from context_cut.vectors import VectorIndex, sync_index
+    from context_cut.vector_index import VectorIndex
+    from context_cut.vector_sync import sync_index
     from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, UpsertNode
     from memgraph.engine import apply_patch, new_patch
     from memgraph.ids import anchor_id, node_id

@@ -232,7 +232,9 @@ def build(
     nerve = None
     if vectors:
         from context_cut.embedders import make_embedder
-        from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+        from context_cut.vector_index import VectorIndex
+        from context_cut.vector_sync import sync_index
+        from context_cut.vectors import VectorNerve
 
         t0 = time.perf_counter()
         embedder = make_embedder("minilm")  # numpy forward pass, as `recall` runs it

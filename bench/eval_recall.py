@@ -25,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from context_cut.api import RecallRequest, recall
 from context_cut.embedders import Embedder, HashEmbedder, MiniLMEmbedder
-from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_sync import sync_index
+from context_cut.vectors import VectorNerve
 from memgraph.documents import (
     AnchorKind,
     MemoryAnchor,

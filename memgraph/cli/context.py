@@ -139,7 +139,7 @@ def index(
     and the words of voice messages, which recall relates to a question's words)."""
     from dataclasses import asdict
 
-    from context_cut.vectors import index_status, sync_index
+    from context_cut.vector_sync import index_status, sync_index
     from memgraph.documents import ProfileName
     from memgraph.errors import UsageError
 

@@ -23,7 +23,7 @@ def _vectors(cfg: Any) -> tuple[list[Any], list[str]]:
     if not url and not Path(path).exists():
         return [], []
     try:
-        from context_cut.vectors import VectorIndex
+        from context_cut.vector_index import VectorIndex
 
         return [VectorIndex.open(path=path, url=url, engine=cfg.qdrant_engine).backend], []
     except Exception as exc:  # an optional extra missing, a server down: say so

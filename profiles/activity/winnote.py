@@ -25,7 +25,8 @@ note already on disk whose window changed; a note whose window id is no longer
 current is removed (``remove_stale_notes``), unless a person wrote in it.
 ``memgraph forget`` re-renders the notes of the sessions it touched.
 
-Hand edits are kept with the voice pages' machinery (``profiles.voice.pagekeep``):
+Hand edits are kept with the voice pages' machinery (``profiles.voice.pageblocks``,
+``profiles.voice.pagekeep``):
 memgraph owns the frontmatter keys it writes, the ``# `` heading and the artifact
 lines; any other line is the person's and is carried into every re-render; an
 edit inside memgraph's lines leaves the note alone and puts the new render in
@@ -188,8 +189,8 @@ def _when(raw: object, node: MemoryNode | None) -> datetime:
 
 
 def split_note(text: str) -> list[Any]:
-    """The note as ``pagekeep.Block``s: frontmatter, heading and artifact lines owned."""
-    from profiles.voice.pagekeep import Block, frontmatter_block
+    """The note as ``pageblocks.Block``s: frontmatter, heading and artifact lines owned."""
+    from profiles.voice.pageblocks import Block, frontmatter_block
 
     lines = text.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
@@ -226,7 +227,7 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
     memgraph's lines does not keep the old text; the new render (the person's
     own lines carried) replaces it and any waiting conflict file goes.
     """
-    from profiles.voice import pagekeep
+    from profiles.voice import pageblocks, pagekeep
 
     window = current_window(store, window_id)
     if window is None:
@@ -240,9 +241,9 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
         text = rendered
         if existing is not None:
             blocks = split_note(existing)
-            text = pagekeep.merge(rendered, blocks, frozenset({TAG}), split_note)
+            text = pageblocks.merge(rendered, blocks, frozenset({TAG}), split_note)
             known = pagekeep.recorded_digests(path)
-            digest = pagekeep.owned_digest(blocks)
+            digest = pageblocks.owned_digest(blocks)
             trusted = digest in known if known is not None else digest == _owned(rendered)
             if not trusted and not force:
                 pagekeep.write_conflict(path, existing, text, split_note)
@@ -265,7 +266,7 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
 
 
 def _owned(text: str) -> str:
-    from profiles.voice.pagekeep import owned_digest
+    from profiles.voice.pageblocks import owned_digest
 
     return owned_digest(split_note(text))
 
@@ -280,7 +281,7 @@ def remove_stale_notes(store: Store, vault: Path, window_ids: Iterable[str]) -> 
 
     Only a note that is exactly what memgraph last wrote goes (with its sidecar and
     conflict file); one a person wrote in stays. Returns the ids removed."""
-    from profiles.voice import pagekeep
+    from profiles.voice import pageblocks, pagekeep
 
     removed: list[str] = []
     for wid in dict.fromkeys(window_ids):
@@ -295,7 +296,7 @@ def remove_stale_notes(store: Store, vault: Path, window_ids: Iterable[str]) -> 
             continue
         blocks = split_note(existing)
         known = pagekeep.recorded_digests(path) or []
-        if pagekeep.owned_digest(blocks) not in known or pagekeep.user_segments(blocks):
+        if pageblocks.owned_digest(blocks) not in known or pageblocks.user_segments(blocks):
             continue
         for p in (path, pagekeep.sidecar(path), pagekeep.conflict_path(path)):
             p.unlink(missing_ok=True)

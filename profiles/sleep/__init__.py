@@ -1,1 +1,2 @@
-"""The night pass: ``memgraph sleep`` (see ``profiles.sleep.pipeline``)."""
+"""The night pass: ``memgraph sleep`` (see ``profiles.sleep.pipeline``; its stages in
+``profiles.sleep.stages``)."""

@@ -106,7 +106,7 @@ def proposal_op(p: dict[str, Any], nodes: dict[str, MemoryNode], model: str) -> 
 
 
 def propose_titles(store: Any, proposer: Any, now: datetime, report: Any) -> None:
-    from profiles.sleep.pipeline import Stage
+    from profiles.sleep.sleep_types import Stage
 
     stage = Stage("model proposals")
     report.stages.append(stage)

@@ -1,6 +1,6 @@
 """The owned-text digest of a page memgraph just wrote, without building blocks.
 
-``owned_digest_of(text)`` equals ``pagekeep.owned_digest(pagekeep.split_blocks(text,
+``owned_digest_of(text)`` equals ``pageblocks.owned_digest(pageblocks.split_blocks(text,
 ours=True))`` for every text (a property test holds the two together): the digest
 only needs which lines are owned, not the blocks' keys, so message markers are not
 JSON-decoded (their keys all start with ``msg`` and never meet the structural
@@ -16,8 +16,8 @@ from profiles.voice.pagerender import marker_version
 
 
 def owned_digest_of(text: str) -> str:
-    """sha256 of the page's owned text (see ``pagekeep.owned_digest``)."""
-    from profiles.voice.pagekeep import frontmatter_block, heading_key, table_starts
+    """sha256 of the page's owned text (see ``pageblocks.owned_digest``)."""
+    from profiles.voice.pageblocks import frontmatter_block, heading_key, table_starts
 
     lines = text.replace("\r\n", "\n").split("\n")
     owned: list[str] = []  # owned lines, and the frontmatter's owned text

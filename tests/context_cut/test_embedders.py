@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from context_cut import select_context_cut
 from context_cut.api import RecallRequest, recall
 from context_cut.embedders import HashEmbedder, MiniLMEmbedder, OllamaEmbedder, make_embedder
-from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_sync import sync_index
+from context_cut.vectors import VectorNerve
 from memgraph.documents import MemoryContextQuery
 from memgraph.errors import BackendUnavailable, MissingExtra, UsageError
 

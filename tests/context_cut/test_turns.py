@@ -11,7 +11,9 @@ from context_cut.api import RecallRequest, recall, select_context_cut
 from context_cut.budget import node_text, packet_tokens
 from context_cut.embedders import HashEmbedder
 from context_cut.turns import TurnScope, TurnWeights, rank_turns, stem, words
-from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_sync import sync_index
+from context_cut.vectors import VectorNerve
 from memgraph.documents import MemoryContextQuery
 from memgraph.errors import UsageError
 from memgraph.store import Store, open_store

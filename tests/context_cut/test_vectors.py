@@ -11,18 +11,11 @@ import pytest
 
 from context_cut import select_context_cut
 from context_cut.embedders import HashEmbedder
-from context_cut.vectors import (
-    PARTITIONS,
-    DimensionMismatch,
-    VectorIndex,
-    VectorNerve,
-    collection_name,
-    index_status,
-    node_id_of,
-    point_id,
-    source_hash,
-    sync_index,
-)
+from context_cut.vector_backends import DimensionMismatch, point_id
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_projection import PARTITIONS, collection_name, source_hash
+from context_cut.vector_sync import index_status, sync_index
+from context_cut.vectors import VectorNerve, node_id_of
 from memgraph.documents import MemoryContextQuery, NodeRevision
 from memgraph.ops import revise_node
 from memgraph.store import Store

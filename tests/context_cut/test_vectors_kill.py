@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from context_cut.embedders import HashEmbedder
-from context_cut.vectors import VectorIndex, collection_name, index_status, sync_index
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_projection import collection_name
+from context_cut.vector_sync import index_status, sync_index
 from memgraph.documents import UpsertNode
 from memgraph.engine import apply_patch, new_patch
 from memgraph.store import open_store
@@ -31,7 +33,8 @@ CHILD = textwrap.dedent(
     """
     import sys, time
     from context_cut.embedders import HashEmbedder
-    from context_cut.vectors import VectorIndex, sync_index
+    from context_cut.vector_index import VectorIndex
+    from context_cut.vector_sync import sync_index
     from memgraph.store import open_store
 
     class Slow(HashEmbedder):

@@ -148,7 +148,10 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
     graph: object, mk: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from context_cut.embedders import HashEmbedder
-    from context_cut.vectors import VectorIndex, VectorNerve, collection_name, sync_index
+    from context_cut.vector_index import VectorIndex
+    from context_cut.vector_projection import collection_name
+    from context_cut.vector_sync import sync_index
+    from context_cut.vectors import VectorNerve
 
     g, m = graph, mk
     g.nodes(  # type: ignore[attr-defined]

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from context_cut.embedders import HashEmbedder
 from context_cut.turns import TurnScope, TurnWeights, rank_turns
-from context_cut.vectors import VectorIndex, VectorNerve, sync_index
+from context_cut.vector_index import VectorIndex
+from context_cut.vector_sync import sync_index
+from context_cut.vectors import VectorNerve
 from context_cut.word_table import _LOADED, is_word, load_table, read_table, table_paths
 from context_cut.word_vectors import (
     message_texts,

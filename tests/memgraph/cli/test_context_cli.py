@@ -183,7 +183,7 @@ def test_index_status_profiles_and_partitions(db: Path, tmp_path: Path) -> None:
 
 
 def test_index_refuses_a_collection_of_another_width(db: Path, tmp_path: Path) -> None:
-    from context_cut.vectors import VectorIndex
+    from context_cut.vector_index import VectorIndex
 
     qdir = tmp_path / "q"
     index = VectorIndex.open(path=qdir, engine="edge")

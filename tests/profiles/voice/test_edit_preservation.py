@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memgraph.cli.app import app
-from profiles.voice.pagekeep import list_conflicts, merge, split_blocks
+from profiles.voice.pageblocks import merge, split_blocks
+from profiles.voice.pagekeep import list_conflicts
 from profiles.voice.pages import (
     VoiceMessageEntry,
     VoicePage,

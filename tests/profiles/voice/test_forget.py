@@ -207,7 +207,9 @@ def test_postgres_data_files_hold_no_trace(request: pytest.FixtureRequest, tmp_p
 @pytest.mark.parametrize("engine", ["edge", "qdrant-client"])
 def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
     from context_cut.embedders import HashEmbedder
-    from context_cut.vectors import VectorIndex, collection_name, sync_index
+    from context_cut.vector_index import VectorIndex
+    from context_cut.vector_projection import collection_name
+    from context_cut.vector_sync import sync_index
 
     store = SQLiteStore(tmp_path / "mg.db")
     _capture(store, tmp_path / "vault", [SECRET, OTHER, "third message here"])

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from memgraph.store import Store, open_store
-from profiles.voice import pagekeep, pages_v1
+from profiles.voice import pageblocks, pagekeep, pages_v1
 from profiles.voice.capture import CaptureRequest, capture_messages
 from profiles.voice.pages import VoicePage, parse_page, render_page, split_frontmatter
 from profiles.voice.search_schema import ImportVaultRequest, import_vault
@@ -143,7 +143,7 @@ def test_a_session_crossing_midnight_gets_day_headings(store: Store, tmp_path: P
     assert "\n### 2026-04-14\n" in text and "\n### 2026-04-15\n" in text
     assert text.index("### 2026-04-15") < text.index("> **00:00**")
     assert parse_page(text).message_count == 3
-    assert not pagekeep.user_segments(pagekeep.split_blocks(text))  # headings are memgraph's
+    assert not pageblocks.user_segments(pageblocks.split_blocks(text))  # headings are memgraph's
     before = path.read_bytes()
     write_session_page(store, tmp_path / "v", SID)
     assert path.read_bytes() == before

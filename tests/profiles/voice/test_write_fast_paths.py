@@ -186,8 +186,8 @@ _PAGE_LINES = st.sampled_from(
 @given(st.lists(_PAGE_LINES | st.text(max_size=12), max_size=30), st.booleans())
 def test_owned_digest_of_is_the_blocks_digest(lines: list[str], crlf: bool) -> None:
     """record_written's digest without blocks equals the digest of split_blocks."""
+    from profiles.voice.pageblocks import owned_digest, split_blocks
     from profiles.voice.pagedigest import owned_digest_of
-    from profiles.voice.pagekeep import owned_digest, split_blocks
 
     text = ("\r\n" if crlf else "\n").join(lines)
     assert owned_digest_of(text) == owned_digest(split_blocks(text, ours=True))
