@@ -77,7 +77,7 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
             else:
                 report.unchanged += 1
     if request.notes:
-        from profiles.session.api import render_session_text
+        from profiles.session.lookup import render_session_text
         from profiles.session.views import session_file, write_view
 
         for node in store.iter_nodes(profile="session", kind="session"):

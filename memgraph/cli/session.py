@@ -100,7 +100,7 @@ def list_(
 ) -> None:
     """Sessions, most recently active first (by note time)."""
     from memgraph.dates import show as shown
-    from profiles.session.api import list_sessions
+    from profiles.session.lookup import list_sessions
 
     _, store = _open(home, None, for_reading=True)
     try:
@@ -187,7 +187,7 @@ def note(
         req = NoteRequest(sid, text, s.workspace, h, explicit, when, redact=secrets)
         if explicit is None:
             # a new session takes the configured persona; an existing one keeps its own
-            from profiles.session.api import find_session as find
+            from profiles.session.lookup import find_session as find
 
             with store.reader() as reader:
                 if find(reader, sid) is None:
@@ -221,8 +221,8 @@ def wake(
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
     from memgraph.config import chosen_persona
-    from profiles.session.api import personas
     from profiles.session.api import wake as wake_api
+    from profiles.session.lookup import personas
     from profiles.session.records import fixed_iso, wake_json, wake_line
 
     chosen = chosen_persona(persona)

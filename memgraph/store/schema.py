@@ -201,7 +201,7 @@ MIGRATIONS.append(
     Migration(
         104,
         "receipts and patches stored packed (memgraph.store.docpack): ~3x and ~9x smaller",
-        # mg_pack is registered on the migrating connection (SQLiteStore._migrate).
+        # mg_pack is registered on the migrating connection (memgraph.store.sqlite_open.migrate).
         # Receipts are append-only: their UPDATE guard is lifted for this one
         # rewrite of the encoding (the JSON text is unchanged) and put back as it was.
         """

@@ -4,6 +4,7 @@ Several agent harnesses write at once, so every write transaction starts with
 ``BEGIN IMMEDIATE`` (the write lock is taken up front, never upgraded from a
 read lock, which is what deadlocks into SQLITE_BUSY) and lock waits are retried
 with jittered backoff until a deadline; only then does ``StoreBusy`` surface.
+The read-only connection and the schema migrations: ``memgraph.store.sqlite_open``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memgraph.documents.enums import utcnow
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.decode import DocStore, snapshot_from
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, SearchHit
-from memgraph.store.schema import Migration, all_migrations
+from memgraph.store.sqlite_open import connect_read_only, migrate
 from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
 
 T = TypeVar("T")
@@ -68,7 +68,7 @@ class SQLiteStore(DocStore):
             if readonly:
                 if not exists:
                     raise StoreError(f"no store at {self.path}")
-                self.conn = _connect_read_only(self.path)
+                self.conn = connect_read_only(self.path)
                 docpack.register(self.conn)
                 guard.check_schema(self.conn, self.path)
                 return
@@ -103,7 +103,7 @@ class SQLiteStore(DocStore):
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA temp_store=MEMORY")
             self.conn.execute("PRAGMA cache_size=-65536")
-            self._migrate()
+            migrate(self.conn, self._retry)
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
             self._pooled = True  # the index helper thread starts on a bulk patch
@@ -131,43 +131,6 @@ class SQLiteStore(DocStore):
                 raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.1)
-
-    def _pending_migrations(self) -> list[Migration]:
-        has_table = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        ).fetchone()
-        done: set[int] = set()
-        if has_table:
-            done = {r[0] for r in self.conn.execute("SELECT version FROM schema_migrations")}
-        return [m for m in all_migrations() if m.version not in done]
-
-    def _migrate(self) -> None:
-        # A plain read first: opening an up-to-date store must not queue for the
-        # write lock behind other writers (many agents open the store at once).
-        if not self._retry(self._pending_migrations):
-            return
-
-        def run() -> None:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                self.conn.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
-                    " description TEXT NOT NULL, applied_at TEXT NOT NULL)"
-                )
-                # re-read under the write lock: another process may have migrated
-                for m in self._pending_migrations():
-                    for statement in _split_sql(m.sql):
-                        self.conn.execute(statement)
-                    self.conn.execute(
-                        "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        (m.version, m.description, iso(utcnow())),
-                    )
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-
-        self._retry(run)
 
     @contextmanager
     def transaction(self) -> Iterator[SQLiteTxn]:
@@ -355,34 +318,6 @@ class SQLiteStore(DocStore):
             txn.append_receipts(snapshot.receipts)
 
 
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """``mode=ro``; when that cannot work (a read-only directory or file and no
-    ``-shm`` to share), ``immutable=1`` -- safe then: nobody can be writing a
-    store whose directory cannot hold its WAL."""
-    uri = str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-    conn = sqlite3.connect(
-        f"file:{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False, timeout=5.0
-    )
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn
-    except sqlite3.OperationalError:
-        conn.close()
-        wal = Path(f"{path}-wal")
-        if wal.exists() and wal.stat().st_size > 0:
-            raise StoreError(
-                f"store {path} is read-only and has an unmerged WAL; open it once where it "
-                "is writable (or copy it with `memgraph backup`)"
-            ) from None
-    return sqlite3.connect(
-        f"file:{uri}?mode=ro&immutable=1",
-        uri=True,
-        isolation_level=None,
-        check_same_thread=False,
-        timeout=5.0,
-    )
-
-
 def read_store_file(path: Path) -> MemoryGraphSnapshot:
     """The snapshot of a store file opened read-only, after SQLite's quick_check.
 
@@ -433,22 +368,6 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
 
 
 register_indexes(SQLiteStore, _sqlite_indexes)
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split a migration script into statements, keeping trigger bodies whole."""
-    statements: list[str] = []
-    buf: list[str] = []
-    for line in script.splitlines():
-        buf.append(line)
-        candidate = "\n".join(buf).strip()
-        if candidate and sqlite3.complete_statement(candidate):
-            statements.append(candidate)
-            buf = []
-    rest = "\n".join(buf).strip()
-    if rest:
-        statements.append(rest)
-    return statements
 
 
 __all__ = ["SQLiteStore", "SQLiteTxn", "iso", "node_row", "read_store_file"]

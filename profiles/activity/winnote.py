@@ -190,19 +190,13 @@ def _when(raw: object, node: MemoryNode | None) -> datetime:
 
 def split_note(text: str) -> list[Any]:
     """The note as ``pageblocks.Block``s: frontmatter, heading and artifact lines owned."""
+    from profiles.voice.frontmatter import page_lines
     from profiles.voice.pageblocks import Block, frontmatter_block
 
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines, i = page_lines(text)
     blocks: list[Block] = []
-    i = 0
-    if lines and lines[0] == "---":
-        try:
-            end = lines.index("---", 1)
-        except ValueError:
-            end = -1
-        if end > 0:
-            blocks.append(frontmatter_block(lines[: end + 1], NOTE_KEYS))
-            i = end + 1
+    if i:
+        blocks.append(frontmatter_block(lines[:i], NOTE_KEYS))
     seen: set[str] = set()
     for n, line in enumerate(lines[i:], i):
         key: str | None = None

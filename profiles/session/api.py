@@ -2,7 +2,8 @@
 
 Every note is a node applied through the engine (one transaction each); the
 session's YAML view is re-rendered from the store right after, under a
-per-file lock (``profiles.session.views``).
+per-file lock (``profiles.session.views``). The reads (a session's node, notes,
+info, rendered text; ``list_sessions``, ``personas``) are ``profiles.session.lookup``.
 """
 
 from __future__ import annotations
@@ -14,29 +15,32 @@ from pathlib import Path
 from memgraph.documents import GraphOp, MemoryEdge, MemoryNode, UpsertEdge, UpsertNode, utcnow
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.store.protocol import GraphReader, Store
-from profiles.session.emit import NoteRow, render_yaml
+from memgraph.store.protocol import Store
+from profiles.session.lookup import (
+    SessionInfo,
+    find_session,
+    info_for,
+    info_of,
+    notes_of,
+    render_session_text,
+)
+from profiles.session.lookup import list_sessions as list_sessions
 from profiles.session.notes import SessionNotes, parse_session_yaml
+from profiles.session.records import DEFAULT_AXIOM as DEFAULT_AXIOM
 from profiles.session.records import (
-    ACTIVE,
-    NOTE_KIND,
     PROFILE,
     SESSION_KIND,
     NoteRecord,
     check_name,
     check_text,
-    domain_id,
-    fixed_iso,
     new_writer,
     note_edge,
     note_node,
     redact_note,
     session_node,
-    session_node_id,
 )
-from profiles.session.records import DEFAULT_AXIOM as DEFAULT_AXIOM
 from profiles.session.records import check_at as records_check_at
-from profiles.session.views import ViewWrite, session_file, write_view
+from profiles.session.views import ViewWrite, write_view
 
 
 def check_at(at: datetime | None, now: datetime) -> datetime:
@@ -67,19 +71,6 @@ class NoteRequest:
 
 
 @dataclass(frozen=True)
-class SessionInfo:
-    session_id: str
-    persona: str
-    workspace: Path
-    started_at: datetime
-    harness: str
-    file: Path
-    note_count: int = 0
-    last_note_at: datetime | None = None
-    created: bool = False
-
-
-@dataclass(frozen=True)
 class NoteResult:
     id: str
     session_id: str
@@ -105,53 +96,6 @@ class WakeResult:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def _session(reader: GraphReader, session_id: str) -> MemoryNode | None:
-    return reader.get_nodes([session_node_id(session_id)]).get(session_node_id(session_id))
-
-
-def _info(node: MemoryNode, notes: list[MemoryNode], created: bool = False) -> SessionInfo:
-    a = node.attributes
-    workspace = Path(str(a["workspace"]))
-    last = max((n.valid_from for n in notes if n.valid_from), default=None)
-    return SessionInfo(
-        session_id=str(a["session_id"]),
-        persona=str(a["persona"]),
-        workspace=workspace,
-        started_at=node.valid_from or node.created_at,
-        harness=str(a.get("harness", "cli")),
-        file=session_file(workspace, str(a["persona"]), str(a["session_id"])),
-        note_count=len(notes),
-        last_note_at=last,
-        created=created,
-    )
-
-
-def _notes(reader: GraphReader, session_id: str) -> list[MemoryNode]:
-    nodes = reader.nodes_in_domain(domain_id(session_id), PROFILE, [ACTIVE])
-    notes = [n for n in nodes if n.kind == NOTE_KIND and n.valid_from is not None]
-    return sorted(notes, key=lambda n: (fixed_iso(n.valid_from or n.created_at), n.id))
-
-
-def render_session_text(store: Store, session_id: str) -> str:
-    """The session's YAML as rendered from the store right now."""
-    with store.reader() as reader:
-        node = _session(reader, session_id)
-        if node is None:
-            raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
-        notes = _notes(reader, session_id)
-    rows = [
-        NoteRow(
-            timestamp=fixed_iso(n.valid_from or n.created_at),
-            text=n.claim,
-            harness=str(n.attributes.get("harness", "")),
-            id=n.id,
-        )
-        for n in notes
-    ]
-    a = node.attributes
-    return render_yaml(session_id, str(a["persona"]), str(a["started_at"]), rows)
-
-
 def render_session(store: Store, session_id: str) -> Path:
     """Re-render the session's YAML view from the store (atomic, under its file lock)."""
     return sync_session_view(store, session_id).path
@@ -166,10 +110,10 @@ def sync_session_view(store: Store, session_id: str) -> ViewWrite:
     from profiles.session.handedit import on_edit_for
 
     with store.reader() as reader:
-        node = _session(reader, session_id)
+        node = find_session(reader, session_id)
     if node is None:
         raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
-    info = _info(node, [])
+    info = info_of(node, [])
     view = write_view(
         info.file, lambda: render_session_text(store, session_id), on_edit_for(store, session_id)
     )
@@ -213,7 +157,7 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
     check_name(req.persona, "persona")
     now = utcnow()
     with store.reader() as reader:
-        existing = _session(reader, req.session_id)
+        existing = find_session(reader, req.session_id)
     created = False
     if existing is None:
         session, startup = _start_ops(req, now)
@@ -238,15 +182,6 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
     return SessionInfo(**{**info.__dict__, "created": created})
 
 
-def info_for(store: Store, session_id: str) -> SessionInfo:
-    check_name(session_id, "session id")
-    with store.reader() as reader:
-        node = _session(reader, session_id)
-        if node is None:
-            raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
-        return _info(node, _notes(reader, session_id))
-
-
 def note(store: Store, req: NoteRequest) -> NoteResult:
     """Add a note to a session (starting it if needed), then re-render its file."""
     check_name(req.session_id, "session id")
@@ -258,7 +193,7 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     now = utcnow()
     at = check_at(req.at, now)
     with store.reader() as reader:
-        existing = _session(reader, req.session_id)
+        existing = find_session(reader, req.session_id)
     ops: list[GraphOp] = []
     if existing is None:
         persona = req.persona or "default"
@@ -312,26 +247,6 @@ def _view_path(store: Store, session_id: str) -> Path:
         return Path(f"{session_id}.yaml")
 
 
-def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]:
-    """Every session (of ``persona``), most recently active first."""
-    if persona is not None:
-        check_name(persona, "persona")
-    infos: list[SessionInfo] = []
-    sessions = [
-        n
-        for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
-        if persona is None or n.attributes.get("persona") == persona
-    ]
-    with store.reader() as reader:
-        for node in sessions:
-            infos.append(_info(node, _notes(reader, str(node.attributes["session_id"]))))
-
-    def recency(i: SessionInfo) -> tuple[str, str]:
-        return (fixed_iso(i.last_note_at or i.started_at), i.session_id)
-
-    return sorted(infos, key=recency, reverse=True)
-
-
 def wake(store: Store, persona: str | None = "default") -> WakeResult:
     """The last note of the persona's most recently active session (by note valid time);
     ``persona=None``: the most recently active session of any persona (the result
@@ -343,7 +258,7 @@ def wake(store: Store, persona: str | None = "default") -> WakeResult:
     for info in list_sessions(store, persona)[:1]:
         persona = info.persona
         with store.reader() as reader:
-            notes = _notes(reader, info.session_id)
+            notes = notes_of(reader, info.session_id)
         best = notes[-1] if notes else None
     if best is None:
         return WakeResult(persona=persona or "default", text=DEFAULT_AXIOM, axiom=True)
@@ -394,25 +309,10 @@ def sync_hand_notes(store: Store, persona: str | None) -> int:
     edited = 0
     for node in sessions:
         try:
-            path = _info(node, []).file
+            path = info_of(node, []).file
         except MemgraphError:
             continue
         if view_edited(path):
             edited += 1
             _sync_quietly(store, str(node.attributes["session_id"]))
     return edited
-
-
-def personas(store: Store) -> list[str]:
-    """Every persona that has a session, sorted."""
-    return sorted(
-        {
-            str(n.attributes.get("persona"))
-            for n in store.iter_nodes(profile=PROFILE, kind=SESSION_KIND)
-        }
-    )
-
-
-def find_session(reader: GraphReader, session_id: str) -> MemoryNode | None:
-    """The stored session node, or None when the session is not started."""
-    return _session(reader, session_id)

@@ -1,5 +1,9 @@
 """YAML frontmatter of vault pages: written by the safe dumper only, read by a
-SafeLoader that refuses aliases; every problem is one ``PageError`` line."""
+SafeLoader that refuses aliases; every problem is one ``PageError`` line.
+
+``page_lines`` is where a page's leading ``---`` block is found (the YAML reader
+here, and the block splitters of voice pages and window notes).
+"""
 
 from __future__ import annotations
 
@@ -65,6 +69,22 @@ class _NoAliasLoader(yaml.SafeLoader):
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 
+def page_lines(text: str) -> tuple[list[str], int]:
+    """(the text's lines, CRLF read as LF; how many of them the leading frontmatter
+    takes, both ``---`` fences included: 0 when the first line is not ``---`` or no
+    later ``---`` line closes it). The first ``---`` after the opening one closes
+    it, so a ``---`` in the body is body. A BOM is text: the caller strips it when
+    it reads one as nothing (``split_frontmatter`` does, the block splitters keep it
+    as a person's line)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[0] != "---":
+        return lines, 0
+    try:
+        return lines, lines.index("---", 1) + 1
+    except ValueError:
+        return lines, 0
+
+
 def split_frontmatter(
     text: str, source: str = "page", *, ours: bool = False
 ) -> tuple[dict[str, Any], list[str], int]:
@@ -76,16 +96,12 @@ def split_frontmatter(
     it is installed and the frontmatter holds no ``&``/``*`` (so no anchor or
     alias); anything else, and any error, takes the pure-Python loader, whose
     answers are the reference."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if not lines or lines[0] != "---":
+    lines, size = page_lines(text.removeprefix("\ufeff"))
+    if lines[0] != "---":
         raise PageError(f"{source}: no YAML frontmatter (a page starts with a '---' line)")
-    try:
-        end = lines.index("---", 1)
-    except ValueError:
-        raise PageError(f"{source}: frontmatter is not closed by a '---' line") from None
+    if not size:
+        raise PageError(f"{source}: frontmatter is not closed by a '---' line")
+    end = size - 1  # the closing fence
     raw = "\n".join(lines[1:end])
     if len(raw) > _MAX_FRONTMATTER:
         raise PageError(f"{source}: frontmatter larger than {_MAX_FRONTMATTER} bytes")

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from profiles.voice.frontmatter import PageError, split_frontmatter
+from profiles.voice.frontmatter import PageError, page_lines, split_frontmatter
 from profiles.voice.pagerender import (
     CLASSIFICATIONS_HEADING,
     DAY_HEADING,
@@ -138,17 +138,10 @@ def table_starts(line: str, seen: set[str]) -> bool:
 def split_blocks(text: str, *, ours: bool = False) -> list[Block]:
     """The page as owned blocks and user lines (blank lines: ``key=None`` too);
     ``ours``: text memgraph just wrote (its frontmatter parses faster)."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines, i = page_lines(text)
     blocks: list[Block] = []
-    i = 0
-    if lines and lines[0] == "---":
-        try:
-            end = lines.index("---", 1)
-        except ValueError:
-            end = -1
-        if end > 0:
-            blocks.append(frontmatter_block(lines[: end + 1], ours=ours))
-            i = end + 1
+    if i:
+        blocks.append(frontmatter_block(lines[:i], ours=ours))
     seen: set[str] = set()
     while i < len(lines):
         line = lines[i]

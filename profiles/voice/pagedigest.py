@@ -17,21 +17,15 @@ from profiles.voice.pagerender import marker_version
 
 def owned_digest_of(text: str) -> str:
     """sha256 of the page's owned text (see ``pageblocks.owned_digest``)."""
+    from profiles.voice.frontmatter import page_lines
     from profiles.voice.pageblocks import frontmatter_block, heading_key, table_starts
 
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines, i = page_lines(text)
     owned: list[str] = []  # owned lines, and the frontmatter's owned text
-    i = 0
     n = len(lines)
-    if lines and lines[0] == "---":
-        try:
-            end = lines.index("---", 1)
-        except ValueError:
-            end = -1
-        if end > 0:
-            block = frontmatter_block(lines[: end + 1], ours=True)
-            owned.append(block.owned if block.owned is not None else "\n".join(block.lines))
-            i = end + 1
+    if i:
+        block = frontmatter_block(lines[:i], ours=True)
+        owned.append(block.owned if block.owned is not None else "\n".join(block.lines))
     seen: set[str] = set()  # the structural keys split_blocks has met
     while i < n:
         line = lines[i]

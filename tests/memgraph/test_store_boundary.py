@@ -18,7 +18,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memgraph", "profiles", "context_cut")
 STORE = ROOT / "memgraph" / "store"
-ENGINE = ("engine.py", "working.py", "ops_apply.py", "ops.py", "validation.py")
+ENGINE = (
+    "engine.py",
+    "working.py",
+    "ops_apply.py",
+    "ops_node.py",
+    "ops_derived.py",
+    "ops.py",
+    "validation.py",
+)
 
 # Statement heads, upper case as every SQL string in this code base writes them.
 SQL = re.compile(

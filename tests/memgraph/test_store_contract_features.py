@@ -113,8 +113,9 @@ def test_same_hits_same_order_on_every_backend(
 
 
 def test_lean_note_append_view_and_wake(mg_store: Store, tmp_path: Path) -> None:
-    from profiles.session.api import StartRequest, render_session_text, start_session, wake
+    from profiles.session.api import StartRequest, start_session, wake
     from profiles.session.lean import lean_note_in
+    from profiles.session.lookup import render_session_text
     from profiles.session.records import NoteRecord
     from profiles.session.views import render_from_store
 

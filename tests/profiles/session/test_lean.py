@@ -10,8 +10,9 @@ from memgraph.documents import MemoryEdge, MemoryLifecycleReceipt, MemoryNode, M
 from memgraph.hashing import node_hash
 from memgraph.store import open_store
 from memgraph.validation import validate_snapshot
-from profiles.session.api import NoteRequest, StartRequest, note, render_session_text, start_session
+from profiles.session.api import NoteRequest, StartRequest, note, start_session
 from profiles.session.lean import lean_note
+from profiles.session.lookup import render_session_text
 from profiles.session.records import NoteRecord
 from profiles.session.views import render_from_sql
 
