@@ -33,7 +33,7 @@ from context_cut.cuts import get_cut
 from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, HISTORY_WINDOW, history_docs, history_node
-from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files
+from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files, prime
 from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
 from context_cut.repo_rank import Postings, Walk
 from memgraph.documents import (
@@ -324,16 +324,24 @@ def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
     return repo, node
 
 
-def repo_cut(store: Store, request: RepoCutRequest, embedder: Embedder | None = None) -> RepoCut:
+def repo_cut(
+    store: Store,
+    request: RepoCutRequest,
+    embedder: Embedder | None = None,
+    vectors_dir: Path | None = None,
+) -> RepoCut:
     """The repo cut's packet and ranking; ``embedder`` (the configured one, if any)
-    adds the nearest-past-commit signal when it is MiniLM (``repo_nearest.py``)."""
+    adds the nearest-past-commit signal when it is MiniLM (``repo_nearest.py``),
+    with the subject vectors the scan stored in ``vectors_dir`` (``repo_vectors.py``)."""
     from profiles.repo_scan.graph import module_id
     from profiles.repo_scan.summaries import package_summary_id
 
     repo, repo_node = _load(store, request)
     paths = sorted(repo_node.attributes.get("manifest") or {})
     summary_ids = list(repo_node.attributes.get("summaries") or [])
-    ranked = rank_modules(_index(store, repo, repo_node, paths), request.text, embedder=embedder)
+    index = _index(store, repo, repo_node, paths)
+    ignored = prime(embedder, index.commits, vectors_dir, repo) if vectors_dir else None
+    ranked = rank_modules(index, request.text, embedder=embedder)
     top = ranked[: request.limit]
     with store.reader() as reader:
         found = reader.get_nodes([module_id(repo, p) for p, _s in top])
@@ -376,6 +384,8 @@ def repo_cut(store: Store, request: RepoCutRequest, embedder: Embedder | None = 
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
     packet.notices += recent_notice([p for p, s in top if s == 0.0])
+    if ignored:
+        packet.notices.append(ignored)
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(

@@ -10,11 +10,18 @@ choose/confirm split of bench/bench_repo_localise_semantic.py ``--nearest``
 (notes/repo.md, 2026-12-05 (m17)): recall@5 pooled choose +0.58 (3 commits won /
 2 lost), confirm +1.00 (9 / 0). The floor is MiniLM's scale: any other model (or
 none) leaves the signal out, and the cut ranks as without it.
+
+Subject vectors come from the file ``memgraph repo scan`` writes with MiniLM
+configured (``context_cut/repo_vectors.py``; ``prime`` puts them in the process
+memo), so a cut in a new process embeds its task text and only the subjects the
+file lacks. ``configured_embedder`` is the one place the CLI and the MCP server
+turn the embedder setting into the embedder this signal takes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from context_cut.repo_history import HISTORY_WINDOW
@@ -26,7 +33,9 @@ NEAREST_WEIGHT = 0.2
 NEAREST_MIN = 0.6  # cosine a past subject needs to the task text
 NEAREST_K = 3  # nearest past commits looked at
 NEAREST_MAX_FILES = 20  # a commit touching more says little about any one file
-MODELS = frozenset({"minilm:all-MiniLM-L6-v2"})  # the floor was chosen for this model
+MINILM = "minilm:all-MiniLM-L6-v2"
+SETTINGS = {"minilm": MINILM, "minilm-torch": MINILM}  # embedder setting -> its model's name
+MODELS = frozenset(SETTINGS.values())  # the floor was chosen for this model
 _MEMO_LIMIT = 4096  # subject vectors remembered per process
 _MEMO: dict[tuple[str, str], list[float]] = {}
 
@@ -41,6 +50,59 @@ def _rows(commits: Sequence[Any], window: int) -> list[tuple[str, list[str]]]:
         if isinstance(subject, str) and subject.strip() and isinstance(files, list | tuple):
             out.append((subject, [f for f in files if isinstance(f, str)]))
     return out
+
+
+def window_subjects(commits: Sequence[Any], window: int = HISTORY_WINDOW) -> list[str]:
+    """The subjects the signal compares, newest first (what the scan stores)."""
+    return [subject for subject, _files in _rows(commits, window)]
+
+
+def configured_embedder(
+    setting: str | None,
+    *,
+    model: str = "all-minilm",
+    host: str | None = None,
+    timeout: float = 30.0,
+) -> tuple[Embedder | None, str | None]:
+    """The embedder the setting names when its model is one of ``MODELS`` (else
+    None: nothing else is built or imported), or (None, a one-line notice) when
+    its extra is missing or it does not load."""
+    if setting not in SETTINGS:
+        return None, None
+    from context_cut.embedders import make_embedder
+    from memgraph.errors import BackendUnavailable, MissingExtra
+
+    try:
+        embedder = make_embedder(setting, model=model, host=host, timeout=timeout)
+    except (MissingExtra, BackendUnavailable) as exc:
+        notice = f"vectors unavailable, the repo cut ranks without past-commit vectors: {exc}"
+        return None, " ".join(notice.split())
+    return embedder, None
+
+
+def prime(
+    embedder: Embedder | None,
+    commits: Sequence[Any],
+    directory: Path,
+    repo: str,
+    window: int = HISTORY_WINDOW,
+) -> str | None:
+    """Put the scan's stored vectors of the window's subjects the process memo
+    lacks into it (read only: a missing one is embedded by the cut and kept in
+    process); the one-line reason the file was ignored, if it was."""
+    if embedder is None or embedder.name not in MODELS:
+        return None
+    model = embedder.name
+    todo = [s for s in dict.fromkeys(window_subjects(commits, window)) if (model, s) not in _MEMO]
+    if not todo:
+        return None
+    from context_cut.repo_vectors import stored_subjects
+
+    found, why = stored_subjects(directory, repo, model, embedder.dimension, todo)
+    if len(_MEMO) + len(found) > _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO.update(((model, s), v) for s, v in found.items())
+    return why
 
 
 def _vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:

@@ -75,6 +75,7 @@ class MemgraphTools:
         self._lock = threading.Lock()  # one call at a time on the shared stores
         # write flag -> (location, file identity when opened, store)
         self._open: dict[bool, tuple[str, tuple[int, ...] | None, Store]] = {}
+        self._embedder: tuple[Any, str | None] | None = None  # the repo cut's, once built
 
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[Store]:
@@ -271,14 +272,34 @@ class MemgraphTools:
     def _repo_context(self, query: str, cut: str, budget: int, repo: str) -> dict[str, Any]:
         """The repo cut over a scanned repository (``repo``: its folder path)."""
         from context_cut.repo_cut import RepoCutRequest, repo_cut
+        from context_cut.repo_vectors import vectors_dir_for
 
         if cut != "repo":
             raise ValueError("repo goes with cut='repo'")
         request = RepoCutRequest(text=query, repo_path=Path(repo), budget_tokens=budget)
+        embedder, notice = self._repo_embedder()
         with self._store() as store:
-            packet = repo_cut(store, request).packet
+            packet = repo_cut(store, request, embedder, vectors_dir_for(self.settings.home)).packet
+        if notice:  # the client sees why its ranking lacks the past-commit signal
+            packet.notices.append(notice)
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
+
+    def _repo_embedder(self) -> tuple[Any, str | None]:
+        """The configured embedder for the repo cut, as the CLI takes it
+        (``repo_nearest.configured_embedder``), built once per server: the model
+        loads in ~0.3 s. A missing extra is the result's notice on every repo cut."""
+        if self._embedder is None:
+            from context_cut.repo_nearest import configured_embedder
+
+            cfg = self.settings
+            self._embedder = configured_embedder(
+                cfg.embedder,
+                model=cfg.embed_model,
+                host=cfg.ollama_host,
+                timeout=cfg.ollama_timeout,
+            )
+        return self._embedder
 
 
 def store_identity(location: str) -> tuple[int, ...] | None:

@@ -366,10 +366,10 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
     request = RepoCutRequest(
         text=args.text, repo_path=repo, budget_tokens=args.budget, limit=min(args.limit, 200)
     )
-    embedder = _repo_embedder(args)
+    embedder, vectors_dir = _repo_embedder(args)
     s = store_from(args.home, args.store, for_reading=True)
     try:
-        packet = repo_cut(s, request, embedder).packet
+        packet = repo_cut(s, request, embedder, vectors_dir).packet
     finally:
         s.close()
     for notice in packet.notices:  # e.g. which files were not parsed
@@ -377,23 +377,20 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
     return packet
 
 
-def _repo_embedder(args: ContextArgs) -> Any:
-    """The configured embedder for the repo cut's nearest-past-commit signal
-    (``context_cut/repo_nearest.py``: MiniLM only), or None: nothing configured
-    (no vector code loads), another model, or the extra missing (one stderr line)."""
+def _repo_embedder(args: ContextArgs) -> tuple[Any, Path | None]:
+    """The configured embedder for the repo cut's nearest-past-commit signal and
+    where the scan stored subject vectors (``context_cut/repo_nearest.py``: MiniLM
+    only), or (None, None): nothing configured (no vector code loads), another
+    model, or the extra missing (one stderr line)."""
     if not vectors_wanted(args.embedder):
-        return None
-    from context_cut.embedders import make_embedder
-    from memgraph.errors import BackendUnavailable, MissingExtra
+        return None, None
+    from context_cut.repo_nearest import configured_embedder
+    from context_cut.repo_vectors import vectors_dir_for
 
     cfg = nerve_config(args.home, args.embedder, args.qdrant_path, args.qdrant_url)
-    if cfg.embedder not in ("minilm", "minilm-torch"):
-        return None
-    try:
-        embedder = make_embedder(
-            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
-        )
-    except (MissingExtra, BackendUnavailable) as exc:
-        say(f"vectors unavailable, the repo cut ranks without past-commit vectors: {exc}")
-        return None
-    return embedder  # repo_nearest checks the model: another one adds nothing
+    embedder, notice = configured_embedder(
+        cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
+    )
+    if notice:
+        say(notice)
+    return (embedder, vectors_dir_for(cfg.home)) if embedder is not None else (None, None)

@@ -46,6 +46,7 @@ def scan(
 ) -> None:
     """Scan PATH: only files whose content hash changed are parsed again."""
     from memgraph.cli.common import print_json_line, store_from
+    from memgraph.cli.repo_fast import subject_vectors
     from memgraph.errors import UsageError
     from memgraph.store.decode import use_plain
     from profiles.repo_scan.scan import ScanRequest, scan_repo
@@ -64,13 +65,19 @@ def scan(
     use_plain(s)  # documents again only if the scan writes (profiles/repo_scan/scan.py)
     try:
         result = scan_repo(s, request)
+        vectors = subject_vectors(s, result.repo, home)  # with MiniLM configured only
     finally:
         s.close()
     if as_json:
-        print_json_line(result.as_json())
+        out = result.as_json()
+        if vectors is not None:
+            out["subject_vectors"] = vectors.as_json()
+        print_json_line(out)
         return
     if not quiet:
         print(result.line())
+        if vectors is not None:
+            print(vectors.line())
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
     if not quiet:

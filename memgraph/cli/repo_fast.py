@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from context_cut.embedders import Embedder
+    from context_cut.repo_vectors import SubjectSync
+    from memgraph.store import Store
 
 _VALUED = ("--home", "--store", "--name")
 _SWITCHES = ("--no-commits", "--quiet", "-q")
@@ -68,6 +74,7 @@ def run(argv: list[str]) -> int | None:
         use_plain(store)
         try:
             result = scan_repo(store, request)
+            vectors = subject_vectors(store, result.repo, flags.get("home"))
         finally:
             store.close()
     except MemgraphError as exc:
@@ -75,9 +82,48 @@ def run(argv: list[str]) -> int | None:
         return exc.exit_code
     if "quiet" not in flags:
         print(result.line())
+        if vectors is not None:
+            print(vectors.line())
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
     if "quiet" not in flags:
         for sid in result.stale_summaries:
             print(f"stale    {sid}")
     return 0
+
+
+def subject_vectors(store: Store, repo: str, home: str | Path | None) -> SubjectSync | None:
+    """With MiniLM configured, store the repo's history-window subject vectors for
+    the repo cut (``context_cut/repo_vectors.py``: a cut then embeds only its task);
+    None otherwise, and nothing of the vector code is imported when no embedder is
+    configured. Both scan commands call it. A missing extra or an unwritable
+    directory is one stderr line: the scan itself stands, the cut embeds instead."""
+    from memgraph.config import vectors_wanted
+
+    if not vectors_wanted():
+        return None
+    from context_cut.repo_vectors import sync_scanned, vectors_dir_for
+    from memgraph.cli.ranked import nerve_config
+    from memgraph.errors import BackendUnavailable, MissingExtra
+
+    cfg = nerve_config(Path(home) if home is not None else None, None, None, None)
+
+    def make() -> Embedder:
+        from context_cut.embedders import make_embedder
+
+        embedder = make_embedder(
+            cfg.embedder, model=cfg.embed_model, host=cfg.ollama_host, timeout=cfg.ollama_timeout
+        )
+        if embedder is None:  # not reached: sync_scanned asks only for a named model
+            raise BackendUnavailable(f"no embedder for {cfg.embedder!r}")
+        return embedder
+
+    try:
+        return sync_scanned(store, repo, vectors_dir_for(cfg.home), cfg.embedder, make)
+    except (MissingExtra, BackendUnavailable) as exc:
+        why = f"{exc}"
+    except OSError as exc:  # a read-only home: the cut embeds the subjects itself
+        why = f"cannot write {exc.filename or vectors_dir_for(cfg.home)}: {exc.strerror or exc}"
+    line = f"subject vectors not stored (the repo cut embeds them per process): {why}"
+    print(" ".join(line.split()), file=sys.stderr)
+    return None

@@ -33,9 +33,9 @@ def test_nothing_configured_builds_nothing(tmp_path: Path, monkeypatch: pytest.M
         raise AssertionError("no embedder should be built")
 
     monkeypatch.setattr(embedders, "make_embedder", boom)
-    assert _repo_embedder(_args(tmp_path, None)) is None
-    assert _repo_embedder(_args(tmp_path, "none")) is None
-    assert _repo_embedder(_args(tmp_path, "hash")) is None  # not MiniLM: never built
+    assert _repo_embedder(_args(tmp_path, None)) == (None, None)
+    assert _repo_embedder(_args(tmp_path, "none")) == (None, None)
+    assert _repo_embedder(_args(tmp_path, "hash")) == (None, None)  # not MiniLM: never built
 
 
 def test_minilm_is_used_and_a_missing_extra_is_one_line(
@@ -43,12 +43,13 @@ def test_minilm_is_used_and_a_missing_extra_is_one_line(
 ) -> None:
     fake = FakeMiniLM({})
     monkeypatch.setattr(embedders, "make_embedder", lambda *_a, **_k: fake)
-    assert _repo_embedder(_args(tmp_path, "minilm")) is fake
+    # the embedder, and the folder the scan keeps subject vectors in (context_cut/repo_vectors.py)
+    assert _repo_embedder(_args(tmp_path, "minilm")) == (fake, tmp_path / "repo-vectors")
 
     def missing(*_a: Any, **_k: Any) -> None:
         raise MissingExtra("local-embeddings", "tokenizers")
 
     monkeypatch.setattr(embedders, "make_embedder", missing)
-    assert _repo_embedder(_args(tmp_path, "minilm")) is None
+    assert _repo_embedder(_args(tmp_path, "minilm")) == (None, None)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "past-commit vectors" in err

@@ -94,3 +94,29 @@ def test_rescan_imports(repo: Path, tmp_path: Path) -> None:
     assert b"0 changed" in out and b"0 receipts" in out  # the edit was written once
     loaded = set(found[found.index("|") + 1 :])
     assert sorted(m for m in (*NEVER, *WRITING) if m in loaded) == []
+
+
+def test_rescan_with_minilm_and_stored_vectors_loads_no_model(repo: Path, tmp_path: Path) -> None:
+    """With MiniLM configured, a rescan whose history window the vector file already
+    holds (``context_cut/repo_vectors.py``) builds no embedder: neither numpy nor the
+    tokenizer load, and nothing is written (the post-commit hook pays no model)."""
+    import os
+
+    from context_cut.repo_nearest import MINILM
+    from context_cut.repo_vectors import subject_key, vectors_path, write_vectors
+
+    store = str(tmp_path / "s.db")
+    home = tmp_path / "mg"
+    imports_of(["repo", "scan", str(repo), "--store", store])  # no embedder: no vectors
+    where = home / "repo-vectors"
+    write_vectors(where, "proj", MINILM, 384, [(subject_key("first"), [0.05] * 384)])
+    before = os.stat(vectors_path(where, "proj", MINILM))
+    env = {**os.environ, "MEMGRAPH_EMBEDDER": "minilm", "MEMGRAPH_HOME": str(home)}
+    out, found = imports_of(["repo", "scan", str(repo), "--store", store], env)
+    assert b"0 changed" in out and b"(0 embedded, 1 kept)" in out
+    loaded = set(found[found.index("|") + 1 :])
+    assert "context_cut.repo_vectors" in loaded  # the file was read in this process
+    heavy = ("numpy", "tokenizers", "context_cut.minilm_numpy", "context_cut.embedders")
+    assert sorted(m for m in (*heavy, *WRITING[:5]) if m in loaded) == []
+    after = os.stat(vectors_path(where, "proj", MINILM))
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
