@@ -65,14 +65,12 @@ from bench_repo_localise_extra import extra_components  # bench/ is on the path
 from context_cut.repo_cut import (
     HISTORY_WEIGHT,
     MENTION_WEIGHT,
-    ModuleIndex,
     RepoCutRequest,
-    bm25,
-    personalised_pagerank,
     rank_modules,
     repo_cut,
 )
 from context_cut.repo_history import HISTORY_WINDOW, history_docs, history_node
+from context_cut.repo_index import ModuleIndex, bm25, personalised_pagerank
 from context_cut.repo_query import query_weights
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.context import is_test

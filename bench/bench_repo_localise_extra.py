@@ -35,7 +35,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from context_cut.repo_cut import ModuleIndex, personalised_pagerank
+from context_cut.repo_index import ModuleIndex, personalised_pagerank
 from context_cut.repo_query import query_weights
 from profiles.repo_scan.facts import terms
 

@@ -268,7 +268,7 @@ def _cochange(r: dict[str, Any], k: int = 5, n: int = 100) -> dict[str, float]:
 def _reweighted(row: dict[str, Any], weights: dict[str, float]) -> dict[str, Any]:
     """``row`` with text, PageRank and history recomputed for other query-term
     weights, from the dumped term statistics (qtf/len, hqtf/hlen, edges)."""
-    from context_cut.repo_cut import ModuleIndex, personalised_pagerank
+    from context_cut.repo_index import ModuleIndex, personalised_pagerank
 
     def bm25(qtf: dict[str, dict[str, int]], length: dict[str, int]) -> dict[str, float]:
         docs = {p: Counter() for p in length}

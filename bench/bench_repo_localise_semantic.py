@@ -51,7 +51,7 @@ from bench_repo_localise_offline import (  # bench/ is on the path
     table,
 )
 
-from context_cut.repo_cut import ModuleIndex
+from context_cut.repo_index import ModuleIndex
 from context_cut.repo_query import query_weights
 
 Row = dict[str, Any]

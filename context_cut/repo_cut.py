@@ -21,7 +21,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -30,12 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
 from context_cut.cuts import get_cut
-from context_cut.mentions import MentionTable
 from context_cut.packet import node_caveats
-from context_cut.repo_history import HISTORY_WEIGHT, HISTORY_WINDOW, history_docs, history_node
+from context_cut.repo_history import HISTORY_WEIGHT, history_node
+from context_cut.repo_index import ModuleIndex
 from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files, prime
-from context_cut.repo_query import fill_up, query_weights, recent_modules, recent_notice
-from context_cut.repo_rank import Postings, Walk
+from context_cut.repo_query import fill_up, query_weights, recent_notice
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -80,127 +79,6 @@ class RepoCutRequest(BaseModel):
 class RepoCut:
     packet: MemoryContextPacket
     ranked: list[tuple[str, float]] = field(default_factory=list)  # (path, score), best first
-
-
-def module_terms(node: MemoryNode) -> Counter[str]:
-    """Path (three times: file and folder names carry the most signal), docstring
-    and public names, plus the module's term profile (its whole text)."""
-    path = str(node.attributes.get("path", node.title))
-    words = terms(path) * 3 + terms(node.claim)
-    profile = (node.attributes.get("facts") or {}).get("terms") or {}
-    if set(map(type, profile)) <= {str} and set(map(type, profile.values())) <= {int}:
-        tf = Counter(profile)  # as stored (the scanner's counts): a C-level copy
-        tf.update(words)
-        return tf
-    tf = Counter(words)
-    tf.update({str(t): int(n) for t, n in profile.items()})
-    return tf
-
-
-@dataclass
-class ModuleIndex:
-    """What ranking needs from the module nodes: term counts and import edges.
-
-    Built once per repo-node version (``_index``), so repeated cuts over an
-    unchanged scan skip loading and tokenising every module; the BM25 postings
-    and the import graph's walk arrays (``repo_rank.py``) are made on the first
-    cut that needs them and kept with it. ``length`` (term count per module)
-    is computed unless given.
-    """
-
-    tf: dict[str, Counter[str]]
-    tests: set[str]
-    edges: list[tuple[str, str]]
-    length: dict[str, int] = field(default_factory=dict)
-    mentions: MentionTable = field(default_factory=MentionTable)
-    history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
-    recent: list[str] = field(default_factory=list)  # by the newest commit touching them
-    commits: list[Any] = field(default_factory=list)  # history rows, newest first (repo_nearest)
-    _postings: Postings | None = field(default=None, init=False, repr=False)
-    _walk: Walk | None = field(default=None, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if not self.length:
-            self.length = {key: sum(tf.values()) for key, tf in self.tf.items()}
-
-    @property
-    def paths(self) -> list[str]:
-        return sorted(self.tf)
-
-    @property
-    def walk(self) -> Walk:
-        """The import graph over ``paths`` as PageRank arrays (built once)."""
-        if self._walk is None:
-            self._walk = Walk(self.paths, self.edges)
-        return self._walk
-
-    @classmethod
-    def of(cls, modules: dict[str, MemoryNode], commits: list[Any] | None = None) -> ModuleIndex:
-        edges = [
-            (p, str(t))
-            for p, n in modules.items()
-            for t, _line in (n.attributes.get("derived") or {}).get("imports", [])
-            if t in modules
-        ]
-        tests = {p for p, n in modules.items() if n.attributes.get("test")}
-        table = MentionTable.build(
-            {p: _defined(n) for p, n in modules.items()},
-            {p: _declared(n) for p, n in modules.items() if p not in tests},
-        )
-        docs = history_docs(commits or [], set(modules))
-        history = cls(docs, set(), []) if docs else None
-        tf = {p: module_terms(n) for p, n in modules.items()}
-        recent = recent_modules(commits or [], set(modules), tests)
-        return cls(
-            tf,
-            tests,
-            edges,
-            mentions=table,
-            history=history,
-            recent=recent,
-            commits=list(commits or [])[:HISTORY_WINDOW],
-        )
-
-    def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
-        """BM25 of ``query`` (terms, or term -> weight: ``repo_query.query_weights``),
-        module -> score above 0, in ``tf`` order."""
-        if self._postings is None:
-            self._postings = Postings(self.tf, self.length)
-        return self._postings.scores(
-            query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
-        )
-
-
-def _defined(node: MemoryNode) -> list[str]:
-    facts: dict[str, Any] = node.attributes.get("facts") or {}
-    return [str(s[0]) for s in facts.get("symbols", []) if s]
-
-
-def _declared(node: MemoryNode) -> set[tuple[str, str]]:
-    """(kind, name) of the interfaces a module declares: CLI commands and
-    options, MCP tools, environment variables (``mentions.py`` rule 4)."""
-    facts: dict[str, Any] = node.attributes.get("facts") or {}
-    return {
-        (key, str(item[0]))
-        for key in ("commands", "options", "tools", "env")
-        for item in facts.get(key) or []
-        if item
-    }
-
-
-def bm25(docs: dict[str, list[str]], query: list[str]) -> dict[str, float]:
-    """Plain BM25 (k1 1.2, b 0.75) of ``query`` over ``docs``."""
-    if not docs or not query:
-        return {}
-    return ModuleIndex({k: Counter(v) for k, v in docs.items()}, set(), []).bm25(query)
-
-
-def personalised_pagerank(
-    nodes: list[str], edges: list[tuple[str, str]], seeds: dict[str, float], iters: int = 30
-) -> dict[str, float]:
-    """PageRank with teleport to ``seeds`` (undirected: edges walk both ways);
-    ``ModuleIndex.walk`` keeps the arrays for repeated queries."""
-    return Walk(nodes, edges).rank(seeds, iters)
 
 
 def rank_modules(

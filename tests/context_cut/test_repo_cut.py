@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from context_cut.budget import packet_tokens
-from context_cut.repo_cut import RepoCutRequest, personalised_pagerank, rank_modules, repo_cut
+from context_cut.repo_cut import RepoCutRequest, rank_modules, repo_cut
+from context_cut.repo_index import personalised_pagerank
 from memgraph.documents import (
     AnchorKind,
     MemoryAnchor,

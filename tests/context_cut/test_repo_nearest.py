@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import pytest
 
 from context_cut import repo_nearest
-from context_cut.repo_cut import TEST_WEIGHT, ModuleIndex, rank_modules
+from context_cut.repo_cut import TEST_WEIGHT, rank_modules
+from context_cut.repo_index import ModuleIndex
 from context_cut.repo_nearest import (
     NEAREST_K,
     NEAREST_MAX_FILES,

@@ -22,17 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context_cut.repo_cut import (
-    ALPHA,
-    TEST_WEIGHT,
-    ModuleIndex,
-    RepoCutRequest,
-    _index,
-    module_terms,
-    rank_modules,
-    repo_cut,
-)
+from context_cut.repo_cut import ALPHA, TEST_WEIGHT, RepoCutRequest, _index, rank_modules, repo_cut
 from context_cut.repo_history import HISTORY_WEIGHT
+from context_cut.repo_index import ModuleIndex, module_terms
 from context_cut.repo_query import fill_up, query_weights
 from context_cut.repo_rank import Walk
 from memgraph.documents import MemoryNode, ProfileName
