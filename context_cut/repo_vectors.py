@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from memgraph.errors import ReaderError
 from memgraph.ids import digest
-from memgraph.inputs import open_regular
+from memgraph.inputs import read_bounded
 
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
@@ -92,18 +92,11 @@ def read_vectors(
 
 def _read(path: Path) -> bytes:
     try:
-        with open_regular(path, "repo vector file", follow_links=False) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > MAX_BYTES:
-                raise _Unreadable(f"{size} bytes, more than {MAX_BYTES}")
-            data = fh.read(MAX_BYTES + 1)
+        return read_bounded(path, MAX_BYTES, "repo vector file", follow_links=False)
     except ReaderError as exc:
         raise _Unreadable(" ".join(str(exc).split())) from None
     except OSError as exc:
         raise _Unreadable(exc.strerror or type(exc).__name__) from None
-    if len(data) > MAX_BYTES:
-        raise _Unreadable(f"more than {MAX_BYTES} bytes")
-    return data
 
 
 def _parse(path: Path, repo: str, model: str, dimension: int | None) -> dict[bytes, list[float]]:
