@@ -57,8 +57,8 @@ def _fresh_memo() -> None:
     repo_nearest._MEMO.clear()  # each cut below is a new process's
 
 
-@pytest.fixture
-def scanned(tmp_path: Path) -> tuple[Store, Path]:
+def make_repo(tmp_path: Path) -> Path:
+    """A git repo of four modules, one commit each (the subjects in ``COSINES``)."""
     root = tmp_path / "proj"
     (root / "pkg").mkdir(parents=True)
     for name in ("__init__", "importer", "loader", "cache"):
@@ -68,6 +68,12 @@ def scanned(tmp_path: Path) -> tuple[Store, Path]:
     _commit(root, "pkg/importer.py", '"""Import rows fast."""\n', "make the importer faster")
     _commit(root, "pkg/loader.py", '"""Load lazily."""\n', "loader reads lazily")
     _commit(root, "pkg/cache.py", '"""Evict."""\n', "cache eviction policy")
+    return root
+
+
+@pytest.fixture
+def scanned(tmp_path: Path) -> tuple[Store, Path]:
+    root = make_repo(tmp_path)
     store = open_store(tmp_path / "g.db")
     scan_repo(store, ScanRequest(path=root))
     return store, root

@@ -22,23 +22,14 @@ from memgraph.config import load_settings
 from memgraph.errors import MissingExtra
 from memgraph.mcp_server import MemgraphTools
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
-from tests.context_cut.test_repo_vectors import COSINES, SUBJECTS, _commit, _git
+from tests.context_cut.test_repo_vectors import COSINES, SUBJECTS, make_repo
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / "pkg").mkdir(parents=True)
-    for name in ("__init__", "importer", "loader", "cache"):
-        (root / "pkg" / f"{name}.py").write_text(f'"""The {name}."""\n')
-    _git(root, "init", "-q")
-    _commit(root, "pkg/__init__.py", '"""The package."""\n', "first")
-    _commit(root, "pkg/importer.py", '"""Import rows fast."""\n', "make the importer faster")
-    _commit(root, "pkg/loader.py", '"""Load lazily."""\n', "loader reads lazily")
-    _commit(root, "pkg/cache.py", '"""Evict."""\n', "cache eviction policy")
-    return root
+    return make_repo(tmp_path)
 
 
 @pytest.fixture
