@@ -145,16 +145,12 @@ def says_shown(text: str, speakers: Set[str] = frozenset()) -> bool:
 
 # -- the registry -------------------------------------------------------------------
 
+_WHEN_Q = re.compile(
+    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
+)
+
 ANSWER_TYPES: tuple[AnswerType, ...] = (
-    AnswerType(
-        "when",
-        re.compile(
-            r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b",
-            re.I,
-        ),
-        says_when,
-        lambda w: w.when,
-    ),
+    AnswerType("when", _WHEN_Q, says_when, lambda w: w.when),
     AnswerType(
         "place",
         re.compile(
@@ -198,7 +194,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
 
 def asks_when_question(text: str) -> bool:
     """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
-    return ANSWER_TYPES[0].asks.search(text) is not None
+    return _WHEN_Q.search(text) is not None
 
 
 def asked_types(text: str, weights: TurnWeights) -> list[tuple[AnswerType, float]]:

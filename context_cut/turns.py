@@ -14,7 +14,7 @@ hit in the pool, and the cosine of the vector nerve, min-max normalised over the
 pool. A turn whose speaker the query names ("What pet does Caroline have?") is
 boosted, and the dense side is asked the question's content words without the
 speakers' names (a packet asks the question as written); a question naming a month
-prefers turns said in it, and a question of an answer type ("when", "where", "how many")
+prefers turns said in it, and a question of an answer type ("when", "where", "what books")
 turns that say one (``context_cut.answer_types``). The scoring pieces live in
 ``context_cut.turn_scoring``.
 
