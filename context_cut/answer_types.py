@@ -33,7 +33,7 @@ class AnswerType:
     """A question pattern -> a turn feature, weighted by one ``TurnWeights`` knob."""
 
     name: str
-    asks: re.Pattern[str]  # searched in the question
+    asks: Callable[[str], bool]  # whether the question asks for this type
     says: Callable[[str, Set[str]], bool]  # (turn text, speakers' folded names)
     weight: Callable[[TurnWeights], float]  # the multiplier (1.0: off)
 
@@ -145,36 +145,68 @@ def says_shown(text: str, speakers: Set[str] = frozenset()) -> bool:
 
 # -- the registry -------------------------------------------------------------------
 
+
+def _searches(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda text: pattern.search(text) is not None
+
+
+def _in_order(*patterns: re.Pattern[str]) -> Callable[[str], bool]:
+    """Whether the patterns occur one after another on one line. The same answer as
+    one regex ``A.*B.*C`` (``.`` stops at a newline) but linear: that regex
+    backtracks cubically on a hostile question ("what has " x 1,000 took 47 s);
+    this takes each pattern's first match after the previous one's end, which
+    finds an ordered match whenever one exists."""
+
+    def on_line(line: str) -> bool:
+        pos = 0
+        for pattern in patterns:
+            found = pattern.search(line, pos)
+            if found is None:
+                return False
+            pos = found.end()
+        return True
+
+    return lambda text: any(on_line(line) for line in text.split("\n"))
+
+
 _WHEN_Q = re.compile(
     r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
 )
 
 ANSWER_TYPES: tuple[AnswerType, ...] = (
-    AnswerType("when", _WHEN_Q, says_when, lambda w: w.when),
+    AnswerType("when", _searches(_WHEN_Q), says_when, lambda w: w.when),
     AnswerType(
         "place",
-        re.compile(
-            r"\bwhere\b|\b(?:what|which) (?:city|cities|country|countries|place|places|state)\b",
-            re.I,
+        _searches(
+            re.compile(
+                r"\bwhere\b"
+                r"|\b(?:what|which) (?:city|cities|country|countries|place|places|state)\b",
+                re.I,
+            )
         ),
         says_place,
         lambda w: w.place,
     ),
     AnswerType(
         "title",
-        re.compile(
-            r"\b(?:what|which)\b(?:\s+\w+)?\s+(?:books?|novels?|movies?|films?|songs?|music|albums?"
-            r"|bands?|artists?|musicians?|shows?|games?)\b",
-            re.I,
+        _searches(
+            re.compile(
+                r"\b(?:what|which)\b(?:\s+\w+)?\s+(?:books?|novels?|movies?|films?|songs?|music"
+                r"|albums?|bands?|artists?|musicians?|shows?|games?)\b",
+                re.I,
+            )
         ),
         says_title,
         lambda w: w.title,
     ),
     AnswerType(
         "pastime",
-        re.compile(
-            r"\b(?:what|which)\s+(?:\S+\s+)?(?:activities|hobbies|instruments|sports|events|things)\b",
-            re.I,
+        _searches(
+            re.compile(
+                r"\b(?:what|which)\s+(?:\S+\s+)?(?:activities|hobbies|instruments|sports|events"
+                r"|things)\b",
+                re.I,
+            )
         ),
         says_pastime,
         lambda w: w.pastime,
@@ -182,9 +214,10 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
     # "what has X painted|made|bought": things done over time, each shown when done
     AnswerType(
         "shown",
-        re.compile(
-            r"\b(?:what|which)\b.*\b(?:has|have)\b.*\b(?:painted|drawn|made|bought|created|built)\b",
-            re.I,
+        _in_order(
+            re.compile(r"\b(?:what|which)\b", re.I),
+            re.compile(r"\b(?:has|have)\b", re.I),
+            re.compile(r"\b(?:painted|drawn|made|bought|created|built)\b", re.I),
         ),
         says_shown,
         lambda w: w.shown,
@@ -202,7 +235,7 @@ def asked_types(text: str, weights: TurnWeights) -> list[tuple[AnswerType, float
     out = []
     for kind in ANSWER_TYPES:
         factor = kind.weight(weights)
-        if factor != 1.0 and kind.asks.search(text):
+        if factor != 1.0 and kind.asks(text):
             out.append((kind, factor))
     return out
 
