@@ -1,6 +1,6 @@
 """Scoring pieces of the turn ranking (``context_cut.turns``): fusion of the
 lexical and dense rankings, lexical feedback, session scores, diverse top k, and
-the time expressions of "when" questions and of turns.
+the months a question names (answer types: ``context_cut.answer_types``).
 
 Each is driven by a ``TurnWeights`` knob; the defaults and what was tried are in
 notes/recall.md (tuned on LoCoMo conversations 26 and 30 only).
@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from context_cut.answer_types import MONTHS
 from context_cut.candidates import query_terms
 from context_cut.embedders import fold
 
@@ -147,25 +148,9 @@ def diverse(
     return taken
 
 
-# -- time: a question that asks when, a turn that says when -------------------------
+# -- a question naming a month ------------------------------------------------------
 
-_WHEN_Q = re.compile(
-    r"\b(when|what (?:year|month|day|date|time)|how long ago|which (?:year|month|day))\b", re.I
-)
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_TIME_EXPR = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|recently|ago|last|next|this (?:week|weekend|month|year)"
-    r"|(?:19|20)\d\d|" + _MONTHS + "|" + _WEEKDAYS + r"|weekend|week|month|year|summer|winter"
-    r"|spring|fall|autumn|christmas|holiday)s?\b",
-    re.I,
-)
-
-
-_MONTH_NAMES = _MONTHS.split("|")[:12]
+_MONTH_NAMES = MONTHS.split("|")[:12]
 _MONTH_Q = re.compile(
     r"\b(?:in|of|during|since|early|late|mid|last|this) (" + "|".join(_MONTH_NAMES) + r")\b"
     r"|\b(" + "|".join(m for m in _MONTH_NAMES if m != "may") + r")\b",
@@ -177,13 +162,3 @@ def months_named(text: str) -> set[int]:
     """The months (1-12) a question names ("in June", "July 2023"; "may" only after a
     preposition, so "may" the verb is not May)."""
     return {_MONTH_NAMES.index(fold(a or b)) + 1 for a, b in _MONTH_Q.findall(text)}
-
-
-def asks_when_question(text: str) -> bool:
-    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
-    return _WHEN_Q.search(text) is not None
-
-
-def says_when(text: str) -> bool:
-    """Whether ``text`` carries a time expression a date can be worked out from."""
-    return _TIME_EXPR.search(text) is not None

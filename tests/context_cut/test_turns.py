@@ -136,7 +136,7 @@ def test_turn_index_quotes_words_and_scopes(tmp_path: Path) -> None:
 
 
 def test_time_questions_and_time_expressions() -> None:
-    from context_cut.turns import asks_when_question, says_when
+    from context_cut.answer_types import asks_when_question, says_when
 
     assert asks_when_question("When did Ana adopt the dog?")
     assert asks_when_question("In what year did Ben marry?")
