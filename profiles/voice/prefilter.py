@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from profiles.voice import tagblocks
+
 # Verdict.rule for a record whose fields have the wrong types: the reader counts
 # it as a bad line, not as a prefilter drop.
 MALFORMED = "malformed"
@@ -84,13 +86,20 @@ def apply_trivial(verdict: Verdict, options: PrefilterOptions) -> Verdict:
 
 # --- text-level rules ------------------------------------------------------------
 
-_IDE_TAG = re.compile(r"<(ide_selection|ide_opened_file)>.*?</\1>\s*", re.S)
+# Tagged blocks: an opening tag and what closes it, found by ``tagblocks`` in linear
+# time (a regex ``OPEN.*?CLOSE`` is quadratic in repeated unclosed tags).
+_IDE_OPEN = re.compile(r"<(ide_selection|ide_opened_file)>")
+_IDE_CLOSE = {name: re.compile(f"</{name}>") for name in ("ide_selection", "ide_opened_file")}
 # sdk-ts front ends attach the referenced file's contents as a trailing block.
-_CONTEXT_REF = re.compile(r'\s*<context ref="[^"]*">.*?</context>\s*', re.S)
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
-_CMD_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
-_CMD_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+_CONTEXT_REF = re.compile(r'<context ref="[^"]*">')
+_REMINDER = re.compile("<system-reminder>")
+_CMD_NAME = re.compile("<command-name>")
+_CMD_ARGS = re.compile("<command-args>")
+_BASH_INPUT = re.compile("<bash-input>")
+_CLOSE = {
+    tag: tagblocks.closing(re.compile(f"</{tag}>"))
+    for tag in ("context", "system-reminder", "command-name", "command-args", "bash-input")
+}
 _INTERRUPT = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
 _SIDE_QUESTION = "<system-reminder>This is a side question from the user"
 
@@ -112,21 +121,19 @@ def strip_context_tags(text: str) -> str:
     """Remove IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``,
     ``<context ref=...>``) that the front end adds around what was typed."""
     if "<ide_" in text:
-        text = _IDE_TAG.sub("", text)
+        text = tagblocks.strip(text, _IDE_OPEN, lambda m: _IDE_CLOSE[m.group(1)])
     if "<context ref=" in text:
-        text = _CONTEXT_REF.sub("", text)
+        text = tagblocks.strip(text, _CONTEXT_REF, _CLOSE["context"], lead=True)
     return text
 
 
 def _slash_command(text: str) -> Verdict:
-    name_m = _CMD_NAME.search(text)
-    if name_m is None or not name_m.group(1).strip():
+    name = (tagblocks.first_inner(text, _CMD_NAME, _CLOSE["command-name"]) or "").strip()
+    if not name:
         return _drop("command_wrapper")
-    name = name_m.group(1).strip()
     if not name.startswith("/"):
         name = "/" + name
-    args_m = _CMD_ARGS.search(text)
-    args = args_m.group(1).strip() if args_m else ""
+    args = (tagblocks.first_inner(text, _CMD_ARGS, _CLOSE["command-args"]) or "").strip()
     return _keep(f"{name} {args}" if args else name, "slash_command")
 
 
@@ -141,8 +148,8 @@ def classify_text(text: str) -> Verdict:
     if s.startswith(_CAVEAT_PREFIXES):
         return _drop("caveat")
     if s.startswith("<bash-input>"):
-        m = _BASH_INPUT.search(s)
-        return _keep(m.group(1), "bash_input") if m else _drop("command_wrapper")
+        typed = tagblocks.first_inner(s, _BASH_INPUT, _CLOSE["bash-input"])
+        return _keep(typed, "bash_input") if typed is not None else _drop("command_wrapper")
     if s.startswith("<task-notification>"):
         return _drop("task_notification")
     if s.startswith(_SIDE_QUESTION):
@@ -157,7 +164,7 @@ def classify_text(text: str) -> Verdict:
     if _INTERRUPT.fullmatch(s.strip()):
         return _drop("interrupt")
     if "<system-reminder>" in s:
-        s = _REMINDER.sub("", s)
+        s = tagblocks.strip(s, _REMINDER, _CLOSE["system-reminder"])
         if not s.strip():
             return _drop("system_reminder")
     s = strip_context_tags(s)
@@ -171,7 +178,8 @@ def classify_text(text: str) -> Verdict:
 _REJECT_MARK = "To tell you how to proceed, the user said:\n"
 _REJECT_END = "\n\nNote: The user's next message"
 _ASK_PREFIX = "User has answered your questions:"
-_ASK_FALLBACK = re.compile(r'"=\s*"(.*?)"(?= user notes:|, "|\. You can now continue)', re.S)
+_ASK_OPEN = re.compile(r'"=\s*"')
+_ASK_CLOSE = tagblocks.closing(re.compile(r'"(?= user notes:|, "|\. You can now continue)'))
 # v2.0-style errors that are tool output, not feedback the human typed.
 _TOOL_ERROR = re.compile(
     r"(<tool_use_error>|Exit code \d|Error\b|The user doesn't want to proceed|"
@@ -214,7 +222,7 @@ def _ask_answers(text: str, result: object) -> Verdict:
             if isinstance(extra, str) and extra.strip() and extra.strip() != answer.strip():
                 parts.append(extra)
     else:
-        parts = _ASK_FALLBACK.findall(text)
+        parts = tagblocks.inners(text, _ASK_OPEN, _ASK_CLOSE)
     return _keep("\n".join(parts), "ask_answer") if parts else _drop("tool_result")
 
 
