@@ -65,11 +65,13 @@ def inners(text: str, opener: re.Pattern[str], closer: Closer) -> list[str]:
     return [text[b.inner[0] : b.inner[1]] for b in blocks(text, opener, closer)]
 
 
-def strip(text: str, opener: re.Pattern[str], closer: Closer, *, lead: bool = False) -> str:
-    """``text`` without its blocks and the whitespace after each (and before each with
-    ``lead``, never reaching back into what an earlier block left). One pass: an
-    opening tag never starts with whitespace, so skipping the whitespace after a
-    block does not change which block comes next."""
+def strip(
+    text: str, opener: re.Pattern[str], closer: Closer, *, lead: bool = False, trail: bool = True
+) -> str:
+    """``text`` without its blocks and the whitespace after each (``trail``; and before
+    each with ``lead``, never reaching back into what an earlier block left). One
+    pass: an opening tag never starts with whitespace, so skipping the whitespace
+    after a block does not change which block comes next."""
     out: list[str] = []
     pos = 0
     for block in blocks(text, opener, closer):
@@ -78,7 +80,7 @@ def strip(text: str, opener: re.Pattern[str], closer: Closer, *, lead: bool = Fa
             start -= 1
         out.append(text[pos:start])
         pos = block.end
-        while pos < len(text) and text[pos].isspace():
+        while trail and pos < len(text) and text[pos].isspace():
             pos += 1
     out.append(text[pos:])
     return "".join(out)

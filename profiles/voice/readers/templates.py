@@ -17,13 +17,31 @@ The command/template name is returned as metadata (``OperatorMessage.command``).
 
 from __future__ import annotations
 
+import functools
 import re
 
+from profiles.voice import tagblocks
+
 _TYPED = re.compile(r"/prompts:([A-Za-z0-9._:-]+)(?:[ \t\n]+(.*))?", re.S)
+# The "User Input" block: its heading and opening fence line, then everything up to
+# a line ending with the same fence (``tagblocks``: linear; the one regex
+# ``...(`{3,})[^\n]*\n(.*?)\n?[ \t]*\1[ \t]*$`` was quadratic in repeated headings
+# and in the fence's length). The fence is taken whole (possessive) and at most 32
+# long, so a closing fence must repeat the opening one.
 _USER_INPUT = re.compile(
-    r"^#{1,6}[ \t]*User Input[ \t]*\n+[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)\n?[ \t]*\1[ \t]*$",
-    re.M | re.S | re.I,
+    r"^#{1,6}[ \t]*User Input[ \t]*\n+[ \t]*(`{3,32}+|~{3,32}+)[^\n]*\n", re.M | re.I
 )
+
+
+def _fence_end(found: re.Match[str]) -> re.Pattern[str]:
+    return _closing_fence(found.group(1))
+
+
+@functools.lru_cache(maxsize=64)
+def _closing_fence(fence: str) -> re.Pattern[str]:
+    return re.compile(r"\n?[ \t]*" + re.escape(fence) + r"[ \t]*$", re.M)
+
+
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _FRONT_KEY = re.compile(r"^(description|argument-hint|name)[ \t]*:[ \t]*(.*)$", re.M)
 
@@ -50,7 +68,7 @@ def split_template(text: str) -> Expanded | None:
             return Expanded((m.group(2) or "").strip(), "/prompts:" + m.group(1))
     front = _FRONT.match(s)
     keys = dict(_FRONT_KEY.findall(front.group(1))) if front else {}
-    user_input = _USER_INPUT.search(s)
+    user_input = tagblocks.first_inner(s, _USER_INPUT, _fence_end)
     if user_input is None and not keys:
         return None
     name = keys.get("name", "").strip().strip("'\"")
@@ -61,7 +79,7 @@ def split_template(text: str) -> Expanded | None:
         command = "template:" + description[:60]
     else:
         command = "template:" + _label(s, front.end() if front else 0)
-    args = user_input.group(2).strip() if user_input else ""
+    args = user_input.strip() if user_input else ""
     if args in ("$ARGUMENTS", "$1"):
         args = ""
     return Expanded(args, command)
@@ -71,7 +89,7 @@ def _label(text: str, start: int) -> str:
     """A short label for an unnamed template: its first heading other than the
     ``User Input`` block's, else its first plain line (fences and the arguments
     block skipped)."""
-    body = _USER_INPUT.sub("", text[start:])
+    body = tagblocks.strip(text[start:], _USER_INPUT, _fence_end, trail=False)
     lines = [line.strip() for line in body.splitlines()]
     for line in lines:
         if line.startswith("#") and line.lstrip("#").strip():

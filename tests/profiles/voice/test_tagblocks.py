@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from profiles.voice import prefilter, tagblocks
+from profiles.voice.readers import templates
 
 # The regexes tagblocks replaced (prefilter before 2026-12-05): quadratic in repeated
 # opening tags with no closing tag after them.
@@ -95,3 +96,49 @@ def test_repeated_unclosed_tags_do_not_backtrack() -> None:
         "<command-name>" * 200_000, prefilter._CMD_NAME, prefilter._CLOSE["command-name"]
     )
     assert name is None
+
+
+OLD_USER_INPUT = re.compile(
+    r"^#{1,6}[ \t]*User Input[ \t]*\n+[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)\n?[ \t]*\1[ \t]*$",
+    re.M | re.S | re.I,
+)
+TEMPLATE_PIECES = [
+    "## User Input\n",
+    "### user input  \n",
+    "\n",
+    "```",
+    "~~~",
+    "```text\n",
+    "```\n",
+    "~~~\n",
+    "  ",
+    "\t",
+    "$ARGUMENTS",
+    "fix it",
+    "x",
+    "# Title\n",
+]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(TEMPLATE_PIECES), max_size=12).map("".join))
+def test_the_user_input_block_is_the_old_regexes_with_fences_of_three(text: str) -> None:
+    # the old regex could also close a longer opening fence with a shorter one (by
+    # backtracking into the fence); the new one takes the fence whole: compared where
+    # every fence is three long
+    assume(not re.search(r"`{4,}|~{4,}", text))
+    old = OLD_USER_INPUT.search(text)
+    got = tagblocks.first_inner(text, templates._USER_INPUT, templates._fence_end)
+    assert got == (old.group(2) if old else None)
+    stripped = tagblocks.strip(text, templates._USER_INPUT, templates._fence_end, trail=False)
+    assert stripped == OLD_USER_INPUT.sub("", text)
+
+
+def test_template_blocks_do_not_backtrack() -> None:
+    # 100,000 headings with no closing fence, and one fence of 100,000 backticks: both
+    # were quadratic (8,000 headings took 21 s, a 2,000-backtick fence 2.8 s)
+    assert templates.split_template("## User Input\n```x\n" * 100_000) is None
+    long_fence = "## User Input\n" + "`" * 100_000 + "x\n" + "a" * 500_000
+    assert templates.split_template(long_fence) is None
+    typed = templates.split_template("# Fix\n## User Input\n```text\nfix the cache\n```\n")
+    assert typed is not None and typed.args == "fix the cache"
