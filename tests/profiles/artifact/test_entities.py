@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from profiles.artifact import entities
 from profiles.artifact.entities import (
     entity_anchors,
     entity_keys,
@@ -90,3 +93,24 @@ def test_hostile_path_fragments(parts: list[str]) -> None:
 def test_huge_text_is_bounded() -> None:
     text = "a/b.py " * 200_000
     assert mentioned_paths(text) == ["a/b.py"]
+
+
+# The URL/e-mail pattern before it was made linear (2026-12-05): same answers wherever
+# no scheme is longer than 32 characters.
+_OLD_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+|\bwww\.\S+|\S+@\S+")
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "@", ".", ":", "/", "-", " ", "\n", "www.", "http", "://", "x+y"]),
+        max_size=16,
+    ).map("".join)
+)
+def test_url_pattern_answers_as_before(text: str) -> None:
+    assert entities._URL.sub(" ", text) == _OLD_URL.sub(" ", text)
+
+
+def test_url_pattern_is_linear_on_one_long_token() -> None:
+    # was quadratic: every position of "n-n-n-..." scanned to the token's end
+    text = "n-" * 500_000
+    assert entities._URL.sub(" ", text) == text
