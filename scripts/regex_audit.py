@@ -1,0 +1,105 @@
+"""Look for regexes that backtrack badly on hostile text (a developer's tool, not a test).
+
+    python scripts/regex_audit.py [--chars 20000] [--report 0.05]
+
+Imports every module of memgraph, profiles and context_cut, takes each compiled
+module-level pattern and times ``search`` and ``findall`` on hostile strings of
+``--chars`` characters: runs of one character class, and repetitions of the
+pattern's own literal pieces (``<system-reminder>``, ``## User Input``, words),
+alone or separated by a space or a newline. A pattern slower than ``--report``
+seconds on any of them is printed with the string that made it slow (3 s at
+most per string: a longer one is reported as 99 s). A linear pattern takes about
+a millisecond on 20,000 characters; a quadratic one ~0.3 s and grows x16 at
+4x the length. Patterns compiled inside functions are not seen.
+
+It found, on 2026-12-05, the prefilter's tagged blocks, the templates' User Input
+block and the artifact entities' URL pattern (notes/reliability.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+PACKAGES = ("memgraph", "profiles", "context_cut")
+CLASSES = ["a", " ", "-", "1.", "a ", "aA1_", "\t\n", "`", '"', "(", "/", ".", "a.b", "*", "#"]
+
+
+class _Slow(Exception):
+    pass
+
+
+def _alarm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Slow
+
+
+def patterns() -> dict[str, re.Pattern[str]]:
+    found: dict[str, re.Pattern[str]] = {}
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            if info.name.endswith("__main__"):
+                continue  # runs the CLI
+            try:
+                module = importlib.import_module(info.name)
+            except Exception as exc:  # an optional extra not installed
+                print(f"skipped {info.name}: {type(exc).__name__}", file=sys.stderr)
+                continue
+            for attr, value in vars(module).items():
+                if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+                    found[f"{info.name}.{attr}"] = value
+    return found
+
+
+def hostile(pattern: str, chars: int) -> list[str]:
+    pieces = [
+        re.sub(r"\\(.)", r"\1", piece)
+        for piece in re.findall(r"(?:\\[^dDsSwWbBAZ0-9]|[^\\()\[\]{}*+?|^$.])+", pattern)
+    ]
+    pieces += re.findall(r"[A-Za-z]{2,}", pattern)
+    out = []
+    for piece in CLASSES + [p for p in pieces if p.strip()][:16]:
+        for sep in ("", " ", "\n"):
+            unit = piece + sep
+            out.append((unit * (chars // len(unit) + 1))[:chars])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chars", type=int, default=20_000)
+    ap.add_argument("--report", type=float, default=0.05)
+    args = ap.parse_args()
+    signal.signal(signal.SIGALRM, _alarm)
+    found = patterns()
+    print(f"{len(found)} patterns", file=sys.stderr)
+    for name, pattern in sorted(found.items()):
+        worst, text = 0.0, ""
+        for s in hostile(pattern.pattern, args.chars):
+            start = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, 3)
+            try:
+                pattern.search(s)
+                pattern.findall(s)
+                took = time.perf_counter() - start
+            except _Slow:
+                took = 99.0
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if took > worst:
+                worst, text = took, s[:40]
+        if worst > args.report:
+            print(f"{worst:6.2f} s  {name}  {pattern.pattern[:80]!r}  on {text!r}")
+
+
+if __name__ == "__main__":
+    main()
