@@ -242,3 +242,24 @@ def sync_scanned(
     node = history_node(store, repo)
     commits = list(node.attributes.get("commits") or []) if node is not None else []
     return sync_subjects(directory, repo, model, window_subjects(commits), make_embedder)
+
+
+def vector_status(store: Store, repo: str, directory: Path, setting: str) -> str | None:
+    """One line for ``memgraph repo status``: how many of the history window's
+    subjects the repo's file holds for the configured model, or why it is unusable;
+    None when ``setting`` names no model the signal takes. Reads only."""
+    from context_cut.repo_history import history_node
+    from context_cut.repo_nearest import SETTINGS, window_subjects
+
+    model = SETTINGS.get(setting)
+    if model is None:
+        return None
+    node = history_node(store, repo)
+    commits = list(node.attributes.get("commits") or []) if node is not None else []
+    wanted = list(dict.fromkeys(window_subjects(commits)))
+    stored, reason = read_vectors(directory, repo, model)
+    if reason is not None:
+        return f"subject vectors ({model}): unusable, {reason}"
+    held = sum(subject_key(s) in stored for s in wanted) if stored is not None else 0
+    line = f"subject vectors ({model}): {held} of {len(wanted)} window subjects stored"
+    return line + ("" if held == len(wanted) else "; `memgraph repo scan` stores the rest")

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from memgraph.store.protocol import Store
 
 repo_app = typer.Typer(
     help="Scan a repository into the graph (architecture, dataflow, summaries) and keep it fresh.",
@@ -100,12 +104,30 @@ def status(
     s = store_from(home, store)
     try:
         result = repo_status(s, path, name)
+        vectors = _vector_status(s, result.repo, home)  # with MiniLM configured only
     finally:
         s.close()
     if as_json:
-        print_json_line(result.as_json())
+        out = result.as_json()
+        if vectors is not None:
+            out["subject_vectors"] = vectors
+        print_json_line(out)
     else:
-        print("\n".join(result.lines()))
+        print("\n".join(result.lines() + ([vectors] if vectors else [])))
+
+
+def _vector_status(store: Store, repo: str, home: Path | None) -> str | None:
+    """The subject-vector line (``repo_vectors.vector_status``) when an embedder
+    is configured; nothing of the vector code loads otherwise."""
+    from memgraph.config import vectors_wanted
+
+    if not vectors_wanted():
+        return None
+    from context_cut.repo_vectors import vector_status, vectors_dir_for
+    from memgraph.cli.ranked import nerve_config
+
+    cfg = nerve_config(home, None, None, None)
+    return vector_status(store, repo, vectors_dir_for(cfg.home), cfg.embedder)
 
 
 @hook_app.command("install")

@@ -127,3 +127,30 @@ def test_the_mcp_repo_cut_reports_a_missing_extra_in_the_result(
     notes = [n for n in data["notices"] if "past-commit vectors" in n]
     assert len(notes) == 1 and "tokenizers" in notes[0]
     assert data["nodes"]  # ranked without the signal
+
+
+def test_repo_status_says_how_many_are_stored(
+    repo: Path, minilm: list[FakeMiniLM], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
+    line = "subject vectors (minilm:all-MiniLM-L6-v2): 4 of 4 window subjects stored"
+    out = runner.invoke(app, ["repo", "status", str(repo)])
+    assert out.exit_code == 0 and out.stdout.splitlines()[-1] == line
+    assert (
+        json.loads(runner.invoke(app, ["repo", "status", str(repo), "--json"]).stdout)[
+            "subject_vectors"
+        ]
+        == line
+    )
+    assert len(minilm) == 1  # status reads the file: no embedder built
+    path = vectors_path(tmp_path / "mg" / "repo-vectors", "proj", repo_nearest.MINILM)
+    path.write_bytes(b"not ours\n")
+    out = runner.invoke(app, ["repo", "status", str(repo)])
+    assert "subject vectors (minilm:all-MiniLM-L6-v2): unusable, repo vectors:" in out.stdout
+    path.unlink()
+    out = runner.invoke(app, ["repo", "status", str(repo)])
+    assert out.stdout.splitlines()[-1].endswith(
+        "0 of 4 window subjects stored; `memgraph repo scan` stores the rest"
+    )
+    monkeypatch.setenv("MEMGRAPH_EMBEDDER", "none")
+    assert "subject vectors" not in runner.invoke(app, ["repo", "status", str(repo)]).stdout
