@@ -227,36 +227,42 @@ def stored_subjects(
     return out, None
 
 
+def _scanned_window(store: Store, repo: str, setting: str) -> tuple[str, list[str]] | None:
+    """(model, the history window's subjects on the repo's stored history node) when
+    ``setting`` (the configured embedder) names a model the signal takes; else None."""
+    from context_cut.repo_history import history_node
+    from context_cut.repo_nearest import SETTINGS, window_subjects
+
+    model = SETTINGS.get(setting)
+    if model is None:
+        return None
+    node = history_node(store, repo)
+    commits = list(node.attributes.get("commits") or []) if node is not None else []
+    return model, window_subjects(commits)
+
+
 def sync_scanned(
     store: Store, repo: str, directory: Path, setting: str, make_embedder: Callable[[], Embedder]
 ) -> SubjectSync | None:
     """``sync_subjects`` for the window on the repo's stored history node, when
     ``setting`` (the configured embedder) names a model the signal takes; None
     for any other (nothing is embedded for a signal that would not use it)."""
-    from context_cut.repo_history import history_node
-    from context_cut.repo_nearest import SETTINGS, window_subjects
-
-    model = SETTINGS.get(setting)
-    if model is None:
+    window = _scanned_window(store, repo, setting)
+    if window is None:
         return None
-    node = history_node(store, repo)
-    commits = list(node.attributes.get("commits") or []) if node is not None else []
-    return sync_subjects(directory, repo, model, window_subjects(commits), make_embedder)
+    model, subjects = window
+    return sync_subjects(directory, repo, model, subjects, make_embedder)
 
 
 def vector_status(store: Store, repo: str, directory: Path, setting: str) -> str | None:
     """One line for ``memgraph repo status``: how many of the history window's
     subjects the repo's file holds for the configured model, or why it is unusable;
     None when ``setting`` names no model the signal takes. Reads only."""
-    from context_cut.repo_history import history_node
-    from context_cut.repo_nearest import SETTINGS, window_subjects
-
-    model = SETTINGS.get(setting)
-    if model is None:
+    window = _scanned_window(store, repo, setting)
+    if window is None:
         return None
-    node = history_node(store, repo)
-    commits = list(node.attributes.get("commits") or []) if node is not None else []
-    wanted = list(dict.fromkeys(window_subjects(commits)))
+    model, subjects = window
+    wanted = list(dict.fromkeys(subjects))
     stored, reason = read_vectors(directory, repo, model)
     if reason is not None:
         return f"subject vectors ({model}): unusable, {reason}"
