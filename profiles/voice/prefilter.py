@@ -89,7 +89,7 @@ def apply_trivial(verdict: Verdict, options: PrefilterOptions) -> Verdict:
 # Tagged blocks: an opening tag and what closes it, found by ``tagblocks`` in linear
 # time (a regex ``OPEN.*?CLOSE`` is quadratic in repeated unclosed tags).
 _IDE_OPEN = re.compile(r"<(ide_selection|ide_opened_file)>")
-_IDE_CLOSE = {name: re.compile(f"</{name}>") for name in ("ide_selection", "ide_opened_file")}
+_IDE_CLOSE = tagblocks.closing_by(lambda name: re.compile(f"</{name}>"))
 # sdk-ts front ends attach the referenced file's contents as a trailing block.
 _CONTEXT_REF = re.compile(r'<context ref="[^"]*">')
 _REMINDER = re.compile("<system-reminder>")
@@ -121,7 +121,7 @@ def strip_context_tags(text: str) -> str:
     """Remove IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``,
     ``<context ref=...>``) that the front end adds around what was typed."""
     if "<ide_" in text:
-        text = tagblocks.strip(text, _IDE_OPEN, lambda m: _IDE_CLOSE[m.group(1)])
+        text = tagblocks.strip(text, _IDE_OPEN, _IDE_CLOSE)
     if "<context ref=" in text:
         text = tagblocks.strip(text, _CONTEXT_REF, _CLOSE["context"], lead=True)
     return text

@@ -17,6 +17,7 @@ of ``OPEN.*?CLOSE\\s*``, or of ``\\s*OPEN.*?CLOSE\\s*`` with ``lead=True``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,13 @@ class Block:
 def closing(pattern: re.Pattern[str]) -> Closer:
     """A closer that does not depend on the opening tag."""
     return lambda _match: pattern
+
+
+def closing_by(build: Callable[[str], re.Pattern[str]]) -> Closer:
+    """A closer built from the opening tag's first group (``</NAME>`` for ``<NAME>``,
+    the same fence), each built once."""
+    built = functools.lru_cache(maxsize=64)(build)
+    return lambda match: built(match.group(1))
 
 
 def blocks(text: str, opener: re.Pattern[str], closer: Closer, pos: int = 0) -> Iterator[Block]:

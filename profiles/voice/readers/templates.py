@@ -17,7 +17,6 @@ The command/template name is returned as metadata (``OperatorMessage.command``).
 
 from __future__ import annotations
 
-import functools
 import re
 
 from profiles.voice import tagblocks
@@ -33,13 +32,9 @@ _USER_INPUT = re.compile(
 )
 
 
-def _fence_end(found: re.Match[str]) -> re.Pattern[str]:
-    return _closing_fence(found.group(1))
-
-
-@functools.lru_cache(maxsize=64)
-def _closing_fence(fence: str) -> re.Pattern[str]:
-    return re.compile(r"\n?[ \t]*" + re.escape(fence) + r"[ \t]*$", re.M)
+_fence_end = tagblocks.closing_by(
+    lambda fence: re.compile(r"\n?[ \t]*" + re.escape(fence) + r"[ \t]*$", re.M)
+)
 
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)

@@ -46,14 +46,10 @@ PIECES = [
 texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
 
 
-def _ide_close(m: re.Match[str]) -> re.Pattern[str]:
-    return re.compile(f"</{m.group(1)}>")
-
-
 @settings(max_examples=400)
 @given(texts)
 def test_strip_is_the_old_sub(text: str) -> None:
-    assert tagblocks.strip(text, prefilter._IDE_OPEN, _ide_close) == OLD_IDE.sub("", text)
+    assert tagblocks.strip(text, prefilter._IDE_OPEN, prefilter._IDE_CLOSE) == OLD_IDE.sub("", text)
     close = prefilter._CLOSE
     got = tagblocks.strip(text, prefilter._CONTEXT_REF, close["context"], lead=True)
     assert got == OLD_CONTEXT.sub("", text)
