@@ -99,10 +99,15 @@ def prime(
     from context_cut.repo_vectors import stored_subjects
 
     found, why = stored_subjects(directory, repo, model, embedder.dimension, todo)
-    if len(_MEMO) + len(found) > _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO.update(((model, s), v) for s, v in found.items())
+    _remember(model, found)
     return why
+
+
+def _remember(model: str, vectors: dict[str, list[float]]) -> None:
+    """Keep subject vectors for the process, at most ``_MEMO_LIMIT`` (then start over)."""
+    if len(_MEMO) + len(vectors) > _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO.update(((model, s), v) for s, v in vectors.items())
 
 
 def _vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:
@@ -110,9 +115,7 @@ def _vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     model = embedder.name
     todo = list(dict.fromkeys(t for t in texts if (model, t) not in _MEMO))
     if todo:
-        if len(_MEMO) + len(todo) > _MEMO_LIMIT:
-            _MEMO.clear()
-        _MEMO.update(zip(((model, t) for t in todo), embedder.embed(todo), strict=True))
+        _remember(model, dict(zip(todo, embedder.embed(todo), strict=True)))
     return [_MEMO[(model, t)] for t in texts]
 
 
