@@ -225,11 +225,6 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
 )
 
 
-def asks_when_question(text: str) -> bool:
-    """Whether ``text`` asks for a time ("When did ...", "What year ...")."""
-    return _WHEN_Q.search(text) is not None
-
-
 def asked_types(text: str, weights: TurnWeights) -> list[tuple[AnswerType, float]]:
     """The answer types ``text`` asks for whose multiplier is on, with it."""
     out = []

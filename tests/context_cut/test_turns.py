@@ -136,11 +136,12 @@ def test_turn_index_quotes_words_and_scopes(tmp_path: Path) -> None:
 
 
 def test_time_questions_and_time_expressions() -> None:
-    from context_cut.answer_types import asks_when_question, says_when
+    from context_cut.answer_types import ANSWER_TYPES, says_when
 
-    assert asks_when_question("When did Ana adopt the dog?")
-    assert asks_when_question("In what year did Ben marry?")
-    assert not asks_when_question("What glaze colours will Ben use?")
+    asks_when = next(kind for kind in ANSWER_TYPES if kind.name == "when").asks
+    assert asks_when("When did Ana adopt the dog?")
+    assert asks_when("In what year did Ben marry?")
+    assert not asks_when("What glaze colours will Ben use?")
     assert says_when("I adopted a rescue dog last month")
     assert says_when("My pottery class starts on Tuesday")
     assert says_when("We moved here in 2019")
