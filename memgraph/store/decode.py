@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgraph.store.docpack import unpack
-from memgraph.store.protocol import PeriodQuery, as_of
+from memgraph.store.protocol import Neighbourhood, PeriodQuery, as_of
 from memgraph.store.rows import iso
 
 if TYPE_CHECKING:
@@ -283,13 +283,10 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
     )
 
     def read(model: Any, sql: str) -> list[Any]:
-        # receipts and patches may be packed (SQLite, memgraph.store.docpack)
+        # receipts, patches, nodes and edges may be packed (SQLite, memgraph.store.docpack)
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
-    def packed(model: Any, sql: str) -> list[Any]:  # receipts, patches: docpack
-        return [model.model_validate_json(unpack(d)) for d in docs(sql)]
-
-    receipts = packed(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
+    receipts = read(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
     return MemoryGraphSnapshot(
         exported_at=as_of(receipts),
         schema_version=version,
@@ -299,8 +296,57 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
         summaries=read(MemorySummary, "SELECT doc FROM summaries ORDER BY id"),
         receipts=receipts,
         embeddings=read(MemoryEmbeddingManifest, "SELECT doc FROM embeddings ORDER BY node_id"),
-        patches=packed(MemoryPatchCandidate, "SELECT doc FROM patches ORDER BY created_at, id"),
+        patches=read(MemoryPatchCandidate, "SELECT doc FROM patches ORDER BY created_at, id"),
         node_history=read(MemoryNode, "SELECT doc FROM node_history ORDER BY seq"),
         edge_history=read(MemoryEdge, "SELECT doc FROM edge_history ORDER BY seq"),
         summary_history=read(MemorySummary, "SELECT doc FROM summary_history ORDER BY seq"),
     )
+
+
+def walk_neighbourhood(
+    txn: DocTxn,
+    node_id: str,
+    hops: int,
+    touching: Callable[[list[str]], Iterable[tuple[str, str]]],
+) -> Neighbourhood:
+    """Nodes within ``hops`` edges (either direction) of ``node_id`` and the edges
+    walked, read in ``txn``. ``touching(frontier)`` is the backend's statement: the
+    (edge id, other end) of every edge with an end in the frontier."""
+    result = Neighbourhood(seed=node_id)
+    if not txn.existing_node_ids([node_id]):
+        return result
+    result.distance[node_id] = 0
+    frontier = [node_id]
+    edge_ids: set[str] = set()
+    for hop in range(1, hops + 1):
+        if not frontier:
+            break
+        found: list[str] = []
+        for eid, other in touching(frontier):
+            edge_ids.add(eid)
+            if other not in result.distance:
+                result.distance[other] = hop
+                found.append(other)
+        frontier = found
+    result.nodes = txn.get_nodes(list(result.distance))
+    result.edges = txn.get_edges(sorted(edge_ids))
+    return result
+
+
+def load_snapshot(
+    txn: Any, snapshot: MemoryGraphSnapshot, after_nodes: Callable[[], object] | None = None
+) -> None:
+    """Every document of ``snapshot`` written in ``txn`` (an empty store's write
+    transaction), in the order the foreign keys need; ``after_nodes`` runs between
+    the nodes and the edges (PostgreSQL fills its voice term table there)."""
+    txn.put_domains(snapshot.domains)
+    txn.put_node_history(snapshot.node_history)
+    txn.put_nodes(snapshot.nodes, [])
+    if after_nodes is not None:
+        after_nodes()
+    txn.put_edges(snapshot.edges, snapshot.edge_history)
+    txn.put_summaries(snapshot.summaries, snapshot.summary_history)
+    txn.put_manifests(snapshot.embeddings)
+    for patch in snapshot.patches:
+        txn.put_patch(patch)
+    txn.append_receipts(snapshot.receipts)

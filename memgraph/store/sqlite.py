@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memgraph.documents import MemoryGraphSnapshot
 from memgraph.store import docpack, guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
-from memgraph.store.decode import DocStore, snapshot_from
+from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_open import connect_read_only, migrate
@@ -235,32 +235,18 @@ class SQLiteStore(DocStore):
 
     def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
         """Nodes within ``hops`` edges (either direction) and the edges walked."""
-        result = Neighbourhood(seed=node_id)
+
+        def touching(frontier: list[str]) -> Iterator[tuple[str, str]]:
+            for chunk in _chunks(frontier):
+                marks = ",".join("?" * len(chunk))
+                yield from self.conn.execute(
+                    f"SELECT id, target_id FROM edges WHERE source_id IN ({marks}) "
+                    f"UNION ALL SELECT id, source_id FROM edges WHERE target_id IN ({marks})",
+                    [*chunk, *chunk],
+                )
+
         with self.reader() as txn:
-            seed = txn.get_nodes([node_id])
-            if not seed:
-                return result
-            result.distance[node_id] = 0
-            frontier = [node_id]
-            edge_ids: set[str] = set()
-            for hop in range(1, hops + 1):
-                found: list[str] = []
-                for chunk in _chunks(frontier):
-                    marks = ",".join("?" * len(chunk))
-                    rows = self.conn.execute(
-                        f"SELECT id, target_id FROM edges WHERE source_id IN ({marks}) "
-                        f"UNION ALL SELECT id, source_id FROM edges WHERE target_id IN ({marks})",
-                        [*chunk, *chunk],
-                    )
-                    for eid, other in rows:
-                        edge_ids.add(eid)
-                        if other not in result.distance:
-                            result.distance[other] = hop
-                            found.append(other)
-                frontier = found
-            result.nodes = txn.get_nodes(list(result.distance))
-            result.edges = txn.get_edges(sorted(edge_ids))
-        return result
+            return walk_neighbourhood(txn, node_id, hops, touching)
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         from memgraph.fts import to_fts5_query
@@ -307,15 +293,7 @@ class SQLiteStore(DocStore):
                 raise SnapshotError(
                     f"store {self.path} is not empty; import a snapshot into a new store path"
                 )
-            txn.put_domains(snapshot.domains)
-            txn.put_node_history(snapshot.node_history)
-            txn.put_nodes(snapshot.nodes, [])
-            txn.put_edges(snapshot.edges, snapshot.edge_history)
-            txn.put_summaries(snapshot.summaries, snapshot.summary_history)
-            txn.put_manifests(snapshot.embeddings)
-            for patch in snapshot.patches:
-                txn.put_patch(patch)
-            txn.append_receipts(snapshot.receipts)
+            load_snapshot(txn, snapshot)
 
 
 def read_store_file(path: Path) -> MemoryGraphSnapshot:

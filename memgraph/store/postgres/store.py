@@ -20,7 +20,7 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +31,7 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
-from memgraph.store.decode import DocStore, snapshot_from
+from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
 from memgraph.store.postgres.connect import _first_line, connect_params
@@ -305,31 +305,16 @@ class PostgresStore(DocStore):
 
     def neighbourhood(self, node_id: str, hops: int = 2) -> Neighbourhood:
         """Nodes within ``hops`` edges (either direction) and the edges walked."""
-        result = Neighbourhood(seed=node_id)
+
+        def touching(frontier: list[str]) -> Iterable[tuple[str, str]]:
+            return self.conn.execute(
+                "SELECT id, target_id FROM edges WHERE source_id = ANY(%s) "
+                "UNION ALL SELECT id, source_id FROM edges WHERE target_id = ANY(%s)",
+                (frontier, frontier),
+            )
+
         with self.reader() as txn:
-            if not txn.existing_node_ids([node_id]):
-                return result
-            result.distance[node_id] = 0
-            frontier = [node_id]
-            edge_ids: set[str] = set()
-            for hop in range(1, hops + 1):
-                if not frontier:
-                    break
-                found: list[str] = []
-                rows = self.conn.execute(
-                    "SELECT id, target_id FROM edges WHERE source_id = ANY(%s) "
-                    "UNION ALL SELECT id, source_id FROM edges WHERE target_id = ANY(%s)",
-                    (frontier, frontier),
-                )
-                for eid, other in rows:
-                    edge_ids.add(eid)
-                    if other not in result.distance:
-                        result.distance[other] = hop
-                        found.append(other)
-                frontier = found
-            result.nodes = txn.get_nodes(list(result.distance))
-            result.edges = txn.get_edges(sorted(edge_ids))
-        return result
+            return walk_neighbourhood(txn, node_id, hops, touching)
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         """FTS5's ``bm25`` ranking (``memgraph.store.postgres.fts.search_nodes``)."""
@@ -370,17 +355,12 @@ class PostgresStore(DocStore):
             # all-visible (index-only scans need that)
             self.conn.execute("SET LOCAL synchronous_commit = on")
             self.conn.execute("ALTER TABLE nodes DISABLE TRIGGER nodes_voiceterms_ins")
-            txn.put_domains(snapshot.domains)
-            txn.put_node_history(snapshot.node_history)
-            txn.put_nodes(snapshot.nodes, [])
-            self.conn.execute("ALTER TABLE nodes ENABLE TRIGGER nodes_voiceterms_ins")
-            self.conn.execute(VOICE_TERMS_FILL.encode())
-            txn.put_edges(snapshot.edges, snapshot.edge_history)
-            txn.put_summaries(snapshot.summaries, snapshot.summary_history)
-            txn.put_manifests(snapshot.embeddings)
-            for patch in snapshot.patches:
-                txn.put_patch(patch)
-            txn.append_receipts(snapshot.receipts)
+
+            def fill_terms() -> None:
+                self.conn.execute("ALTER TABLE nodes ENABLE TRIGGER nodes_voiceterms_ins")
+                self.conn.execute(VOICE_TERMS_FILL.encode())
+
+            load_snapshot(txn, snapshot, fill_terms)
             # a bulk load: give the planner statistics and merge the text index's
             # pending list now, not when autovacuum gets to it
             self.conn.execute("ANALYZE")
