@@ -94,7 +94,10 @@ CUES: dict[Label, tuple[tuple[re.Pattern[str], float], ...]] = {
     Label.definition: (
         (re.compile(r"\b(by|when i say)\s+['\"`]?\w[\w\s-]{0,30}['\"`]?,?\s+i mean\b", _I), 4.0),
         (re.compile(r"\bi mean\b", _I), 1.0),
-        (re.compile(r"^\s*(a|an|the)?\s*['\"`]?[\w -]{1,30}['\"`]?\s*(=|:=)\s*\S", _I), 3.0),
+        # ``rules.score_text`` collapses whitespace first, so each ``\s*`` of the
+        # plain form was at most one space: written so, a run of spaces handed to
+        # the pattern directly costs linear time, not cubic
+        (re.compile(r"^(a|an|the)? ?['\"`]?[\w -]{1,30}['\"`]? ?(=|:=) ?\S", _I), 3.0),
         (
             re.compile(
                 r"['\"`][\w -]{1,30}['\"`]\s+(here\s+|for \w+( \w+)?\s+)?(means|is|=)\b", _I

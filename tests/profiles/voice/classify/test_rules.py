@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from profiles.voice.classify.cues import CUES
 from profiles.voice.classify.evaluate import evaluate, load_labeled
 from profiles.voice.classify.labels import LABELS, Label
 from profiles.voice.classify.rules import RuleClassifier, classify_text, extract_topics, score_text
@@ -96,3 +98,18 @@ def test_rule_accuracy_meets_the_target() -> None:
         report = evaluate(classify, [i for i in items if i.split == split])
         assert report.total >= 40, split
         assert report.accuracy >= 0.75, (split, report.accuracy, report.errors)
+
+
+_OLD_DEFINITION = re.compile(
+    r"^\s*(a|an|the)?\s*['\"`]?[\w -]{1,30}['\"`]?\s*(=|:=)\s*\S", re.IGNORECASE
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aAnthe =:'\"`\t\n-_x1", max_size=60))
+def test_definition_cue_matches_the_old_form_on_collapsed_text(raw: str) -> None:
+    """The ``x = y`` definition cue lost its cubic ``\\s*`` runs; on the text
+    ``score_text`` hands it (whitespace collapsed) it answers as before."""
+    clean = " ".join(raw.split())
+    (new, _weight) = CUES[Label.definition][2]
+    assert bool(new.search(clean)) == bool(_OLD_DEFINITION.search(clean))
