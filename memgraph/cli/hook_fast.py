@@ -12,32 +12,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-_FLAGS = ("--home", "--vault", "--store")
+from memgraph.cli.lean_args import Spec, parse, strings
+
+_END = Spec(
+    valued={"--home": "home", "--vault": "vault", "--store": "store"},
+    flags={"--no-redact": "no-redact"},
+    text="none",
+)
+_START = Spec(
+    valued={"--home": "home", "--store": "store", "--budget": "hook_budget"}, flags={}, text="none"
+)
 
 
 def _parse(argv: list[str]) -> dict[str, str] | None:
     if not argv or argv[0] != "session-end":
         return None
-    found: dict[str, str] = {}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        arg = rest[i]
-        if arg == "--no-redact":
-            found["no-redact"] = "1"
-            i += 1
-            continue
-        name, eq, value = arg.partition("=")
-        if name not in _FLAGS:
-            return None  # --help, typos: typer explains better
-        if not eq:
-            if i + 1 >= len(rest):
-                return None
-            value = rest[i + 1]
-            i += 1
-        found[name[2:]] = value
-        i += 1
-    return found
+    found = parse(argv[1:], _END)  # None for --help, typos: typer explains better
+    return None if found is None else strings(found)
 
 
 def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
@@ -50,21 +41,8 @@ def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
 
 
 def _start_flags(argv: list[str]) -> dict[str, str] | None:
-    found: dict[str, str] = {}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        name, eq, value = rest[i].partition("=")
-        if name not in ("--home", "--store", "--budget"):
-            return None
-        if not eq:
-            if i + 1 >= len(rest):
-                return None
-            value = rest[i + 1]
-            i += 1
-        found["hook_budget" if name == "--budget" else name[2:]] = value
-        i += 1
-    return found
+    found = parse(argv[1:], _START)
+    return None if found is None else strings(found)
 
 
 def session_start(argv: list[str]) -> int | None:

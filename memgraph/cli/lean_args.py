@@ -1,9 +1,12 @@
-"""The argv shim the lean ``recall`` and ``context`` paths share (no typer, no click).
+"""The argv shim the lean command paths share (no typer, no click): ``recall``,
+``context``, ``note``, ``wake``, ``repo scan`` and the two hooks.
 
-``parse(argv, spec)`` reads one positional ``TEXT`` plus the options ``spec``
-names (``--opt value``, ``--opt=value``, flags alone) the way click would; anything
-it is not sure of (``--help``, an unknown option, a missing or non-integer value,
-no text or two) is ``None``, and the caller lets typer take over and explain.
+``parse(argv, spec)`` reads the positional ``TEXT`` (one, at most one, or none, as
+``spec.text`` says) plus the options ``spec`` names (``--opt value``, ``--opt=value``,
+flags alone) the way click would; anything it is not sure of (``--help``, an unknown
+option, a missing or non-integer value, a text too many or missing) is ``None``, and
+the caller lets typer take over and explain. (``voice`` keeps its own parser: its
+start-up budget leaves no room for ``dataclasses``.)
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ class Spec:
     ints: tuple[str, ...] = ()  # fields parsed as int
     paths: tuple[str, ...] = ()  # fields made Paths
     short: tuple[str, ...] = ()  # short options, which take no ``=value``
+    text: str = "one"  # the positional TEXT: "one", "optional" or "none"
 
 
 def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
@@ -46,9 +50,10 @@ def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
         else:
             texts.append(arg)
         i += 1
-    if len(texts) != 1:
+    if len(texts) > (0 if spec.text == "none" else 1) or (spec.text == "one" and not texts):
         return None
-    found["text"] = texts[0]
+    if texts:
+        found["text"] = texts[0]
     for key in spec.ints:
         if key in found:
             try:
@@ -59,3 +64,9 @@ def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
         if key in found:
             found[key] = Path(str(found[key]))
     return found
+
+
+def strings(found: dict[str, object]) -> dict[str, str]:
+    """The parsed values as text (a flag as ``"1"``), for a caller that hands them on
+    as a ``str`` mapping."""
+    return {key: "1" if value is True else str(value) for key, value in found.items()}

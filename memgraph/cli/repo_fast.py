@@ -13,41 +13,25 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memgraph.cli.lean_args import Spec, parse, strings
+
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
     from context_cut.repo_vectors import SubjectSync
     from memgraph.store import Store
 
-_VALUED = ("--home", "--store", "--name")
-_SWITCHES = ("--no-commits", "--quiet", "-q")
+_SCAN = Spec(
+    valued={"--home": "home", "--store": "store", "--name": "name"},
+    flags={"--no-commits": "no-commits", "--quiet": "quiet", "-q": "quiet"},
+    text="optional",  # PATH
+)
 
 
 def _parse(argv: list[str]) -> dict[str, str] | None:
     if not argv or argv[0] != "scan":
         return None
-    found: dict[str, str] = {}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        arg = rest[i]
-        if arg in _SWITCHES:
-            found["quiet" if arg == "-q" else arg[2:]] = "1"
-        elif not arg.startswith("-"):
-            if "path" in found:
-                return None
-            found["path"] = arg
-        else:
-            name, eq, value = arg.partition("=")
-            if name not in _VALUED:
-                return None  # --help, --json, typos: typer explains better
-            if not eq:
-                if i + 1 >= len(rest):
-                    return None
-                value = rest[i + 1]
-                i += 1
-            found[name[2:]] = value
-        i += 1
-    return found
+    found = parse(argv[1:], _SCAN)  # None for --help, --json, typos: typer explains better
+    return None if found is None else strings(found)
 
 
 def run(argv: list[str]) -> int | None:
@@ -64,7 +48,7 @@ def run(argv: list[str]) -> int | None:
 
         store_file, _vault = paths(home=flags.get("home"), store=flags.get("store"))
         request = ScanRequest(
-            path=Path(flags.get("path", ".")),
+            path=Path(flags.get("text", ".")),
             name=flags.get("name"),
             link_commits="no-commits" not in flags,
         )

@@ -17,6 +17,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from memgraph.cli.lean_args import Spec, strings
+from memgraph.cli.lean_args import parse as parse_args
+
 # Stdlib-only session modules, loaded by file so that importing them does not
 # run ``profiles/__init__`` (which builds every pydantic model: ~250 ms).
 _LEAN = ("records", "emit", "harness", "views", "lean")
@@ -46,37 +49,21 @@ def _load(name: str) -> ModuleType:
     return module
 
 
+_NOTE = Spec(
+    valued={name: name for name in _OPTIONS},
+    flags={"--json": "--json", "--no-redact": "--no-redact"},
+)
+
+
 def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
-    """(text, options, --json) or None when the arguments are not plainly ours."""
-    opts: dict[str, str] = {}
-    texts: list[str] = []
-    as_json = False
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            texts.extend(argv[i + 1 :])
-            break
-        if arg == "--json":
-            as_json = True
-        elif arg == "--no-redact":
-            opts[arg] = "1"
-        elif arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _OPTIONS:
-            key, value = arg.split("=", 1)
-            opts[key] = value
-        elif arg in _OPTIONS:
-            if i + 1 >= len(argv):
-                return None
-            opts[arg] = argv[i + 1]
-            i += 1
-        elif arg.startswith("-") and arg != "-":
-            return None  # --help, unknown flags: typer's job
-        else:
-            texts.append(arg)
-        i += 1
-    if len(texts) != 1:
+    """(text, options, --json) or None when the arguments are not plainly ours
+    (--help, unknown flags: typer's job)."""
+    found = parse_args(argv, _NOTE)
+    if found is None:
         return None
-    return texts[0], opts, as_json
+    opts = strings(found)
+    as_json = opts.pop("--json", None) is not None
+    return opts.pop("text"), opts, as_json
 
 
 def run(argv: list[str]) -> int | None:

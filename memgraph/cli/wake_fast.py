@@ -13,28 +13,21 @@ from __future__ import annotations
 
 import sys
 
-_OPTIONS = ("--persona", "--home")
+from memgraph.cli.lean_args import Spec, strings
+from memgraph.cli.lean_args import parse as parse_args
+
+_WAKE = Spec(
+    valued={"--persona": "--persona", "--home": "--home"}, flags={"--json": "--json"}, text="none"
+)
 
 
 def parse(argv: list[str]) -> tuple[dict[str, str], bool] | None:
-    opts: dict[str, str] = {}
-    as_json = False
-    i = 0
-    while i < len(argv):
-        name, eq, value = argv[i].partition("=")
-        if name == "--json" and not eq:
-            as_json = True
-        elif name in _OPTIONS:
-            if not eq:
-                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
-                    return None
-                value = argv[i + 1]
-                i += 1
-            opts[name] = value
-        else:
-            return None  # --help, arguments, typos: typer explains
-        i += 1
-    return opts, as_json
+    """(options, --json) or None (--help, arguments, typos: typer explains)."""
+    found = parse_args(argv, _WAKE)
+    if found is None:
+        return None
+    opts = strings(found)
+    return opts, opts.pop("--json", None) is not None
 
 
 def run(argv: list[str]) -> int | None:

@@ -1,0 +1,69 @@
+"""The argv shim of the lean paths: what it takes, and that it hands anything
+unsure to typer (None) instead of guessing or failing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memgraph.cli.lean_args import Spec, parse, strings
+
+SPEC = Spec(
+    valued={"--home": "home", "-n": "limit", "--limit": "limit"},
+    flags={"--json": "as_json", "-q": "quiet"},
+    ints=("limit",),
+    short=("-n",),
+)
+
+
+def test_text_modes() -> None:
+    one, optional, none = (
+        SPEC,
+        replace(SPEC, text="optional"),
+        replace(SPEC, text="none"),
+    )
+    assert parse(["x", "--home=h", "-n", "3", "--json"], one) == {
+        "text": "x",
+        "home": "h",
+        "limit": 3,
+        "as_json": True,
+    }
+    assert parse([], one) is None and parse(["a", "b"], one) is None
+    assert parse([], optional) == {} and parse(["p"], optional) == {"text": "p"}
+    assert parse(["a", "b"], optional) is None
+    assert parse([], none) == {} and parse(["a"], none) is None
+    assert parse(["--", "-x"], one) == {"text": "-x"}  # after --, a dash is text
+
+
+def test_unsure_is_none() -> None:
+    for argv in (
+        ["x", "--help"],
+        ["x", "--home"],
+        ["x", "-n=3"],
+        ["x", "-n", "three"],
+        ["x", "--bogus"],
+    ):
+        assert parse(argv, SPEC) is None, argv
+
+
+def test_strings_turn_flags_into_one() -> None:
+    assert strings({"quiet": True, "home": "h", "limit": 3}) == {
+        "quiet": "1",
+        "home": "h",
+        "limit": "3",
+    }
+
+
+@given(
+    st.lists(
+        st.sampled_from(["x", "-", "--", "--home", "--home=", "-n", "5", "--json", "-q", "=", ""])
+        | st.text(max_size=8),
+        max_size=8,
+    )
+)
+def test_any_argv_is_parsed_or_none(argv: list[str]) -> None:
+    for text in ("one", "optional", "none"):
+        found = parse(argv, replace(SPEC, text=text))
+        assert found is None or set(found) <= {"text", "home", "limit", "as_json", "quiet"}
