@@ -6,23 +6,32 @@
 flags alone) the way click would; anything it is not sure of (``--help``, an unknown
 option, a missing or non-integer value, a text too many or missing) is ``None``, and
 the caller lets typer take over and explain. (``voice`` keeps its own parser: its
-start-up budget leaves no room for ``dataclasses``.)
+QUERY is any number of words, and some of its flags hand the whole command to typer.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
 class Spec:
-    valued: dict[str, str]  # option name -> argument field
-    flags: dict[str, str]  # flag name -> argument field (set to True)
-    ints: tuple[str, ...] = ()  # fields parsed as int
-    paths: tuple[str, ...] = ()  # fields made Paths
-    short: tuple[str, ...] = ()  # short options, which take no ``=value``
-    text: str = "one"  # the positional TEXT: "one", "optional" or "none"
+    """What one lean command takes. A plain class, not a dataclass: ``dataclasses``
+    pulls in ``inspect`` (~10 ms), which the SessionStart hook's path otherwise
+    never imports (tests/profiles/wakeup/test_session_start.py guards it)."""
+
+    __slots__ = ("flags", "ints", "paths", "short", "text", "valued")
+
+    def __init__(
+        self,
+        valued: dict[str, str],  # option name -> argument field
+        flags: dict[str, str],  # flag name -> argument field (set to True)
+        ints: tuple[str, ...] = (),  # fields parsed as int
+        paths: tuple[str, ...] = (),  # fields made Paths
+        short: tuple[str, ...] = (),  # short options, which take no ``=value``
+        text: str = "one",  # the positional TEXT: "one", "optional" or "none"
+    ) -> None:
+        self.valued, self.flags, self.ints = valued, flags, ints
+        self.paths, self.short, self.text = paths, short, text
 
 
 def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:

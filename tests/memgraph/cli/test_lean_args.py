@@ -3,26 +3,30 @@ unsure to typer (None) instead of guessing or failing."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memgraph.cli.lean_args import Spec, parse, strings
 
-SPEC = Spec(
-    valued={"--home": "home", "-n": "limit", "--limit": "limit"},
-    flags={"--json": "as_json", "-q": "quiet"},
-    ints=("limit",),
-    short=("-n",),
-)
+
+def spec(text: str = "one") -> Spec:
+    return Spec(
+        valued={"--home": "home", "-n": "limit", "--limit": "limit"},
+        flags={"--json": "as_json", "-q": "quiet"},
+        ints=("limit",),
+        short=("-n",),
+        text=text,
+    )
+
+
+SPEC = spec()
 
 
 def test_text_modes() -> None:
     one, optional, none = (
         SPEC,
-        replace(SPEC, text="optional"),
-        replace(SPEC, text="none"),
+        spec("optional"),
+        spec("none"),
     )
     assert parse(["x", "--home=h", "-n", "3", "--json"], one) == {
         "text": "x",
@@ -65,5 +69,5 @@ def test_strings_turn_flags_into_one() -> None:
 )
 def test_any_argv_is_parsed_or_none(argv: list[str]) -> None:
     for text in ("one", "optional", "none"):
-        found = parse(argv, replace(SPEC, text=text))
+        found = parse(argv, spec(text))
         assert found is None or set(found) <= {"text", "home", "limit", "as_json", "quiet"}

@@ -86,6 +86,24 @@ def test_session_start_end_to_end(tmp_path: Path) -> None:
     assert "## Accepted role memory" in text and sid in text
     assert env_file.read_text() == f"export MEMGRAPH_SESSION={sid}\n"
 
+    # the whole hook process, as Claude Code runs it: none of the heavy modules
+    # (the full CLI's, and dataclasses/inspect, ~10 ms, which its lean path avoids)
+    seen = tmp_path / "modules.txt"
+    code = (
+        "import sys\n"
+        "from memgraph.cli import main\n"
+        "sys.argv = ['memgraph', 'hook', 'session-start']\n"
+        "try:\n"
+        "    main(exit=sys.exit)\n"
+        "finally:\n"
+        f"    open({str(seen)!r}, 'w').write(' '.join(sorted(m for m in ('pydantic', 'typer',"
+        " 'rich', 'click', 'dataclasses', 'inspect', 'memgraph.documents') if m in sys.modules)))\n"
+    )
+    lean = subprocess.run([sys.executable, "-c", code], input=_payload(project, sid), env=env,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert lean.returncode == 0 and "backwards compatible" in _context(lean.stdout), lean.stderr
+    assert seen.read_text() == ""
+
     # a later note with that env lands in that session
     later = {**env, "MEMGRAPH_SESSION": sid}
     note = mg(later, "note", "x", "--json", cwd=project)
