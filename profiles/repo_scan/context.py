@@ -187,8 +187,46 @@ def _go_targets(ctx: RepoContext, spec: str) -> list[str]:
     return []
 
 
-def resolve_imports(facts: FileFacts, ctx: RepoContext) -> list[list[Any]]:
-    """[target path, line] for every import that names a file of this repo."""
+def _is_import_name(ctx: RepoContext, parts: list[str], size: int) -> bool:
+    """The module's last ``size`` parts start in a folder that is not a Python
+    package (no ``__init__.py``): Python imports the module under that name."""
+    folder = "/".join(parts[: len(parts) - size])
+    return not ctx.packages.get(folder, "").endswith("__init__.py")
+
+
+def lazy_target(ctx: RepoContext, importer: str, name: str) -> str | None:
+    """The repo module whose full import name is ``name`` (``lazy.py``), or None:
+    one dict lookup, so a file naming 100k strings costs 100k lookups."""
+    found = ctx.by_suffix.get(name)
+    if not found:
+        return None
+    from profiles.repo_scan.python import module_parts
+
+    size = name.count(".") + 1
+    full = [p for p in found if _is_import_name(ctx, module_parts(p), size)]
+    return _pick(full, importer) if full else None
+
+
+def unresolved_dynamic(facts: FileFacts, ctx: RepoContext) -> int:
+    """``import_module``/``__import__`` calls of the file whose module stays unknown:
+    a literal name of no repo module, or a computed name (``import_module(TABLE[k])``)
+    in a file that names no other repo module as text (with such names, the call is
+    taken to read them: the dispatcher's table, whose modules are edges)."""
+    calls = [name for name, _line, how in facts.lazy_imports if how == "call"]
+    unknown = sum(1 for name in calls if lazy_target(ctx, facts.path, name) is None)
+    computed = max(facts.dynamic_imports - len(calls), 0)
+    if computed and any(
+        lazy_target(ctx, facts.path, name) not in (None, facts.path)
+        for name, _line, how in facts.lazy_imports
+        if how == "string"
+    ):
+        computed = 0
+    return unknown + computed
+
+
+def resolve_imports(facts: FileFacts, ctx: RepoContext) -> tuple[list[list[Any]], list[str]]:
+    """[target path, line] for every import that names a file of this repo, and
+    the targets only a literal dynamic import names (``lazy.py``)."""
     out: dict[str, int] = {}
     for spec, name, line in facts.imports:
         targets: list[str] = []
@@ -206,7 +244,14 @@ def resolve_imports(facts: FileFacts, ctx: RepoContext) -> list[list[Any]]:
         for t in targets:
             if t != facts.path and (t not in out or line < out[t]):
                 out[t] = line
-    return [[t, out[t]] for t in sorted(out)]
+    lazy: dict[str, int] = {}
+    for name, line, _how in facts.lazy_imports:
+        t = lazy_target(ctx, facts.path, name)
+        # a module also imported statically keeps that edge as it was
+        if t is not None and t != facts.path and t not in out and (t not in lazy or line < lazy[t]):
+            lazy[t] = line
+    out.update(lazy)
+    return [[t, out[t]] for t in sorted(out)], sorted(lazy)
 
 
 def derived(facts: FileFacts, ctx: RepoContext) -> dict[str, Any]:
@@ -214,9 +259,13 @@ def derived(facts: FileFacts, ctx: RepoContext) -> dict[str, Any]:
     folder = PurePosixPath(facts.path).parent.as_posix()
     folder = "" if folder == "." else folder
     owner = ctx.packages.get(folder)
-    return {  # keys in sorted order (node hashing sorts otherwise)
-        "imports": resolve_imports(facts, ctx),
+    imports, lazy = resolve_imports(facts, ctx)
+    seen: dict[str, Any] = {  # keys in sorted order (node hashing sorts otherwise)
+        "imports": imports,
         "package": owner if owner != facts.path else None,
         "schemas": sorted(c[0] for c in facts.classes if c[0] in ctx.schema_names),
         "test": is_test(facts.path),
     }
+    if lazy:  # only then: a file without any keeps the derived it had before
+        seen = dict(sorted({**seen, "lazy": lazy}.items()))
+    return seen

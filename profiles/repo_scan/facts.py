@@ -56,7 +56,9 @@ class FileFacts:
     package: str = ""  # a manifest's package name
     # term -> count over the whole text (identifiers split at _/camelCase), top MAX_TERMS
     terms: dict[str, int] = field(default_factory=dict)
-    dynamic_imports: int = 0
+    dynamic_imports: int = 0  # import_module/__import__ calls, literal or not
+    # [dotted, line, "call" | "string"]: module names spelled as text (lazy.py)
+    lazy_imports: list[list[Any]] = field(default_factory=list)
     main: bool = False  # runs as a program (``__main__`` guard, Go ``package main``)
 
     def as_json(self) -> dict[str, Any]:

@@ -89,8 +89,17 @@ class _Builder:
         return node
 
     def edge(
-        self, kind: str, source: str, target: str, line: int, profile: ProfileName = ARCH
+        self,
+        kind: str,
+        source: str,
+        target: str,
+        line: int,
+        profile: ProfileName = ARCH,
+        lazy: bool = False,
     ) -> None:
+        attributes: dict[str, Any] = {"repo": self.repo, "path": self.f.path, "line": line}
+        if lazy:  # named as text, loaded at run time (lazy.py); others keep their attributes
+            attributes["lazy"] = True
         self.graph.edges.append(
             MemoryEdge(
                 id=edge_id(kind, source, target),
@@ -101,7 +110,7 @@ class _Builder:
                 anchors=[self.anchor(line)],
                 lifecycle="observed",
                 confidence=0.9,
-                attributes={"repo": self.repo, "path": self.f.path, "line": line},
+                attributes=attributes,
             )
         )
 
@@ -141,8 +150,9 @@ def _module(b: _Builder) -> None:
         derived=seen,
     )
     module.tension = "; ".join(f"line {t[0]} {t[1]}" for t in f.todos[:5])
+    lazy = set(seen.get("lazy") or ())
     for target, line in seen["imports"]:
-        b.edge("imports", b.module, module_id(b.repo, target), line)
+        b.edge("imports", b.module, module_id(b.repo, target), line, lazy=target in lazy)
     if seen["package"]:
         b.edge("contains", package_id(b.repo, seen["package"]), b.module, 1)
 

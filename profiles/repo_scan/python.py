@@ -2,8 +2,10 @@
 
 Static heuristics, named so a reader can check them:
 - imports: ``import a.b`` / ``from .x import y`` (relative ones made absolute
-  by the file's path); ``importlib.import_module``/``__import__`` are counted
-  as dynamic imports (a known omission of every summary over the file);
+  by the file's path); module names spelled as text (``import_module("a.b")``,
+  ``__import__``, a string table of dotted names) are kept for resolution
+  against the repo's modules (``lazy.py``); a dynamic import whose module stays
+  unknown is a known omission of every summary over the file;
 - public symbols: top-level ``def``/``class``/assignments not starting with ``_``;
 - classes with their base and decorator names (schemas are decided repo-wide);
 - env vars: ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``, and
@@ -25,7 +27,8 @@ import re
 from bisect import bisect_right
 from pathlib import PurePosixPath
 
-from profiles.repo_scan.facts import FileFacts, first_paragraph, scan_text
+from profiles.repo_scan.facts import MAX_ITEMS, FileFacts, first_paragraph, scan_text
+from profiles.repo_scan.lazy import dynamic_facts
 
 _HTTP_OUT = {"post", "put", "patch", "delete"}
 
@@ -192,11 +195,6 @@ _CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
         ),
         "env",
     ),
-    (
-        ("import_module", "__import__"),
-        re.compile(r"\b(?:importlib\.import_module|__import__)\("),
-        "dynamic",
-    ),
     ((".command(",), re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
     (("add_parser(",), re.compile(r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']"), "command"),
     (
@@ -267,8 +265,6 @@ def _call_facts(text: str, facts: FileFacts) -> None:
                 continue
             if what == "env":
                 facts.env.append([m.group(1), line])
-            elif what == "dynamic":
-                facts.dynamic_imports += 1
             elif what == "command":
                 facts.commands.append([m.group(1), line])
             elif what == "option":
@@ -327,6 +323,7 @@ def parse_python(path: str, text: str, facts: FileFacts) -> None:
         facts.doc = first_paragraph(doc)
     _top_level(tree, facts)
     seen_imports: set[tuple[str, str]] = set()
+    docs: list[tuple[int, int]] = []  # bare string statements: prose, not imports
     for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -343,6 +340,14 @@ def parse_python(path: str, text: str, facts: FileFacts) -> None:
                     facts.imports.append([base, alias.name, node.lineno])
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
             _decorators(node, facts)
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            docs.append((node.lineno, node.end_lineno or node.lineno))
     _call_facts(text, facts)
+    docs.sort()
+    dynamic_facts(text, facts, _absolute(path, None, 1), docs, MAX_ITEMS)
     for items in (facts.env, facts.commands, facts.io, facts.options, facts.tools):
         items.sort(key=lambda item: (item[-1], *map(str, item)))

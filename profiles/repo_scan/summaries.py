@@ -8,7 +8,8 @@
 
 Claims are copied from docstrings and public names, tension from TODO/FIXME/XXX,
 import cycles and untested modules, the action implication from dependents;
-known omissions name unparsed files and dynamic imports.
+known omissions name unparsed files and the dynamic imports whose module is not
+known (a literal name of a repo module is an import edge: ``lazy.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from memgraph.documents import MemorySummary
 from memgraph.ids import stable_id, summary_id
-from profiles.repo_scan.context import RepoContext, is_test
+from profiles.repo_scan.context import RepoContext, is_test, unresolved_dynamic
 from profiles.repo_scan.facts import FileFacts
 from profiles.repo_scan.graph import module_id, package_id
 
@@ -113,9 +114,10 @@ def _implication(paths: list[str], graph: _Graph) -> str:
     )
 
 
-def _omissions(paths: list[str], facts: dict[str, FileFacts]) -> list[str]:
+def _omissions(paths: list[str], facts: dict[str, FileFacts], unknown: set[str]) -> list[str]:
+    """``unknown``: files with a dynamic import whose module was not resolved."""
     out = [f"{p}: {facts[p].error}" for p in paths if not facts[p].parsed]
-    dynamic = [p for p in paths if facts[p].dynamic_imports]
+    dynamic = [p for p in paths if p in unknown]
     if dynamic:
         out.append("dynamic imports not followed in: " + ", ".join(dynamic[:5]))
     out.append("public names listed per module, not as nodes; bodies not summarised")
@@ -146,6 +148,7 @@ def plan_summaries(
     """Package, community and repo summaries for the whole scanned repo."""
     graph = _Graph(facts, seen)
     domain = ctx.domain
+    unknown = {p for p, f in facts.items() if f.dynamic_imports and unresolved_dynamic(f, ctx)}
     by_folder: dict[str, list[str]] = defaultdict(list)
     for p in sorted(facts):
         by_folder[_folder(p)].append(p)
@@ -166,7 +169,7 @@ def plan_summaries(
                 tension=_tension(paths, facts, graph),
                 action_implication=_implication(paths, graph),
                 confidence=_confidence(paths, facts),
-                known_omissions=_omissions(paths, facts),
+                known_omissions=_omissions(paths, facts, unknown),
             )
         )
     for members in graph.communities():
@@ -182,7 +185,7 @@ def plan_summaries(
                 action_implication=_implication(members, graph),
                 confidence=round(_confidence(members, facts) - 0.1, 2),
                 known_omissions=[
-                    *_omissions(members, facts),
+                    *_omissions(members, facts, unknown),
                     "community found by Louvain (seed 0) over imports; membership may shift",
                 ],
             )

@@ -205,3 +205,29 @@ def test_no_commit_nodes_no_commit_log_read_and_later_ingest_links(
     apply_patch(store, new_patch([UpsertNode(node=commit)]))
     again = scan_repo(store, ScanRequest(path=root))
     assert (again.changed, again.touches) == ([], len(TREE))
+
+
+def test_the_walk_leaves_out_modules_named_only_as_text(tmp_path: Path) -> None:
+    """Lazy import edges (a dispatcher's string table) are in the graph but not in
+    the cut's PageRank (notes/repo.md, 2026-12-06 (d17): they did not pay there)."""
+    from context_cut.repo_index import ModuleIndex
+    from profiles.repo_scan.graph import module_id
+
+    files = {
+        "app/__init__.py": 'COMMANDS = {"a": "app.cmd_a"}\n',
+        "app/cmd_a.py": '"""Command a."""\n',
+        "app/cmd_b.py": '"""Command b."""\nfrom app import cmd_a\n',
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=tmp_path, name="app"))
+    with store.reader() as reader:
+        nodes = reader.get_nodes([module_id("app", p) for p in files])
+    modules = {str(n.attributes["path"]): n for n in nodes.values()}
+    lazy = [e for e in store.export_snapshot().edges if e.attributes.get("lazy")]
+    assert [(e.source_id, e.target_id) for e in lazy] == [
+        (module_id("app", "app/__init__.py"), module_id("app", "app/cmd_a.py"))
+    ]
+    assert ModuleIndex.of(modules).edges == [("app/cmd_b.py", "app/cmd_a.py")]
