@@ -69,17 +69,9 @@ def patterns() -> dict[str, re.Pattern[str]]:
     return found
 
 
-_RE_CALLS = {
-    "compile",
-    "search",
-    "match",
-    "fullmatch",
-    "findall",
-    "finditer",
-    "sub",
-    "subn",
-    "split",
-}
+# the ``re`` functions taking a pattern first -> the position of their ``flags``
+_FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2}
+_FLAGS_AT |= {"finditer": 2, "sub": 4, "subn": 4, "split": 3}
 
 
 def _flags(node: ast.expr | None) -> int:
@@ -104,17 +96,13 @@ def literal_patterns(root: Path, package: str) -> dict[str, re.Pattern[str]]:
                 and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == "re"
-                and node.func.attr in _RE_CALLS
+                and node.func.attr in _FLAGS_AT
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
             ):
                 continue
-            position = {"compile": 1, "split": 3, "findall": 2, "finditer": 2}.get(
-                node.func.attr, 2
-            )
-            if node.func.attr in ("sub", "subn"):
-                position = 4
+            position = _FLAGS_AT[node.func.attr]
             flag_node = node.args[position] if len(node.args) > position else None
             for kw in node.keywords:
                 if kw.arg == "flags":
