@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from memgraph.cli.lean_args import Spec, parse, strings
+from memgraph.cli.lean_args import Spec, parse_strings
 
 _END = Spec(
     valued={"--home": "home", "--vault": "vault", "--store": "store"},
@@ -27,8 +27,7 @@ _START = Spec(
 def _parse(argv: list[str]) -> dict[str, str] | None:
     if not argv or argv[0] != "session-end":
         return None
-    found = parse(argv[1:], _END)  # None for --help, typos: typer explains better
-    return None if found is None else strings(found)
+    return parse_strings(argv[1:], _END)  # None for --help, typos: typer explains better
 
 
 def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
@@ -40,14 +39,9 @@ def resolve_paths(flags: dict[str, str]) -> tuple[Path, Path]:
     return paths(home=home, vault=vault, store=store)
 
 
-def _start_flags(argv: list[str]) -> dict[str, str] | None:
-    found = parse(argv[1:], _START)
-    return None if found is None else strings(found)
-
-
 def session_start(argv: list[str]) -> int | None:
     """``hook session-start``: never fails a session start (exit 0, one stderr line)."""
-    flags = _start_flags(argv)
+    flags = parse_strings(argv[1:], _START)
     if flags is None:
         return None
     try:

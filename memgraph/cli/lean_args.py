@@ -75,7 +75,10 @@ def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
     return found
 
 
-def strings(found: dict[str, object]) -> dict[str, str]:
-    """The parsed values as text (a flag as ``"1"``), for a caller that hands them on
-    as a ``str`` mapping."""
+def parse_strings(argv: list[str], spec: Spec) -> dict[str, str] | None:
+    """``parse``, its values as text (a flag as ``"1"``), for a caller that hands
+    them on as a ``str`` mapping."""
+    found = parse(argv, spec)
+    if found is None:
+        return None
     return {key: "1" if value is True else str(value) for key, value in found.items()}

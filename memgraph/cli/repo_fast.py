@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memgraph.cli.lean_args import Spec, parse, strings
+from memgraph.cli.lean_args import Spec, parse_strings
 
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
@@ -30,8 +30,7 @@ _SCAN = Spec(
 def _parse(argv: list[str]) -> dict[str, str] | None:
     if not argv or argv[0] != "scan":
         return None
-    found = parse(argv[1:], _SCAN)  # None for --help, --json, typos: typer explains better
-    return None if found is None else strings(found)
+    return parse_strings(argv[1:], _SCAN)  # None for --help, --json, typos: typer's job
 
 
 def run(argv: list[str]) -> int | None:

@@ -17,8 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from memgraph.cli.lean_args import Spec, strings
-from memgraph.cli.lean_args import parse as parse_args
+from memgraph.cli.lean_args import Spec, parse_strings
 
 # Stdlib-only session modules, loaded by file so that importing them does not
 # run ``profiles/__init__`` (which builds every pydantic model: ~250 ms).
@@ -58,10 +57,9 @@ _NOTE = Spec(
 def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
     """(text, options, --json) or None when the arguments are not plainly ours
     (--help, unknown flags: typer's job)."""
-    found = parse_args(argv, _NOTE)
-    if found is None:
+    opts = parse_strings(argv, _NOTE)
+    if opts is None:
         return None
-    opts = strings(found)
     as_json = opts.pop("--json", None) is not None
     return opts.pop("text"), opts, as_json
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from memgraph.cli.lean_args import Spec, strings
-from memgraph.cli.lean_args import parse as parse_args
+from memgraph.cli.lean_args import Spec, parse_strings
 
 _WAKE = Spec(
     valued={"--persona": "--persona", "--home": "--home"}, flags={"--json": "--json"}, text="none"
@@ -23,10 +22,9 @@ _WAKE = Spec(
 
 def parse(argv: list[str]) -> tuple[dict[str, str], bool] | None:
     """(options, --json) or None (--help, arguments, typos: typer explains)."""
-    found = parse_args(argv, _WAKE)
-    if found is None:
+    opts = parse_strings(argv, _WAKE)
+    if opts is None:
         return None
-    opts = strings(found)
     return opts, opts.pop("--json", None) is not None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memgraph.cli.lean_args import Spec, parse, strings
+from memgraph.cli.lean_args import Spec, parse, parse_strings
 
 
 def spec(text: str = "one") -> Spec:
@@ -52,12 +52,14 @@ def test_unsure_is_none() -> None:
         assert parse(argv, SPEC) is None, argv
 
 
-def test_strings_turn_flags_into_one() -> None:
-    assert strings({"quiet": True, "home": "h", "limit": 3}) == {
+def test_parse_strings_turns_flags_into_one() -> None:
+    assert parse_strings(["x", "-q", "--home", "h", "-n", "3"], SPEC) == {
+        "text": "x",
         "quiet": "1",
         "home": "h",
         "limit": "3",
     }
+    assert parse_strings(["x", "--bogus"], SPEC) is None
 
 
 @given(
