@@ -40,6 +40,8 @@ LANGUAGES: dict[str, str] = {
     ".go": "go",
     ".sql": "sql",
 }
+# the languages read through tree-sitter (the optional extra; other.py)
+TREE_SITTER_LANGS = frozenset({"rust", "typescript", "tsx", "javascript", "go"})
 # manifests and schema files read for binaries, packages and schemas
 MANIFESTS = frozenset({"pyproject.toml", "Cargo.toml", "package.json", "go.mod"})
 

@@ -16,9 +16,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from profiles.repo_scan.facts import FileFacts, first_paragraph, scan_text
+from profiles.repo_scan.files import TREE_SITTER_LANGS
 
-TREE_SITTER = {"rust": "rust", "typescript": "typescript", "tsx": "tsx", "javascript": "javascript"}
-TREE_SITTER["go"] = "go"
+TREE_SITTER = {lang: lang for lang in TREE_SITTER_LANGS}  # language -> grammar name
 _PROCESS_ENV = re.compile(r"process\.env\.([A-Z_][A-Z0-9_]*)|process\.env\[['\"]([^'\"]+)['\"]\]")
 _RUST_ENV = re.compile(r"env::var(?:_os)?\(\s*\"([^\"]+)\"")
 _GO_ENV = re.compile(r"os\.(?:Getenv|LookupEnv)\(\s*\"([^\"]+)\"")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memgraph.errors import UsageError
 from memgraph.ids import digest
 from memgraph.store.protocol import Store
+from profiles.repo_scan import reread
 from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
     MAX_BYTES,
@@ -86,6 +87,8 @@ class ScanResult:
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    # unchanged files read again because the scanner now reads them differently
+    reread: list[str] = field(default_factory=list)
     rebuilt: list[str] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
     ledger: list[LedgerLine] = field(default_factory=list)
@@ -104,6 +107,7 @@ class ScanResult:
             f"{len(self.parsed_now)} parsed), {len(self.unparsed)} unparsed, "
             f"{len(self.ledger)} skipped, {self.receipts} receipts, "
             f"{len(self.stale_summaries)} stale summaries"
+            + (f", {len(self.reread)} revised by a newer scanner" if self.reread else "")
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -237,11 +241,20 @@ class _Scan:
             facts[rel], ledger = extract(sources[rel], self.listing.head)
             if ledger is not None:
                 r.ledger.append(ledger)
+        again = reread.paths_to_reread(state, sources, set(todo))
+        self._load_modules(again)
+        sha = self.listing.head
+        for rel, (fresh, ledger) in reread.read_again(again, sources, self.modules, sha).items():
+            facts[rel] = fresh
+            r.reread.append(rel)
+            if ledger is not None:
+                r.ledger.append(ledger)
+        todo += r.reread
         r.parsed_now = sorted(todo)
         self._load_modules(r.changed + r.deleted)
         old = {p: _facts_of(n) for p, n in self.modules.items()}
         full = bool(r.added or r.deleted) or any(
-            p in old and _signature(facts[p]) != _signature(old[p]) for p in r.changed
+            p in old and _signature(facts[p]) != _signature(old[p]) for p in r.changed + r.reread
         )
         summarise = self.request.refresh or (self.request.summaries and not state.get("summaries"))
         if full or summarise:
@@ -298,9 +311,10 @@ class _Scan:
             links = touches_ops(self.store, self.root, self.repo, set(sources))
             ops += links
             touches = r.touches = len(links)
-        if ops or repo_node is None:
+        if ops or repo_node is None or state.get("extractor") != reread.EXTRACTOR:
             new_state = {
                 **state,
+                "extractor": reread.EXTRACTOR,
                 "repo": self.repo,
                 "root": str(self.root),
                 "git": self.listing.git,
