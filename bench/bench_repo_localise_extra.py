@@ -24,7 +24,11 @@ the scope-prefix weights and the recency fallback (``context_cut/repo_query.py``
   stricter form filter is offline) as [word, cosine, source], and each such
   word's count per module (BM25 offline: ``bench_repo_localise_semantic.py``).
   ``MG_BENCH_SEMANTIC=0`` leaves both out (the first parent of this project
-  costs ~20 s of module-profile embedding, the vocabulary ~10 s).
+  costs ~20 s of module-profile embedding, the vocabulary ~10 s);
+- ``fb`` / ``fbterms`` (p17, only with ``MG_BENCH_FEEDBACK=1``): pseudo-relevance
+  feedback over modules (``feedback_components``): per first ranking (the cut's,
+  or the text match's), k feedback modules and m expansion terms, the BM25 of the
+  expansion terms alone and the terms chosen (``bench_repo_localise_feedback.py``).
 """
 
 from __future__ import annotations
@@ -250,4 +254,81 @@ def extra_components(
         for row in commits_seen[:100]
     ]
     out.update(semantic_components(store, index, message))
+    if os.environ.get("MG_BENCH_FEEDBACK") == "1":  # p17: ~30 % more dump, opt-in
+        out.update(feedback_components(index, message))
     return out
+
+
+# --- p17: pseudo-relevance feedback over modules (RM3-style), notes/repo.md 2026-12-06 (p17)
+FEEDBACK_K = (1, 2, 3)  # feedback modules: the first ranking's top k
+FEEDBACK_M = (5, 10, 20)  # expansion terms: the top m by the feedback weight
+FEEDBACK_KEEP = 120  # modules kept per feedback score dict (the rest cannot reach the top 5)
+_DF: dict[int, tuple[Counter[str], int]] = {}
+
+
+def _df(index: ModuleIndex) -> tuple[Counter[str], int]:
+    """Document frequency of every term over the index's modules (cached per index)."""
+    if id(index) not in _DF:
+        _DF.clear()
+        df: Counter[str] = Counter()
+        for counts in index.tf.values():
+            df.update(counts.keys())
+        _DF[id(index)] = (df, len(index.tf))
+    return _DF[id(index)]
+
+
+def feedback_terms(
+    index: ModuleIndex, docs: list[tuple[str, float]], query: set[str], m: int, kind: str = ""
+) -> dict[str, float]:
+    """RM-style expansion: term -> weight (the best = 1) of the ``m`` terms with the
+    largest sum over the feedback modules of (score / best score) x tf / length x
+    idf, leaving out the query's own terms, terms under 3 letters and numbers.
+    ``kind`` "u": the same terms, each weight 1; "r": only terms in at most a tenth
+    of the modules (rare ones), weighted as the default."""
+    import math
+
+    df, n = _df(index)
+    top = max((s for _p, s in docs), default=0.0) or 1.0
+    acc: Counter[str] = Counter()
+    for p, s in docs:
+        counts, length = index.tf[p], index.length[p] or 1
+        for t, f in counts.items():
+            if f and len(t) >= 3 and not t.isdigit() and t not in query:
+                if kind == "r" and df[t] > n / 10:
+                    continue
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                acc[t] += (s / top) * f / length * idf
+    chosen = acc.most_common(m)
+    best = chosen[0][1] if chosen else 1.0
+    return {t: (1.0 if kind == "u" else w / best) for t, w in chosen if w > 0}
+
+
+def feedback_components(index: ModuleIndex, message: str) -> dict[str, object]:
+    """``fb``: "SOURCE k M" -> BM25 of the expansion terms alone (the top
+    FEEDBACK_KEEP modules, raw), SOURCE ``cut`` = the product's ranking without
+    test modules, ``text`` = the text match alone (tests included); ``fbterms``
+    the chosen terms (weights) per key."""
+    from context_cut.repo_cut import rank_modules
+
+    query = query_weights(message)
+    first = [(p, s) for p, s in rank_modules(index, message) if s > 0 and p not in index.tests]
+    text = sorted(index.bm25(query).items(), key=lambda kv: (-kv[1], kv[0]))
+    fb: dict[str, dict[str, float]] = {}
+    fbterms: dict[str, dict[str, float]] = {}
+    for source, ranked in (("cut", first), ("text", text)):
+        for k in FEEDBACK_K:
+            docs = ranked[:k]
+            for m in FEEDBACK_M:
+                key = f"{source}{k}m{m}"
+                weights = feedback_terms(index, docs, set(query), m) if docs else {}
+                scores = index.bm25(weights) if weights else {}
+                keep = sorted(scores.items(), key=lambda kv: -kv[1])[:FEEDBACK_KEEP]
+                fb[key] = _round(dict(keep))
+                fbterms[key] = {t: round(w, 4) for t, w in weights.items()}
+                for kind in ("u", "r") if k > 1 and m > 5 else ():
+                    weights = feedback_terms(index, docs, set(query), m, kind) if docs else {}
+                    scores = index.bm25(weights) if weights else {}
+                    keep = sorted(scores.items(), key=lambda kv: -kv[1])[:FEEDBACK_KEEP]
+                    fb[f"{key}{kind}"] = _round(dict(keep))
+                    fbterms[f"{key}{kind}"] = {t: round(w, 4) for t, w in weights.items()}
+    return {"fb": fb, "fbterms": fbterms}
