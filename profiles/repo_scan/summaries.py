@@ -190,6 +190,8 @@ def plan_summaries(
                 ],
             )
         )
+    if not out:  # no source file: nothing to summarise (a summary must cover something)
+        return []
     top = sorted(by_folder, key=lambda f: (-len(by_folder[f]), f))[:8]
     out.append(
         MemorySummary(

@@ -84,3 +84,22 @@ def test_git_repo_uses_ls_files_and_respects_gitignore(shop: Path, kit: Any) -> 
     assert "shop/orders.py" in titles and "ignored/skip.py" not in titles
     orders = kit.by_title(store, "shop")("module", "shop/orders.py")
     assert orders.anchors[0].sha == head
+
+
+@pytest.mark.parametrize("files", [{}, {"README.md": "# docs only\n", "data.bin": "\x00"}])
+def test_a_folder_without_source_files_scans_to_an_empty_repo(
+    tmp_path: Path, kit: Any, files: dict[str, str]
+) -> None:
+    root = tmp_path / "empty"
+    root.mkdir()
+    for rel, text in files.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    store = MemoryStore()
+    result = scan_repo(store, ScanRequest(path=root))
+    assert result.files == 0 and result.summaries_written == 0
+    assert kit.by_title(store, "empty")("repo", "repo empty")
+    assert scan_repo(store, ScanRequest(path=root)).receipts == 0
+    # the first source file brings the summaries
+    (root / "a.py").write_text('"""The first module."""\n', encoding="utf-8")
+    later = scan_repo(store, ScanRequest(path=root))
+    assert later.added == ["a.py"] and later.summaries_written >= 2
