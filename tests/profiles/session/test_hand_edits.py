@@ -208,3 +208,14 @@ def test_a_view_saved_in_latin1_is_moved_aside_byte_for_byte(
     assert "s1.conflict.yaml" in err
     assert f.with_name("s1.conflict.yaml").read_bytes() == edited  # nothing lost
     assert "second" in f.read_text(encoding="utf-8")  # the view shows the store again
+
+
+def test_probe_lists_every_kept_copy_of_a_session_view(isolated_env: Path) -> None:
+    from profiles.voice.probe import view_conflicts
+
+    f = _file(isolated_env)
+    f.parent.mkdir(parents=True)
+    for name in ("s1.conflict.yaml", "s1.conflict-2.yaml", "s1.yaml"):
+        f.with_name(name).write_text("notes: [", encoding="utf-8")
+    found = view_conflicts(None, isolated_env / "workspace")
+    assert found == [str(f.with_name("s1.conflict-2.yaml")), str(f.with_name("s1.conflict.yaml"))]
