@@ -282,6 +282,10 @@ class MemgraphTools:
             packet = repo_cut(store, request, embedder, vectors_dir_for(self.settings.home)).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)
+        from context_cut.ceiling import fit_output
+
+        # the budget caps the reply's text here too, as on every other cut
+        packet, _ = fit_output(packet, mcp_reply_text, budget)
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
 
