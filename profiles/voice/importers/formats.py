@@ -150,7 +150,8 @@ def _name(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    return value if value and len(value) <= MAX_NAME else None
+    # a NUL ends the text in the store's SQL indexes: "s\x00x" would be session "s"
+    return value if value and len(value) <= MAX_NAME and "\x00" not in value else None
 
 
 def _load_json(data: bytes, result: ParseResult) -> list[Any]:
@@ -315,10 +316,10 @@ def _jsonl(data: bytes, result: ParseResult) -> None:
             continue
         sid, speaker, text = _name(row.get("session")), _name(row.get("speaker")), row.get("text")
         if sid is None:
-            result.bad(where, "bad_session", "session must be a non-empty string")
+            result.bad(where, "bad_session", "session must be a non-empty string without NUL")
             continue
         if speaker is None:
-            result.bad(where, "bad_speaker", "speaker must be a non-empty string")
+            result.bad(where, "bad_speaker", "speaker must be a non-empty string without NUL")
             continue
         if not isinstance(text, str):
             result.bad(where, "bad_text", "text must be a string")

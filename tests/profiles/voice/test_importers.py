@@ -217,6 +217,29 @@ def test_hostile_text_is_stored_verbatim_or_counted(store: Store, tmp_path: Path
     assert store.counts()["nodes"] == len(hostile) + 1
 
 
+def test_a_nul_in_a_session_or_speaker_is_a_bad_record_not_another_session(
+    store: Store, tmp_path: Path
+) -> None:
+    """The store's SQL indexes end a text at NUL: session "s\\x00x" was filed under
+    session "s" (mixed into it) and counted new on every re-import."""
+    rows = [
+        {"session": "s", "speaker": "me", "ts": "2024-01-01", "text": "the real s"},
+        {"session": "s\x00x", "speaker": "me", "ts": "2024-01-01", "text": "an imposter"},
+        {"session": "t", "speaker": "me\x00evil", "ts": "2024-01-01", "text": "who said it"},
+    ]
+    path = tmp_path / "nul.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    result = import_conversations(store, ImportRequest(path=path))
+    assert (result.messages, result.skipped) == (1, {"bad_session": 1, "bad_speaker": 1})
+    assert result.problems == [
+        "line 2: session must be a non-empty string without NUL",
+        "line 3: speaker must be a non-empty string without NUL",
+    ]
+    assert {n.claim for n in messages(store).values()} == {"the real s"}
+    again = import_conversations(store, ImportRequest(path=path))
+    assert (again.new, again.unchanged) == (0, 1)
+
+
 # -- property tests: any input is imported, counted or refused in one line ------------
 
 _json = st.recursive(
