@@ -218,11 +218,11 @@ def recall_command(args: RecallArgs) -> None:
     from context_cut.api import recall as run_recall
     from memgraph.errors import UsageError
 
-    request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
-    if request is None:  # pydantic words what is wrong
-        request = _validated_recall(args)
     if not args.text.strip():
         raise UsageError("the query is empty")
+    request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
+    if request is None:  # something is wrong: say what, in the CLI's words
+        request = _validated_recall(args)
     result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve), plain=True)
     for hit in result.hits:
         n = hit.node
@@ -253,6 +253,10 @@ def _validated_recall(args: RecallArgs) -> Any:
     from context_cut.recall_request import RecallRequest
     from memgraph.errors import UsageError
 
+    if not 1 <= args.limit <= 1000:
+        raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}")
+    if args.mode not in ("hybrid", "bm25", "vectors"):
+        raise UsageError(f"unknown --mode {args.mode!r}: use hybrid, bm25 or vectors")
     try:
         return RecallRequest(
             text=args.text,
