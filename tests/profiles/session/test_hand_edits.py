@@ -219,3 +219,26 @@ def test_probe_lists_every_kept_copy_of_a_session_view(isolated_env: Path) -> No
         f.with_name(name).write_text("notes: [", encoding="utf-8")
     found = view_conflicts(None, isolated_env / "workspace")
     assert found == [str(f.with_name("s1.conflict-2.yaml")), str(f.with_name("s1.conflict.yaml"))]
+
+
+def test_one_view_linked_out_of_the_workspace_does_not_break_wake_or_list(
+    isolated_env: Path,
+) -> None:
+    """A planted symlink in one session's view path failed `wake` and `session list`
+    for every session ("... escapes ..."); they read the store and carry on."""
+    assert invoke("note", "other session's note", "--session", "s0").exit_code == 0
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    target = isolated_env / "elsewhere.yaml"
+    target.write_text("mine\n", encoding="utf-8")
+    f.unlink()
+    f.symlink_to(target)
+    listed = invoke("session", "list", "--json")
+    assert listed.exit_code == 0, listed.output
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["session_id"] for r in rows] == ["s1", "s0"] and rows[0]["file"] == str(f)
+    woke = invoke("wake")
+    assert woke.exit_code == 0 and woke.stdout.strip() == "first"
+    assert target.read_text(encoding="utf-8") == "mine\n"  # and nothing written through
+    shown = invoke("session", "show", "s1")  # a writer still refuses the path
+    assert shown.exit_code == 1 and "escapes" in shown.stderr
