@@ -158,6 +158,13 @@ class MemgraphTools:
         )
         with self._store() as store:
             hits = search_voice(store, request)
+            if not hits and (type or project):
+                # a class or project the index never had is refused, as the CLI does
+                from memgraph.store.interfaces import indexes
+                from profiles.voice.search import check_filter_values
+
+                voice = indexes(store).voice
+                check_filter_values(request, voice.search, voice.stats)
         return [json.loads(format_json(hit)) for hit in hits]
 
     def voice_stats(self) -> dict[str, Any]:
