@@ -242,9 +242,11 @@ def recall_command(args: RecallArgs) -> None:
             }
             print_json_line(row)
         else:
-            sid = str(attrs.get("session_id") or "")[:8]
-            title = " ".join((n.title or n.claim).split())[:80]
-            print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+            from memgraph.terminal import printable
+
+            sid = printable(str(attrs.get("session_id") or "")[:8])
+            title = printable(" ".join((n.title or n.claim).split())[:80])
+            print(f"{when}  {sid:8}  {printable(str(attrs.get('project') or '-'))}  {title}")
 
 
 def _validated_recall(args: RecallArgs) -> Any:
