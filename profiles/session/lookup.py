@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memgraph.documents import MemoryNode
 from memgraph.errors import NotFound
+from memgraph.fileio import FileEscape
 from memgraph.store.protocol import GraphReader, Store
 from profiles.session.emit import NoteRow, render_yaml
 from profiles.session.records import (
@@ -25,7 +26,7 @@ from profiles.session.records import (
     fixed_iso,
     session_node_id,
 )
-from profiles.session.views import FileEscape, session_file
+from profiles.session.views import session_file
 
 
 @dataclass(frozen=True)
