@@ -217,6 +217,7 @@ def recall_command(args: RecallArgs) -> None:
     from context_cut.api import plain_recall
     from context_cut.api import recall as run_recall
     from memgraph.errors import UsageError
+    from memgraph.terminal import printable
 
     if not args.text.strip():
         raise UsageError("the query is empty")
@@ -242,8 +243,6 @@ def recall_command(args: RecallArgs) -> None:
             }
             print_json_line(row)
         else:
-            from memgraph.terminal import printable
-
             sid = printable(str(attrs.get("session_id") or "")[:8])
             title = printable(" ".join((n.title or n.claim).split())[:80])
             print(f"{when}  {sid:8}  {printable(str(attrs.get('project') or '-'))}  {title}")
@@ -261,12 +260,9 @@ def _validated_recall(args: RecallArgs) -> Any:
         raise UsageError(f"unknown --mode {args.mode!r}: use hybrid, bm25 or vectors")
     try:
         return RecallRequest(
-            text=args.text,
-            limit=args.limit,
-            project=args.project,
-            session_id=args.session,
+            text=args.text, limit=args.limit, project=args.project, session_id=args.session,
             mode=args.mode,
-        )
+        )  # fmt: skip
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -346,19 +342,21 @@ def context_command(args: ContextArgs) -> None:
         packet = run_ranked(args, run, plain=plain)
     from context_cut.ceiling import fit_output
     from context_cut.render import packet_json, packet_lines, packet_markdown
+    from memgraph.terminal import printable
 
-    # the budget is a ceiling on what is printed, in whichever format
-    budget = args.budget
-    if args.prompt:
-        from context_cut.prompt import prompt_block
+    def shown(p: Any) -> str:  # text formats show control characters as U+FFFD
+        if args.prompt:
+            from context_cut.prompt import prompt_block
 
-        _, out = fit_output(packet, lambda p: prompt_block(p, sections, p.query.project), budget)
-    elif args.as_json:
-        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
-    elif args.markdown:
-        _, out = fit_output(packet, packet_markdown, budget)
-    else:
-        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
+            return printable(prompt_block(p, sections, p.query.project), lines=True)
+        if args.as_json:
+            return packet_json(p) + "\n"
+        if args.markdown:
+            return printable(packet_markdown(p), lines=True)
+        return printable("\n".join(packet_lines(p)) + "\n", lines=True)
+
+    # the budget is a ceiling on what is printed, in whichever format (measured as shown)
+    _, out = fit_output(packet, shown, args.budget)
     sys.stdout.write(out)
 
 

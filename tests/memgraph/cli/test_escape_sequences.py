@@ -65,3 +65,19 @@ def test_wake_and_session_show_print_no_escape(
     assert shown.exit_code == 0 and shown.stdout.splitlines()[-1].endswith(SHOWN)
     exact = runner.invoke(app, ["wake", "--json"])
     assert json.loads(exact.stdout)["text"] == HOSTILE
+
+
+@pytest.mark.parametrize("fmt", [[], ["--markdown"], ["--prompt"]])
+def test_context_text_formats_print_no_escape_and_keep_the_budget(
+    isolated_env: Path, fmt: list[str]
+) -> None:
+    assert runner.invoke(app, ["note", HOSTILE, "--session", "s1"]).exit_code == 0
+    args = ["context", "retitle clear", "--cut", "coordinator", "--project", "p", *fmt]
+    out = runner.invoke(app, args)
+    assert out.exit_code == 0 and "retitle" in out.stdout and "\x1b" not in out.stdout
+    from context_cut.ceiling import output_tokens
+
+    for budget in (60, 120, 400):
+        small = runner.invoke(app, [*args, "--budget", str(budget)])
+        assert small.exit_code in (0, 2) and "\x1b" not in small.stdout
+        assert output_tokens(small.stdout) <= budget
