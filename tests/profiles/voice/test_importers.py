@@ -360,3 +360,49 @@ def test_import_of_any_jsonl_leaves_a_valid_store(tmp_path: Path, rows: list[Any
         assert len(messages(store)) == first.new
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "raw", "said"),
+    [
+        (
+            "chatgpt",
+            [
+                {
+                    "mapping": {
+                        "a": {
+                            "message": {
+                                "author": {"role": "user"},
+                                "create_time": "x",
+                                "content": {"parts": ["hi"]},
+                            }
+                        }
+                    }
+                }
+            ],
+            'conversation 1 message a: create_time "x" is not a time (epoch seconds)',
+        ),
+        (
+            "claude",
+            [
+                {
+                    "uuid": "u",
+                    "chat_messages": [
+                        {"sender": "human", "text": "hey", "created_at": {"when": 1}}
+                    ],
+                }
+            ],
+            "conversation 1 message 1: created_at (a JSON dict) is not a time (ISO 8601)",
+        ),
+        (
+            "claude",
+            [{"uuid": "u", "chat_messages": [{"sender": "human", "text": "hey"}]}],
+            "conversation 1 message 1: no created_at on the message or conversation",
+        ),
+    ],
+)
+def test_a_time_that_is_not_one_is_named_not_called_missing(
+    fmt: str, raw: list[Any], said: str
+) -> None:
+    result = parse(json.dumps(raw).encode(), fmt)
+    assert result.problems == [said] and result.skipped == {"bad_time": 1}
