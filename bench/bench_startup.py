@@ -45,6 +45,7 @@ CONTEXT_MODULES = (
     "memgraph.store.sqlite_ext.scrub", "memgraph.store.sqlite_ext.session",
     "memgraph.store.sqlite_ext.standing", "memgraph.store.sqlite_ext.terms",
     "memgraph.store.sqlite_ext.voice_index", "profiles.voice.project", "profiles.wakeup.standing",
+    "memgraph.terminal",
 )  # fmt: skip
 # import-only processes run as `memgraph.cli.main` runs a lean path: GC off, no plugin
 # scan, no interpreter teardown

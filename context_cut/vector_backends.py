@@ -180,7 +180,12 @@ class ClientBackend:
             raise MissingExtra("qdrant", "qdrant-client") from None
         try:
             if url:
-                return cls(QdrantClient(url=url, timeout=10), url)
+                try:  # no version probe: its thread's UserWarning reached stderr beside
+                    # memgraph's own line when the server was down (qdrant-client >= 1.13)
+                    client = QdrantClient(url=url, timeout=10, check_compatibility=False)
+                except TypeError:
+                    client = QdrantClient(url=url, timeout=10)
+                return cls(client, url)
             if path is None or str(path) == ":memory:":
                 return cls(QdrantClient(location=":memory:"), ":memory:")
             Path(path).mkdir(parents=True, exist_ok=True)

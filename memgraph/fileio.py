@@ -10,7 +10,8 @@
   target is never appended to.
 - ``file_lock``: an ``flock`` on a sidecar lock file opened ``O_NOFOLLOW`` (a
   planted ``<name>.lock`` symlink cannot make ``O_CREAT`` create a file elsewhere).
-- ``read_text_nofollow``: read a file we are about to replace (bounded, no link).
+- ``read_text_nofollow``: read a file we are about to replace (bounded, no link);
+  ``unreadable_view``: a file there that it cannot read (not UTF-8, too big).
 - ``remove_stale_temps``: kill -9 inside ``atomic_write_text`` leaves
   ``.<name>.<rand>.tmp`` behind; the next writer of that file removes old ones.
 - ``deferred_fsync``: inside it, ``atomic_write_text`` renames at once but its
@@ -314,6 +315,18 @@ def read_text_nofollow(path: Path, limit: int = MAX_VIEW_BYTES) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def unreadable_view(path: Path, limit: int = MAX_VIEW_BYTES) -> bool:
+    """True when ``path`` is a regular file (not followed) whose text
+    ``read_text_nofollow`` cannot give: not UTF-8 (an editor saved it in Latin-1),
+    over ``limit``, or not readable. A writer must not take such a file for absent:
+    replacing it would lose what a person put there."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and read_text_nofollow(path, limit) is None
 
 
 @contextlib.contextmanager

@@ -158,6 +158,13 @@ class MemgraphTools:
         )
         with self._store() as store:
             hits = search_voice(store, request)
+            if not hits and (type or project):
+                # a class or project the index never had is refused, as the CLI does
+                from memgraph.store.interfaces import indexes
+                from profiles.voice.search import check_filter_values
+
+                voice = indexes(store).voice
+                check_filter_values(request, voice.search, voice.stats)
         return [json.loads(format_json(hit)) for hit in hits]
 
     def voice_stats(self) -> dict[str, Any]:
@@ -282,6 +289,10 @@ class MemgraphTools:
             packet = repo_cut(store, request, embedder, vectors_dir_for(self.settings.home)).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)
+        from context_cut.ceiling import fit_output
+
+        # the budget caps the reply's text here too, as on every other cut
+        packet, _ = fit_output(packet, mcp_reply_text, budget)
         data: dict[str, Any] = packet.model_dump(mode="json")
         return data
 

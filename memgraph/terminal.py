@@ -7,6 +7,9 @@
   and the command is not ``--quiet``/``--json``; ``None`` otherwise.
 - ``INTERRUPTED`` / ``INTERRUPTED_EXIT``: what Ctrl-C prints and the exit code
   (128 + SIGINT), used by the one handler in ``memgraph.cli``.
+- ``printable(text)``: someone's words made safe to print: control characters
+  (an escape sequence pasted into a prompt that would retitle or clear the
+  terminal) become U+FFFD, as ``memgraph voice`` shows them; ``--json`` keeps text exact.
 """
 
 from __future__ import annotations
@@ -21,6 +24,17 @@ if TYPE_CHECKING:
 
 INTERRUPTED = "interrupted; rerun to resume"
 INTERRUPTED_EXIT = 130
+
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_KEEP_LINES = str.maketrans({**_CONTROLS, ord("\n"): "\n", ord("\t"): "\t"})
+_NO_CONTROLS = str.maketrans(_CONTROLS)
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """``text`` with control characters shown as U+FFFD (one for one); ``lines``:
+    line breaks and tabs kept (a multi-line note printed whole)."""
+    return text.translate(_KEEP_LINES if lines else _NO_CONTROLS)
+
 
 # Irregular plurals of the nouns memgraph counts; everything else takes "s".
 _IRREGULAR = {"entry": "entries", "summary": "summaries", "match": "matches", "was": "were"}

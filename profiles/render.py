@@ -6,7 +6,9 @@ itself. ``render_views`` writes them for ANY session in the store, so a vault
 on one machine can show the whole fleet: voice pages under ``vault`` (the page
 writer keeps each page's user-owned section and skips unchanged files) and
 session YAML under ``workspace/.memgraph/personas/<persona>/sessions/``.
-Reads only; the graph is not changed.
+Reads only, but for what a person added to a session YAML file by hand: those
+notes are imported first, and an edit the store cannot take is kept verbatim
+beside the view, as ``memgraph note`` and ``session show`` do (it was overwritten).
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
             else:
                 report.unchanged += 1
     if request.notes:
+        from profiles.session.api import report_view
+        from profiles.session.handedit import on_edit_for
         from profiles.session.lookup import render_session_text
         from profiles.session.views import session_file, write_view
 
@@ -89,15 +93,19 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
             seen.add(key)
             try:
                 path = session_file(request.workspace, persona, key)
-                before = path.read_text(encoding="utf-8") if path.is_file() else None
-                write_view(path, lambda k=key: render_session_text(store, k))  # type: ignore[misc]
+                view = write_view(
+                    path,
+                    lambda k=key: render_session_text(store, k),  # type: ignore[misc]
+                    on_edit_for(store, key),
+                )
+                report_view(view)
             except (MemgraphError, OSError) as exc:
                 report.failed.append(f"{key}: {' '.join(str(exc).split())}")
                 continue
-            if before == path.read_text(encoding="utf-8"):
-                report.unchanged += 1
-            else:
+            if view.written:
                 report.written.append(path)
+            else:
+                report.unchanged += 1
     missing = [s for s in request.sessions if s not in seen]
     report.failed.extend(f"{s}: no such session in the store" for s in missing)
     report.sessions = len(seen)

@@ -37,6 +37,8 @@ def mcp(
     if http and host not in LOOPBACK:
         # No network listener beyond this machine: the store holds private words.
         raise UsageError(f"--host must be a loopback address ({', '.join(LOOPBACK)}), not {host}")
+    if http:
+        _check_port(host, port)
     settings = load_settings(home=home, workspace=workspace)
     try:
         if http:
@@ -54,6 +56,28 @@ def mcp(
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
         raise
+
+
+def _check_port(host: str, port: int) -> None:
+    """A port out of range, or one already taken, is one Error line (it was uvicorn's
+    traceback, or its log line and exit 3)."""
+    import socket
+
+    from memgraph.errors import ConfigError
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, not {port}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        probe.bind((host, port))
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot listen on {host} port {port}: {exc.strerror or exc}; pick another --port"
+        ) from None
+    finally:
+        probe.close()
 
 
 def command_line() -> list[str]:

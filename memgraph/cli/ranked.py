@@ -217,12 +217,13 @@ def recall_command(args: RecallArgs) -> None:
     from context_cut.api import plain_recall
     from context_cut.api import recall as run_recall
     from memgraph.errors import UsageError
+    from memgraph.terminal import printable
 
-    request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
-    if request is None:  # pydantic words what is wrong
-        request = _validated_recall(args)
     if not args.text.strip():
         raise UsageError("the query is empty")
+    request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
+    if request is None:  # something is wrong: say what, in the CLI's words
+        request = _validated_recall(args)
     result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve), plain=True)
     for hit in result.hits:
         n = hit.node
@@ -242,9 +243,9 @@ def recall_command(args: RecallArgs) -> None:
             }
             print_json_line(row)
         else:
-            sid = str(attrs.get("session_id") or "")[:8]
-            title = " ".join((n.title or n.claim).split())[:80]
-            print(f"{when}  {sid:8}  {attrs.get('project') or '-'}  {title}")
+            sid = printable(str(attrs.get("session_id") or "")[:8])
+            title = printable(" ".join((n.title or n.claim).split())[:80])
+            print(f"{when}  {sid:8}  {printable(str(attrs.get('project') or '-'))}  {title}")
 
 
 def _validated_recall(args: RecallArgs) -> Any:
@@ -253,14 +254,15 @@ def _validated_recall(args: RecallArgs) -> Any:
     from context_cut.recall_request import RecallRequest
     from memgraph.errors import UsageError
 
+    if not 1 <= args.limit <= 1000:
+        raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}")
+    if args.mode not in ("hybrid", "bm25", "vectors"):
+        raise UsageError(f"unknown --mode {args.mode!r}: use hybrid, bm25 or vectors")
     try:
         return RecallRequest(
-            text=args.text,
-            limit=args.limit,
-            project=args.project,
-            session_id=args.session,
+            text=args.text, limit=args.limit, project=args.project, session_id=args.session,
             mode=args.mode,
-        )
+        )  # fmt: skip
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -340,19 +342,21 @@ def context_command(args: ContextArgs) -> None:
         packet = run_ranked(args, run, plain=plain)
     from context_cut.ceiling import fit_output
     from context_cut.render import packet_json, packet_lines, packet_markdown
+    from memgraph.terminal import printable
 
-    # the budget is a ceiling on what is printed, in whichever format
-    budget = args.budget
-    if args.prompt:
-        from context_cut.prompt import prompt_block
+    def shown(p: Any) -> str:  # text formats show control characters as U+FFFD
+        if args.prompt:
+            from context_cut.prompt import prompt_block
 
-        _, out = fit_output(packet, lambda p: prompt_block(p, sections, p.query.project), budget)
-    elif args.as_json:
-        _, out = fit_output(packet, lambda p: packet_json(p) + "\n", budget)
-    elif args.markdown:
-        _, out = fit_output(packet, packet_markdown, budget)
-    else:
-        _, out = fit_output(packet, lambda p: "\n".join(packet_lines(p)) + "\n", budget)
+            return printable(prompt_block(p, sections, p.query.project), lines=True)
+        if args.as_json:
+            return packet_json(p) + "\n"
+        if args.markdown:
+            return printable(packet_markdown(p), lines=True)
+        return printable("\n".join(packet_lines(p)) + "\n", lines=True)
+
+    # the budget is a ceiling on what is printed, in whichever format (measured as shown)
+    _, out = fit_output(packet, shown, args.budget)
     sys.stdout.write(out)
 
 

@@ -124,6 +124,7 @@ def show(
 ) -> None:
     """Print a session's notes from its YAML file (one line per note)."""
     from memgraph.dates import show as shown
+    from memgraph.terminal import printable
     from profiles.session.api import show_session
 
     _, store = _open(home, None, for_reading=True)
@@ -136,7 +137,8 @@ def show(
             print_json_line(n.model_dump(mode="json"))
         else:
             first = n.text.strip().splitlines()[0] if n.text.strip() else ""
-            print(f"{shown(n.timestamp, utc, seconds=True)} {n.harness} {first}")
+            line = f"{shown(n.timestamp, utc, seconds=True)} {n.harness} {first}"
+            print(printable(line))
 
 
 def note(
@@ -243,7 +245,9 @@ def wake(
             )
         )
     else:
-        print(result.text)
+        from memgraph.terminal import printable
+
+        print(printable(result.text, lines=True))
 
 
 def register(app: typer.Typer) -> None:

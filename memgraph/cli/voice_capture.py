@@ -112,6 +112,7 @@ def extract(
 ) -> None:
     """Print the operator messages of one transcript; writes nothing."""
     from memgraph.dates import show
+    from memgraph.terminal import printable
     from profiles.voice.prefilter import PrefilterOptions
     from profiles.voice.readers import ReadOptions, read_transcript
 
@@ -131,9 +132,9 @@ def extract(
                 }
             )
         else:
-            flat = " ".join(m.text.split())
+            flat = printable(" ".join(m.text.split()))
             cut = flat if len(flat) <= 120 else flat[:119] + "…"
-            print(f"[{show(m.timestamp, utc)} {m.session_id[:8]}] {cut}")
+            print(f"[{show(m.timestamp, utc)} {printable(m.session_id[:8])}] {cut}")
     if read.stats.warnings:
         print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
     if read.stats.unknown_kinds:

@@ -83,6 +83,23 @@ class Flags:
         self.utc: bool = bool(values.get("utc"))
 
 
+def check_stats(ns: Flags) -> None:
+    """``--stats`` describes the whole index: a query or filter beside it was ignored."""
+    from memgraph.errors import UsageError
+
+    named: list[tuple[str, object]] = [
+        ("the query", ns.query), ("--since", ns.since), ("--until", ns.until),
+        ("--project", ns.project), ("--type", ns.type), ("--session", ns.session),
+        ("--recent", ns.recent), ("--as-of", ns.as_of), ("--window", ns.window),
+    ]  # fmt: skip
+    given = [name for name, value in named if value]
+    if given:
+        raise UsageError(
+            f"--stats describes the whole index, not a query or filter: drop "
+            f"{' and '.join(given)}, or search without --stats"
+        )
+
+
 def build_query(core: ModuleType, ns: Flags) -> Any:
     """The VoiceQuery for parsed flags (shared with the typer command)."""
 
@@ -194,6 +211,7 @@ def run(argv: list[str]) -> int | None:
         if url is None and not where.is_file():
             raise MemgraphError(missing_store_message(where))
         if ns.stats:
+            check_stats(ns)
             stats = fast.voice_stats(where)
             if stats is None:
                 return None  # an older store: typer opens it, which migrates it

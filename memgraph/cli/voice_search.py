@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from memgraph.cli.output import emit
-from memgraph.cli.voice_fast import Flags, build_query, missing_store_message
+from memgraph.cli.voice_fast import Flags, build_query, check_stats, missing_store_message
 from profiles.voice.output import render_hits, render_stats, stats_rows
 
 
@@ -78,6 +78,8 @@ def search(
         utc=utc,
     )
     # Flags are checked before the store is opened, as the fast path does.
+    if stats:
+        check_stats(ns)
     request = None if stats else build_query(core, ns)
     store = open_store(location, for_reading=True)
     try:

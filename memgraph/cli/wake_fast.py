@@ -76,5 +76,7 @@ def run(argv: list[str]) -> int | None:
         obj = records.wake_json(persona, sid, ts, harness, node, text)
         sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        sys.stdout.write(text + "\n")
+        from memgraph.terminal import printable
+
+        sys.stdout.write(printable(text, lines=True) + "\n")
     return 0

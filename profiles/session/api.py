@@ -8,6 +8,7 @@ info, rendered text; ``list_sessions``, ``personas``) are ``profiles.session.loo
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -151,6 +152,20 @@ def _start_ops(req: StartRequest, now: datetime) -> tuple[MemoryNode, MemoryNode
     return session, MemoryNode.model_validate(note_node(startup))
 
 
+def check_workspace(workspace: Path) -> None:
+    """A new session's workspace is a folder, or a path where one can be made: the
+    session records it for good (a file there failed every view, after the store
+    had taken the session)."""
+    for folder in (workspace, *workspace.parents):
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                raise UsageError(
+                    f"workspace {str(workspace)[:200]} is not a folder (it is where .memgraph/ "
+                    "goes: --workspace or MEMGRAPH_WORKSPACE)"
+                )
+            return
+
+
 def start_session(store: Store, req: StartRequest) -> SessionInfo:
     """Create the session (node, startup note, YAML file) if absent; idempotent."""
     check_name(req.session_id, "session id")
@@ -160,6 +175,7 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
         existing = find_session(reader, req.session_id)
     created = False
     if existing is None:
+        check_workspace(req.workspace)
         session, startup = _start_ops(req, now)
         edge = MemoryEdge.model_validate(
             note_edge(startup.id, req.session_id, startup.valid_from or now, now)
@@ -196,6 +212,7 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
         existing = find_session(reader, req.session_id)
     ops: list[GraphOp] = []
     if existing is None:
+        check_workspace(req.workspace)
         persona = req.persona or "default"
         start = StartRequest(req.session_id, req.workspace, persona, req.harness, at)
         session, _ = _start_ops(start, now)

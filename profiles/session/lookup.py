@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memgraph.documents import MemoryNode
 from memgraph.errors import NotFound
+from memgraph.fileio import FileEscape
 from memgraph.store.protocol import GraphReader, Store
 from profiles.session.emit import NoteRow, render_yaml
 from profiles.session.records import (
@@ -46,18 +47,31 @@ def find_session(reader: GraphReader, session_id: str) -> MemoryNode | None:
     return reader.get_nodes([session_node_id(session_id)]).get(session_node_id(session_id))
 
 
-def info_of(node: MemoryNode, notes: list[MemoryNode], created: bool = False) -> SessionInfo:
-    """The session node as a ``SessionInfo`` (``notes``: its notes, for the counts)."""
+def info_of(
+    node: MemoryNode, notes: list[MemoryNode], created: bool = False, *, listing: bool = False
+) -> SessionInfo:
+    """The session node as a ``SessionInfo`` (``notes``: its notes, for the counts).
+
+    ``listing``: a view path that leads out of the workspace (a planted symlink) is
+    shown as it is named, not refused: a list of sessions (and ``wake``, reading the
+    store) must not fail on one session's file; every writer still refuses it."""
     a = node.attributes
     workspace = Path(str(a["workspace"]))
     last = max((n.valid_from for n in notes if n.valid_from), default=None)
+    persona, sid = str(a["persona"]), str(a["session_id"])
+    try:
+        file = session_file(workspace, persona, sid)
+    except FileEscape:
+        if not listing:
+            raise
+        file = workspace / ".memgraph" / "personas" / persona / "sessions" / f"{sid}.yaml"
     return SessionInfo(
-        session_id=str(a["session_id"]),
-        persona=str(a["persona"]),
+        session_id=sid,
+        persona=persona,
         workspace=workspace,
         started_at=node.valid_from or node.created_at,
         harness=str(a.get("harness", "cli")),
-        file=session_file(workspace, str(a["persona"]), str(a["session_id"])),
+        file=file,
         note_count=len(notes),
         last_note_at=last,
         created=created,
@@ -113,7 +127,8 @@ def list_sessions(store: Store, persona: str | None = None) -> list[SessionInfo]
     ]
     with store.reader() as reader:
         for node in sessions:
-            infos.append(info_of(node, notes_of(reader, str(node.attributes["session_id"]))))
+            notes = notes_of(reader, str(node.attributes["session_id"]))
+            infos.append(info_of(node, notes, listing=True))
 
     def recency(i: SessionInfo) -> tuple[str, str]:
         return (fixed_iso(i.last_note_at or i.started_at), i.session_id)

@@ -13,7 +13,10 @@ writer rendered. When the file on disk differs from it (a person or a harness
 appended a note), ``on_edit`` runs first, under the same lock: it imports the
 appended notes into the store (``profiles.session.handedit``) so the new render
 carries them, and asks for a verbatim copy (``<session>.conflict.yaml``) when an
-edit touched text memgraph owns. Nothing here follows a symlink
+edit touched text memgraph owns. A copy never replaces an earlier one holding other
+text (the next is ``<session>.conflict-2.yaml``, ...), and a file that cannot be read
+as UTF-8 text (an editor saved it in Latin-1) is moved aside whole, byte for byte,
+before the new render takes its place. Nothing here follows a symlink
 (``memgraph.fileio``); stale temp files of killed writers are removed.
 """
 
@@ -34,6 +37,7 @@ from memgraph.fileio import (
     read_text_nofollow,
     remove_stale_temps,
     safe_child,
+    unreadable_view,
 )
 from memgraph.store.rows import NoteIndexRow, SessionRow
 from profiles.session.emit import NoteRow, render_yaml
@@ -56,8 +60,27 @@ def session_file(workspace: Path, persona: str, session_id: str) -> Path:
     return path
 
 
-def conflict_file(path: Path) -> Path:
-    return path.with_name(path.name.removesuffix(".yaml") + CONFLICT_SUFFIX)
+MAX_CONFLICTS = 1000  # verbatim copies kept beside one view
+
+
+def conflict_file(path: Path, number: int = 1) -> Path:
+    stem = path.name.removesuffix(".yaml")
+    if number == 1:
+        return path.with_name(stem + CONFLICT_SUFFIX)
+    return path.with_name(f"{stem}.conflict-{number}.yaml")
+
+
+def _free_conflict(path: Path, text: str | None) -> tuple[Path, bool]:
+    """(where to keep the edited view, whether it must be written there): the copy
+    already holding ``text``, else the first free name; an earlier copy holding
+    other text is never replaced (``text`` None: a file moved aside, never equal)."""
+    for number in range(1, MAX_CONFLICTS + 1):
+        target = conflict_file(path, number)
+        if not os.path.lexists(target):
+            return target, True
+        if text is not None and read_text_nofollow(target) == text:
+            return target, False
+    raise StoreError(f"{MAX_CONFLICTS} conflict copies beside {path}; resolve and remove them")
 
 
 def digest(text: str) -> str:
@@ -93,13 +116,19 @@ def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = N
         with file_lock(path) as fd:
             remove_stale_temps(path)
             existing = read_text_nofollow(path)
-            edited = existing is not None and digest(existing) != _recorded(fd)
+            conflict = None
+            if existing is None and unreadable_view(path):
+                # not text we can read (nor import): moved aside whole, never replaced
+                conflict, _ = _free_conflict(path, None)
+                os.rename(path, conflict)
+            edited = conflict is not None or (
+                existing is not None and digest(existing) != _recorded(fd)
+            )
             keep = bool(edited and on_edit is not None and existing and on_edit(existing))
             text = render()
-            conflict = None
             if keep and existing is not None and existing != text:
-                conflict = conflict_file(path)
-                if read_text_nofollow(conflict) != existing:
+                conflict, new = _free_conflict(path, existing)
+                if new:
                     atomic_write_text(conflict, existing)
             written = existing != text
             if written:

@@ -131,7 +131,7 @@ def write_new_page(vault: Path, relpath: PurePosixPath, page: PlainPage) -> bool
     try:
         if path.parent.is_dir():
             fileio.remove_stale_temps(path)
-        if read_text_nofollow(path) is not None:
+        if read_text_nofollow(path) is not None or fileio.unreadable_view(path):
             return False
         now = _now().strftime("%Y-%m-%dT%H:%MZ")
         atomic_write_text(path, rendered, root=vault)

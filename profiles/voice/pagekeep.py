@@ -157,7 +157,11 @@ def record_written(path: Path, text: str, split: Splitter | None = None) -> None
 
 
 def write_conflict(
-    path: Path, existing: str, merged: str, split: Splitter | None = None
+    path: Path,
+    existing: str,
+    merged: str,
+    split: Splitter | None = None,
+    why: str = "was edited inside memgraph's text",
 ) -> Path | None:
     """Put ``merged`` beside ``path`` and report it; the conflict path when it changed."""
     conflict = conflict_path(path)
@@ -172,10 +176,7 @@ def write_conflict(
     digest = owned_digest((split or split_blocks)(merged))
     owned = [digest, *[d for d in recent if d != digest]][:HISTORY]
     _write_sidecar(path, owned, _digest(merged))
-    sys.stderr.write(
-        f"memgraph: {path} was edited inside memgraph's text; left as is, new render in "
-        f"{conflict.name}\n"
-    )
+    sys.stderr.write(f"memgraph: {path} {why}; left as is, new render in {conflict.name}\n")
     return conflict if changed else None
 
 

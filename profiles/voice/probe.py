@@ -102,14 +102,16 @@ def completed_sessions(request: ProbeRequest, now: datetime) -> dict[str, tuple[
 
 def view_conflicts(vault: Path | None, workspace: Path | None) -> list[str]:
     """Hand-edited views waiting for the user: ``*.conflict.md`` beside voice pages,
-    ``*.conflict.yaml`` beside session views."""
+    ``*.conflict.yaml`` (and ``*.conflict-N.yaml``) beside session views."""
     from profiles.voice.pagekeep import list_conflicts
 
     found = [str(p) for p in list_conflicts(vault)] if vault is not None else []
     if workspace is not None:
         try:
             sessions = workspace / ".memgraph" / "personas"
-            found += sorted(str(p) for p in sessions.glob("*/sessions/*.conflict.yaml"))
+            kept = [*sessions.glob("*/sessions/*.conflict.yaml")]
+            kept += sessions.glob("*/sessions/*.conflict-[0-9]*.yaml")
+            found += sorted(str(p) for p in kept)
         except OSError:
             pass
     return found

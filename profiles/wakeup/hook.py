@@ -74,9 +74,17 @@ def load_config(env: Mapping[str, str], flags: Mapping[str, str]) -> HookConfig:
 
     raw = resolve(flags, env, ("home", "persona", "hook_budget"))
     home = Path(str(raw["home"])) if raw.get("home") else default_home(env)
-    budget = int(raw.get("hook_budget") or DEFAULT_BUDGET)
+    given = raw.get("hook_budget") or DEFAULT_BUDGET
+    try:
+        budget = int(given)
+    except (TypeError, ValueError):
+        budget = 0
     if budget <= 0:
-        raise ValueError("hook_budget must be positive")
+        shown = str(given)[:40]
+        raise ValueError(
+            f"the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) must be a positive "
+            f"number of tokens, not {shown!r}"
+        )
     return HookConfig(home, str(raw.get("persona") or "default"), budget)
 
 

@@ -150,7 +150,18 @@ def _name(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    return value if value and len(value) <= MAX_NAME else None
+    # a NUL ends the text in the store's SQL indexes: "s\x00x" would be session "s"
+    return value if value and len(value) <= MAX_NAME and "\x00" not in value else None
+
+
+def _no_time(key: str, message: dict[str, Any], form: str) -> str:
+    """Why a message has no time: none given, or one that is not a time."""
+    value = message.get(key)
+    if value is None:
+        return f"no {key} on the message or conversation"
+    scalar = isinstance(value, str | int | float | bool)
+    shown = _clean(json.dumps(value))[:40] if scalar else f"(a JSON {type(value).__name__})"
+    return f"{key} {shown} is not a time ({form})"
 
 
 def _load_json(data: bytes, result: ParseResult) -> list[Any]:
@@ -227,7 +238,7 @@ def _chatgpt(data: bytes, result: ParseResult) -> None:
                 continue
             when = to_utc(message.get("create_time")) or started
             if when is None:
-                result.bad(where, "bad_time", "no create_time on the message or conversation")
+                result.bad(where, "bad_time", _no_time("create_time", message, "epoch seconds"))
                 continue
             rid = _name(message.get("id")) or _name(key)
             if rid is None:
@@ -284,7 +295,7 @@ def _claude(data: bytes, result: ParseResult) -> None:
                 continue
             when = to_utc(message.get("created_at")) or started
             if when is None:
-                result.bad(where, "bad_time", "no created_at on the message or conversation")
+                result.bad(where, "bad_time", _no_time("created_at", message, "ISO 8601"))
                 continue
             rid = _name(message.get("uuid")) or f"{position}"
             turn = Turn(sid, rid, sender, when, text, position, sender == "human", title)
@@ -315,10 +326,10 @@ def _jsonl(data: bytes, result: ParseResult) -> None:
             continue
         sid, speaker, text = _name(row.get("session")), _name(row.get("speaker")), row.get("text")
         if sid is None:
-            result.bad(where, "bad_session", "session must be a non-empty string")
+            result.bad(where, "bad_session", "session must be a non-empty string without NUL")
             continue
         if speaker is None:
-            result.bad(where, "bad_speaker", "speaker must be a non-empty string")
+            result.bad(where, "bad_speaker", "speaker must be a non-empty string without NUL")
             continue
         if not isinstance(text, str):
             result.bad(where, "bad_text", "text must be a string")

@@ -159,9 +159,19 @@ def test_index_without_embedder_is_a_usage_error(db: Path) -> None:
     assert out.exit_code == 2 and "no embedder configured" in out.stderr
 
 
-def test_recall_bad_limit(db: Path) -> None:
-    out = runner.invoke(app, ["recall", "x", "--store", str(db), "--limit", "0"])
-    assert out.exit_code == 2 and out.stderr.startswith("Error: bad recall request")
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["x", "--limit", "0"], "Error: --limit must be between 1 and 1000, not 0"),
+        (["x", "-n", "1001"], "Error: --limit must be between 1 and 1000, not 1001"),
+        (["x", "--mode", "zz"], "Error: unknown --mode 'zz': use hybrid, bm25 or vectors"),
+        ([""], "Error: the query is empty"),
+    ],
+)
+def test_recall_bad_arguments_say_so_in_the_cli_words(db: Path, args: list[str], said: str) -> None:
+    """Not pydantic's ("bad recall request: limit: Input should be greater than 0")."""
+    out = runner.invoke(app, ["recall", *args, "--store", str(db)])
+    assert out.exit_code == 2 and out.stderr.splitlines() == [said]
 
 
 def test_index_status_profiles_and_partitions(db: Path, tmp_path: Path) -> None:

@@ -106,10 +106,10 @@ def test_the_mcp_repo_cut_takes_the_configured_embedder_and_the_file(
 ) -> None:
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
     tools = MemgraphTools(load_settings())
-    data = tools.context(TASK, cut="repo", budget=800, repo=str(repo))
+    data = tools.context(TASK, cut="repo", budget=2000, repo=str(repo))
     assert minilm[-1].calls == [[TASK]]  # the server's embedder, subjects from the file
     assert data["nodes"][0]["title"] == "pkg/importer.py"
-    tools.context("make the loader faster", cut="repo", budget=800, repo=str(repo))
+    tools.context("make the loader faster", cut="repo", budget=2000, repo=str(repo))
     assert len(minilm) == 2  # one scan, one server: the model is built once per server
     # the same order as the CLI's (each fits its own rendering to the budget)
     repo_nearest._MEMO.clear()
@@ -123,7 +123,7 @@ def test_the_mcp_repo_cut_reports_a_missing_extra_in_the_result(
 ) -> None:
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
     monkeypatch.setattr(embedders, "make_embedder", _missing)
-    data = MemgraphTools(load_settings()).context(TASK, cut="repo", budget=800, repo=str(repo))
+    data = MemgraphTools(load_settings()).context(TASK, cut="repo", budget=2000, repo=str(repo))
     notes = [n for n in data["notices"] if "past-commit vectors" in n]
     assert len(notes) == 1 and "tokenizers" in notes[0]
     assert data["nodes"]  # ranked without the signal

@@ -152,3 +152,24 @@ def test_mcp_wake_without_persona_follows_the_cli_rule(
     assert tools.wake("alice")["persona"] == "alice"
     monkeypatch.setenv("MEMGRAPH_PERSONA", "alice")
     assert tools.wake()["persona"] == "alice"
+
+
+@pytest.mark.parametrize("command", [["session", "start", "w1"], ["note", "hi", "--session", "w1"]])
+def test_a_workspace_that_is_not_a_folder_is_refused_before_anything_is_stored(
+    isolated_env: Path, command: list[str]
+) -> None:
+    """It used to be stored with the session (start: an Error exit, but the session
+    was kept; note: a warning), and every later view of it failed."""
+    not_a_folder = isolated_env / "a-file"
+    not_a_folder.write_text("x", encoding="utf-8")
+    for where in (not_a_folder, not_a_folder / "below"):
+        r = invoke(*command, "--workspace", str(where))
+        assert r.exit_code == 2
+        assert r.stderr.splitlines() == [
+            f"Error: workspace {where} is not a folder (it is where .memgraph/ goes: "
+            "--workspace or MEMGRAPH_WORKSPACE)"
+        ]
+    assert "w1" not in invoke("session", "list").stdout
+    fresh = isolated_env / "not-yet" / "made"
+    assert invoke(*command, "--workspace", str(fresh)).exit_code == 0
+    assert (fresh / ".memgraph").is_dir()

@@ -170,6 +170,9 @@ def test_tools_call_matches_the_tool_and_the_sdk_shape(server: LeanServer) -> No
         ("remember", {"text": "x", "file": "a.py"}, "'file' must be a list of strings"),
         ("remember", {"text": "x", "file": ["ok", "\udc00"]}, "'file'"),
         ("context", {"text": "cache", "cut": "nope"}, "cut must be one of"),
+        # a class or project the index never had: refused as the CLI does, not []
+        ("voice_search", {"query": "backoff", "type": "nope"}, "unknown class 'nope'; valid:"),
+        ("voice_search", {"query": "x", "project": "nowhere"}, "no project 'nowhere' in the"),
         ("voice_stats", {"extra": 1}, "takes: no arguments"),
     ],
 )

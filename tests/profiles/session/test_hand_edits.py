@@ -165,3 +165,80 @@ def test_stale_temp_files_of_a_killed_note_are_removed(isolated_env: Path) -> No
     forget_swept()  # a directory is swept at most once a minute per process
     assert invoke("note", "second", "--session", "s1").exit_code == 0
     assert not old.exists() and young.exists()  # a young one may be a live writer's
+
+
+@pytest.mark.parametrize("path", ["typer", "lean"])
+def test_a_second_conflict_never_replaces_the_first_copy(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    assert invoke("note", "typo teh", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    first = f.read_text(encoding="utf-8").replace("typo teh", "first fix")
+    f.write_text(first, encoding="utf-8")
+    assert invoke("note", "next", "--session", "s1").exit_code == 0
+    second = f.read_text(encoding="utf-8").replace("typo teh", "second fix")
+    f.write_text(second, encoding="utf-8")
+    if path == "lean":
+        assert session_fast.run(["again", "--session", "s1"]) == 0
+        err = capsys.readouterr().err
+    else:
+        r = invoke("note", "again", "--session", "s1")
+        assert r.exit_code == 0
+        err = r.stderr
+    assert "s1.conflict-2.yaml" in err
+    assert f.with_name("s1.conflict.yaml").read_text(encoding="utf-8") == first
+    assert f.with_name("s1.conflict-2.yaml").read_text(encoding="utf-8") == second
+
+
+@pytest.mark.parametrize("path", ["typer", "lean"])
+def test_a_view_saved_in_latin1_is_moved_aside_byte_for_byte(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    edited = f.read_bytes() + '- "café, saved by an editor in Latin-1"\n'.encode("latin-1")
+    f.write_bytes(edited)
+    if path == "lean":
+        assert session_fast.run(["second", "--session", "s1"]) == 0
+        err = capsys.readouterr().err
+    else:
+        r = invoke("note", "second", "--session", "s1")
+        assert r.exit_code == 0
+        err = r.stderr
+    assert "s1.conflict.yaml" in err
+    assert f.with_name("s1.conflict.yaml").read_bytes() == edited  # nothing lost
+    assert "second" in f.read_text(encoding="utf-8")  # the view shows the store again
+
+
+def test_probe_lists_every_kept_copy_of_a_session_view(isolated_env: Path) -> None:
+    from profiles.voice.probe import view_conflicts
+
+    f = _file(isolated_env)
+    f.parent.mkdir(parents=True)
+    for name in ("s1.conflict.yaml", "s1.conflict-2.yaml", "s1.yaml"):
+        f.with_name(name).write_text("notes: [", encoding="utf-8")
+    found = view_conflicts(None, isolated_env / "workspace")
+    assert found == [str(f.with_name("s1.conflict-2.yaml")), str(f.with_name("s1.conflict.yaml"))]
+
+
+def test_one_view_linked_out_of_the_workspace_does_not_break_wake_or_list(
+    isolated_env: Path,
+) -> None:
+    """A planted symlink in one session's view path failed `wake` and `session list`
+    for every session ("... escapes ..."); they read the store and carry on."""
+    assert invoke("note", "other session's note", "--session", "s0").exit_code == 0
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    target = isolated_env / "elsewhere.yaml"
+    target.write_text("mine\n", encoding="utf-8")
+    f.unlink()
+    f.symlink_to(target)
+    listed = invoke("session", "list", "--json")
+    assert listed.exit_code == 0, listed.output
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["session_id"] for r in rows] == ["s1", "s0"] and rows[0]["file"] == str(f)
+    woke = invoke("wake")
+    assert woke.exit_code == 0 and woke.stdout.strip() == "first"
+    assert target.read_text(encoding="utf-8") == "mine\n"  # and nothing written through
+    shown = invoke("session", "show", "s1")  # a writer still refuses the path
+    assert shown.exit_code == 1 and "escapes" in shown.stderr

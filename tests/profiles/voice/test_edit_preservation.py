@@ -150,6 +150,28 @@ def test_typo_fixed_in_a_message_is_a_conflict(isolated_env: Path, trigger: str)
     assert not conflict.exists()
 
 
+def _render(env: Path) -> str:
+    result = runner.invoke(app, ["render", SID, "--no-notes"])
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize("trigger", sorted([*TRIGGERS, "render"]))
+def test_a_page_saved_in_latin1_is_left_byte_for_byte(isolated_env: Path, trigger: str) -> None:
+    """An editor that saves the page in Latin-1: memgraph cannot read the page, so it
+    leaves it alone and puts the new render beside it (it used to overwrite it)."""
+    _hook(isolated_env, PROMPTS)
+    page = isolated_env / "vault" / PAGE
+    edited = page.read_bytes() + "\nmy note: café\n".encode("latin-1")
+    page.write_bytes(edited)
+    err = _render(isolated_env) if trigger == "render" else TRIGGERS[trigger](isolated_env)
+    assert page.read_bytes() == edited
+    conflict = page.with_name("2026-04-14-80166115.conflict.md")
+    assert list_conflicts(isolated_env / "vault") == [conflict]
+    assert f"{page} is not UTF-8 text memgraph can read" in err
+    assert parse_page(conflict.read_text(encoding="utf-8")).session_id == SID
+
+
 def test_frontmatter_keys_a_person_adds_survive(isolated_env: Path) -> None:
     """Obsidian properties (tags, aliases) are the user's; the property editor's
     re-serialisation of memgraph's own keys (quotes dropped, lists re-indented) is

@@ -217,6 +217,29 @@ def test_hostile_text_is_stored_verbatim_or_counted(store: Store, tmp_path: Path
     assert store.counts()["nodes"] == len(hostile) + 1
 
 
+def test_a_nul_in_a_session_or_speaker_is_a_bad_record_not_another_session(
+    store: Store, tmp_path: Path
+) -> None:
+    """The store's SQL indexes end a text at NUL: session "s\\x00x" was filed under
+    session "s" (mixed into it) and counted new on every re-import."""
+    rows = [
+        {"session": "s", "speaker": "me", "ts": "2024-01-01", "text": "the real s"},
+        {"session": "s\x00x", "speaker": "me", "ts": "2024-01-01", "text": "an imposter"},
+        {"session": "t", "speaker": "me\x00evil", "ts": "2024-01-01", "text": "who said it"},
+    ]
+    path = tmp_path / "nul.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    result = import_conversations(store, ImportRequest(path=path))
+    assert (result.messages, result.skipped) == (1, {"bad_session": 1, "bad_speaker": 1})
+    assert result.problems == [
+        "line 2: session must be a non-empty string without NUL",
+        "line 3: speaker must be a non-empty string without NUL",
+    ]
+    assert {n.claim for n in messages(store).values()} == {"the real s"}
+    again = import_conversations(store, ImportRequest(path=path))
+    assert (again.new, again.unchanged) == (0, 1)
+
+
 # -- property tests: any input is imported, counted or refused in one line ------------
 
 _json = st.recursive(
@@ -337,3 +360,49 @@ def test_import_of_any_jsonl_leaves_a_valid_store(tmp_path: Path, rows: list[Any
         assert len(messages(store)) == first.new
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "raw", "said"),
+    [
+        (
+            "chatgpt",
+            [
+                {
+                    "mapping": {
+                        "a": {
+                            "message": {
+                                "author": {"role": "user"},
+                                "create_time": "x",
+                                "content": {"parts": ["hi"]},
+                            }
+                        }
+                    }
+                }
+            ],
+            'conversation 1 message a: create_time "x" is not a time (epoch seconds)',
+        ),
+        (
+            "claude",
+            [
+                {
+                    "uuid": "u",
+                    "chat_messages": [
+                        {"sender": "human", "text": "hey", "created_at": {"when": 1}}
+                    ],
+                }
+            ],
+            "conversation 1 message 1: created_at (a JSON dict) is not a time (ISO 8601)",
+        ),
+        (
+            "claude",
+            [{"uuid": "u", "chat_messages": [{"sender": "human", "text": "hey"}]}],
+            "conversation 1 message 1: no created_at on the message or conversation",
+        ),
+    ],
+)
+def test_a_time_that_is_not_one_is_named_not_called_missing(
+    fmt: str, raw: list[Any], said: str
+) -> None:
+    result = parse(json.dumps(raw).encode(), fmt)
+    assert result.problems == [said] and result.skipped == {"bad_time": 1}

@@ -1,0 +1,65 @@
+"""The context tool's budget is a ceiling on its reply, with ``repo`` too (the repo
+cut's reply was sent unmeasured: budget 1 came back as ~400 tokens, 2000 as ~9,700)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from context_cut.ceiling import output_tokens
+from memgraph.config import load_settings
+from memgraph.mcp_stdio import LeanServer
+from memgraph.store import open_store
+from profiles.repo_scan.scan import ScanRequest, scan_repo
+
+PACKAGE = Path(__file__).resolve().parents[3] / "context_cut"
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("repo-budget")
+    repo = tmp / "proj"
+    shutil.copytree(PACKAGE, repo / "context_cut", ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp / "mg-home"
+    store = open_store(home / "memgraph.db")
+    try:
+        scan_repo(store, ScanRequest(path=repo))
+    finally:
+        store.close()
+    return home, repo
+
+
+@pytest.fixture
+def server(scanned: tuple[Path, Path]) -> Iterator[LeanServer]:
+    lean = LeanServer(load_settings(home=scanned[0], embedder="none"))
+    yield lean
+    lean.close()
+
+
+def _context(server: LeanServer, budget: int, repo: Path) -> dict[str, object]:
+    args = {"text": "budget ceiling trimming packet", "budget": budget, "repo": str(repo)}
+    return server.call_tool("context", args)
+
+
+@pytest.mark.parametrize("budget", [300, 500, 2000, 5000])
+def test_repo_context_reply_fits_its_budget(
+    server: LeanServer, scanned: tuple[Path, Path], budget: int
+) -> None:
+    out = _context(server, budget, scanned[1])
+    assert out["isError"] is False
+    text = "".join(block["text"] for block in out["content"])  # type: ignore[attr-defined]
+    assert output_tokens(text) <= budget
+    if budget >= 2000:
+        assert json.loads(text)["nodes"]  # still a packet with something in it
+
+
+def test_repo_context_below_its_overhead_says_so(
+    server: LeanServer, scanned: tuple[Path, Path]
+) -> None:
+    out = _context(server, 1, scanned[1])
+    assert out["isError"] is True
+    assert "below this output format's fixed overhead" in out["content"][0]["text"]  # type: ignore[index]

@@ -1,0 +1,41 @@
+"""The SessionStart hook's budget: a bad value is named in the hook's words (it was
+Python's "invalid literal for int() with base 10: 'abc'")."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from memgraph.cli import hook_fast
+from profiles.wakeup.hook import load_config
+
+
+@pytest.mark.parametrize("value", ["abc", "1.5", "0", "-3", " "])
+def test_a_bad_hook_budget_is_named(value: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        load_config({"MEMGRAPH_HOOK_BUDGET": value}, {})
+    assert str(caught.value) == (
+        "the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) must be a positive number of "
+        f"tokens, not {value!r}"
+    )
+
+
+def test_a_good_hook_budget_is_read() -> None:
+    assert load_config({"MEMGRAPH_HOOK_BUDGET": "120"}, {}).budget == 120
+    assert load_config({}, {"hook_budget": "90"}).budget == 90
+
+
+def test_session_start_with_a_bad_budget_says_why_and_never_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"session_id": "s1"}')))
+    assert hook_fast.run(["session-start", "--budget", "abc"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == ""
+    assert err == (
+        "memgraph hook session-start: the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) "
+        "must be a positive number of tokens, not 'abc'\n"
+    )
