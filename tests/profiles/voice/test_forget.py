@@ -128,12 +128,12 @@ def test_short_text_is_scrubbed_only_where_it_belongs(backend: Store, tmp_path: 
     assert survivors.count("yes") == 1  # the other session's "yes" is untouched
 
 
-def test_tombstone_law() -> None:
+def test_tombstone_law(tmp_path: Path) -> None:
     from memgraph.engine import apply_patch, new_patch
     from memgraph.store.memory import MemoryStore
 
     store = MemoryStore()
-    _capture(store, Path("/nonexistent"), [SECRET, OTHER, "x y z"])
+    _capture(store, tmp_path / "vault", [SECRET, OTHER, "x y z"])
     node = next(iter(store.iter_nodes(profile="voice", kind="message")))
     from memgraph.documents import UpsertNode
 
