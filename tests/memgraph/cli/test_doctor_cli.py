@@ -170,6 +170,16 @@ def test_conflict_and_broken_hooks(healthy: Path) -> None:
     assert "problem  hooks:" in out and f"fix: fix the JSON in {settings}" in out
 
 
+def test_settings_nested_too_deeply_is_a_hooks_problem_not_an_abort(healthy: Path) -> None:
+    """Before, a RecursionError ended the whole report with one unrelated line."""
+    settings = healthy / "home" / ".claude" / "settings.json"
+    settings.write_text("[" * 100_000 + "]" * 100_000)
+    code, out, _ = _doctor()
+    assert code == 1
+    assert "problem  hooks:" in out and "nested too deeply" in out
+    assert "ok       store:" in out  # the other checks still ran
+
+
 def test_configured_extra_missing_is_a_problem(
     healthy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
