@@ -17,10 +17,10 @@ QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar and no sum
 
 def reindex(home: Path | None = HomeOpt, quiet: bool = QuietOpt) -> None:
     """Rebuild the voice search index from the store."""
-    from memgraph.cli.common import store_from
+    from memgraph.cli.common import existing_store
     from profiles.voice.search_schema import reindex as rebuild
 
-    store = store_from(home)
+    store = existing_store(home)
     try:
         report = rebuild(store)
     finally:
