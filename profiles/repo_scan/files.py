@@ -165,6 +165,11 @@ def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile 
         return LedgerLine(rel, "not a source file")
     if "\x00" in rel or rel.startswith("/") or ".." in PurePosixPath(rel).parts:
         return LedgerLine(rel, "path escapes the repository: not read")
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:  # bytes kept by surrogateescape: no node, id or line can hold them
+        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+        return LedgerLine(shown, "file name is not UTF-8: not read (rename it)")
     path = root / rel
     try:
         st = path.lstat()

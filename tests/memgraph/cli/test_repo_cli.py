@@ -146,3 +146,31 @@ def test_hook_install_refuses_a_fifo_in_the_hooks_place(tmp_path: Path) -> None:
     out = runner.invoke(app, ["repo", "hook", "install", str(root)])
     assert out.exit_code == 2 and "not a regular file" in out.stderr
     assert hook.is_fifo()  # left as it was
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path, git: bool) -> None:
+    """A name with a raw \\xfe byte made the whole scan fail: `Error: p-...: a document
+    cannot be stored as UTF-8 JSON (... surrogates not allowed)`."""
+    root = _repo(tmp_path / "odd")
+    os.mkdir(os.fsencode(root) + b"/pk\xff")
+    with open(os.fsencode(root) + b"/pk\xff/mod.py", "w") as fh:
+        fh.write("def g() -> None:\n    pass\n")
+    with open(os.fsencode(root) + b"/caf\xe9.py", "w") as fh:
+        fh.write("X = 1\n")
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    store = str(tmp_path / "s.db")
+    out = runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert out.exit_code == 0, out.output
+    skipped = [line for line in out.stderr.splitlines() if "not UTF-8" in line]
+    assert skipped == [
+        "skipped  caf\\xe9.py: file name is not UTF-8: not read (rename it)",
+        "skipped  pk\\xff/mod.py: file name is not UTF-8: not read (rename it)",
+    ]
+    as_json = runner.invoke(app, ["repo", "scan", str(root), "--store", store, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    ledger = {x["path"] for x in json.loads(as_json.stdout)["ledger"]}
+    assert {"caf\\xe9.py", "pk\\xff/mod.py"} <= ledger
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
+    assert status.exit_code == 0 and "drift 0" in status.stdout
