@@ -94,6 +94,14 @@ def check_root(path: Path) -> Path:
         raise ReaderError(f"cannot resolve {text[:80]!r}: {exc}") from None
     if not root.is_dir():
         raise ReaderError(f"{text[:120]!r} is not a directory: pass a repository folder")
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:  # the repo node keeps its root: JSON cannot hold the bytes
+        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+        raise ReaderError(
+            f"the repository path {shown[:120]} is not UTF-8: rename the folder "
+            "(or the parent whose name is not) and scan again"
+        ) from None
     return root
 
 

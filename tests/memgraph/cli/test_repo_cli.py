@@ -174,3 +174,18 @@ def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path, git: 
     assert {"caf\\xe9.py", "pk\\xff/mod.py"} <= ledger
     status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
     assert status.exit_code == 0 and "drift 0" in status.stdout
+
+
+def test_a_repository_path_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -> None:
+    """Before: `Error: p-...: a document cannot be stored as UTF-8 JSON (...)`."""
+    root = os.fsdecode(os.fsencode(tmp_path) + b"/repo\xff")
+    os.mkdir(root)
+    Path(root, "a.py").write_text("X = 1\n")
+    store = str(tmp_path / "s.db")
+    for argv in (["repo", "scan", root], ["repo", "status", root]):
+        out = runner.invoke(app, [*argv, "--store", store])
+        assert out.exit_code == 1, out.output
+        assert out.stderr == (
+            f"Error: the repository path {tmp_path}/repo\\xff is not UTF-8: rename the folder "
+            "(or the parent whose name is not) and scan again\n"
+        )
