@@ -10,6 +10,7 @@ message nodes from voice pages alone.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -121,6 +122,12 @@ def import_vault(
         batch.clear()
 
     for path, rel in iter_voice_pages(request.vault):
+        try:
+            str(rel).encode("utf-8")
+        except UnicodeEncodeError:  # the nodes keep the page path: JSON cannot hold the bytes
+            shown = os.fsencode(str(rel)).decode("utf-8", "backslashreplace")
+            report.failed.append(f"{shown}: the page name is not UTF-8 (rename it)")
+            continue
         try:
             text = path.read_text(encoding="utf-8")
             page = parse_page(text, source=str(rel))

@@ -230,3 +230,22 @@ def test_import_vault_missing_vault(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import-vault", str(tmp_path / "none")])
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: no vault directory at ")
+
+
+def test_import_vault_skips_a_page_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """Before: `skipped ...\\udcfe.md: p-...: a document cannot be stored as UTF-8 JSON`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "profiles" / "voice"))
+    from test_search_schema import _write_vault
+
+    vault = Path(os.environ["MEMGRAPH_VAULT"])
+    _write_vault(vault)
+    good = sorted((vault / "atlas" / "voice").glob("*.md"))[0]
+    odd = os.fsencode(good.parent) + b"/2026-01-01-caf\xe9.md"
+    with open(odd, "wb") as fh:
+        fh.write(good.read_bytes())
+    result = runner.invoke(app, ["import-vault"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "skipped atlas/voice/2026-01-01-caf\\xe9.md: the page name is not UTF-8 (rename it)\n"
+    )
+    assert result.stdout == "imported 2 pages, 6 messages (8 nodes written, 1 page skipped)\n"
