@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -135,6 +136,28 @@ def test_fast_path_matches_the_typer_command(
     assert capsys.readouterr().err == typer_out.stderr
     for other in (["status"], ["scan", "--json"], ["scan", "--help"], ["scan", "a", "b"], []):
         assert repo_fast.run(other) is None
+
+
+def test_hook_install_keeps_the_hooks_bytes_and_mode_and_runs_before_its_exit(
+    tmp_path: Path,
+) -> None:
+    """Before: a Latin-1 byte became U+FFFD (the text was decoded with errors=replace
+    and written back), 0644 became 0711, and our lines went after a final `exit 0`
+    where they never run."""
+    root = _repo(tmp_path / "r")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    mine = b"#!/bin/sh\n# caf\xe9: a Latin-1 comment\necho mine\nexit 0\n"
+    hook.write_bytes(mine)
+    hook.chmod(0o644)
+    out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+    assert out.exit_code == 0, out.output
+    data = hook.read_bytes()
+    head, _, tail = data.partition(b"# memgraph repo hook\n")
+    assert head == b"#!/bin/sh\n# caf\xe9: a Latin-1 comment\necho mine\n"
+    assert tail.endswith(b" >/dev/null 2>&1 &)\nexit 0\n")
+    assert stat.S_IMODE(hook.stat().st_mode) == 0o755
 
 
 def test_hook_install_refuses_a_fifo_in_the_hooks_place(tmp_path: Path) -> None:
