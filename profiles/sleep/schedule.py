@@ -58,12 +58,21 @@ def _method(s: Schedule) -> str:
 
 
 def _run(argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``argv``; text in and out as UTF-8 with ``surrogateescape``, so a crontab
+    holding other bytes (a Latin-1 comment) is read without a UnicodeDecodeError
+    and written back byte for byte."""
     try:
-        return subprocess.run(
-            argv, input=stdin, capture_output=True, text=True, timeout=20, check=False
+        done = subprocess.run(
+            argv,
+            input=None if stdin is None else stdin.encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         raise ConfigError(f"{argv[0]}: cannot run ({exc})") from None
+    out, err = (b.decode("utf-8", "surrogateescape") for b in (done.stdout, done.stderr))
+    return subprocess.CompletedProcess(done.args, done.returncode, out, err)
 
 
 def _read_crontab(s: Schedule) -> list[str]:

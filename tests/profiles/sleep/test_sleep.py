@@ -21,7 +21,7 @@ from memgraph.store import Store, open_store
 from profiles.memory import Anchors, MemoryRequest, propose, remember
 from profiles.session.api import NoteRequest, note
 from profiles.sleep.pipeline import SleepReport, SleepRequest, run_sleep
-from profiles.sleep.schedule import Schedule, install, uninstall
+from profiles.sleep.schedule import Schedule, install, scheduled, uninstall
 
 T0 = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
 
@@ -261,6 +261,21 @@ def test_crontab_install_and_uninstall_keep_other_lines(tmp_path: Path) -> None:
     assert uninstall(schedule) == "uninstalled: crontab entry removed"
     assert table.read_text() == "5 * * * * backup\n"
     assert uninstall(schedule).startswith("not installed")
+
+
+def test_crontab_with_other_bytes_round_trips(tmp_path: Path) -> None:
+    """A Latin-1 comment in the crontab was a UnicodeDecodeError traceback (in
+    `sleep --install` and in `doctor`); it must come back byte for byte."""
+    script, table = _fake_crontab(tmp_path)
+    mine = b"# caf\xe9 \xff\n5 * * * * backup\n"
+    table.write_bytes(mine)
+    schedule = Schedule("cron", "/opt/memgraph sleep", "02:00", crontab=str(script))
+    assert scheduled(schedule) is None
+    install(schedule)
+    assert table.read_bytes() == mine + b"0 2 * * * /opt/memgraph sleep # memgraph-sleep\n"
+    assert scheduled(schedule) == "crontab: 0 2 * * * /opt/memgraph sleep # memgraph-sleep"
+    assert uninstall(schedule) == "uninstalled: crontab entry removed"
+    assert table.read_bytes() == mine
 
 
 def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
