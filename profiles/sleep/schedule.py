@@ -34,6 +34,27 @@ class Schedule:
     crontab: str = "crontab"
     systemctl: str = "systemctl"
     config_home: Path | None = None  # ~/.config
+    # MEMGRAPH_* settings the nightly run needs (home, vault...): cron and systemd
+    # start it without the login shell's environment, nor the flags of --install
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def cron_command(s: Schedule) -> str:
+    """The crontab command: ``NAME=value`` assignments (sh quoting) then the command;
+    ``%`` escaped (cron turns a bare one into a newline)."""
+    import shlex
+
+    words = [f"{k}={shlex.quote(v)}" for k, v in s.env] + [s.command]
+    return " ".join(words).replace("%", "\\%")
+
+
+def _unit_env(s: Schedule) -> str:
+    """``Environment=`` lines of the service (systemd quoting; ``%`` is a specifier)."""
+    out = ""
+    for k, v in s.env:
+        quoted = v.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        out += f'Environment="{k}={quoted}"\n'
+    return out
 
 
 def night_start(night_window: str) -> str:
@@ -112,14 +133,14 @@ def install(s: Schedule) -> str:
     hour, minute = s.at.split(":")
     if method == "cron":
         lines = [line for line in _read_crontab(s) if MARK not in line]
-        lines.append(f"{int(minute)} {int(hour)} * * * {s.command} {MARK}")
+        lines.append(f"{int(minute)} {int(hour)} * * * {cron_command(s)} {MARK}")
         _write_crontab(s, lines)
-        return f"installed: crontab entry at {s.at} ({s.command})"
+        return f"installed: crontab entry at {s.at} ({cron_command(s)})"
     service, timer = _units(s)
     service.parent.mkdir(parents=True, exist_ok=True)
     service.write_text(
         "[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
-        f"ExecStart={s.command}\n",
+        f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
         encoding="utf-8",
     )
     timer.write_text(

@@ -300,6 +300,37 @@ def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
     assert done.returncode == 0 and table.read_text() == ""
 
 
+def test_sleep_install_pins_the_home_and_vault_it_resolved(tmp_path: Path) -> None:
+    """`sleep --install --home X` wrote a bare `memgraph sleep`: cron (no login shell,
+    no flags) then ran the night pass on the default home, not X."""
+    script, table = _fake_crontab(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGRAPH_")}
+    home, vault = tmp_path / "my home%1", tmp_path / "vault"
+    env.update(HOME=str(tmp_path / "home"), MEMGRAPH_CRONTAB=str(script))
+    argv = [sys.executable, "-m", "memgraph.cli", "sleep", "--install"]
+    argv += ["--home", str(home), "--vault", str(vault)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = table.read_text()
+    quoted = str(home).replace("%", "\\%")  # cron: a bare % is a newline
+    assert f"MEMGRAPH_HOME='{quoted}' MEMGRAPH_VAULT={vault} " in line
+    assert line.endswith(" sleep # memgraph-sleep\n")
+
+
+def test_systemd_unit_carries_the_pinned_environment(tmp_path: Path) -> None:
+    schedule = Schedule(
+        "systemd",
+        "/opt/memgraph sleep",
+        "02:00",
+        systemctl="true",
+        config_home=tmp_path,
+        env=(("MEMGRAPH_HOME", '/a b/"q"%1'),),
+    )
+    install(schedule)
+    unit = (tmp_path / "systemd" / "user" / "memgraph-sleep.service").read_text()
+    assert 'Environment="MEMGRAPH_HOME=/a b/\\"q\\"%%1"\nExecStart=/opt/memgraph sleep\n' in unit
+
+
 def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
