@@ -101,6 +101,20 @@ def test_outside_the_night_window_nothing_runs(store: Store) -> None:
     assert next(store.iter_nodes(profile="short_term")).lifecycle == "active"
 
 
+def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> None:
+    """`sleep --now --since 2099-01-01` said "Error: --until is before --since", an
+    option sleep does not have."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    result = CliRunner().invoke(app, ["sleep", "--now", "--since", "2099-01-01"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "Error: --since is after the time of the run (now, or --at): nothing to sleep on\n"
+    )
+
+
 def test_incubation_deepens_on_re_mention_then_cools_and_retires(store: Store) -> None:
     idea = propose(store, mem("graph sharding by project domain", profile="incubation"), T0).id
     quiet = propose(store, mem("a theme nobody returns to", profile="incubation"), T0).id
