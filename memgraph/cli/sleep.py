@@ -61,6 +61,7 @@ def sleep(
         return
     from datetime import timedelta
 
+    from memgraph.cli.common import store_location
     from memgraph.dates import parse_when
     from memgraph.store import open_store
     from memgraph.terminal import progress
@@ -85,7 +86,7 @@ def sleep(
         from profiles.sleep.ollama import OllamaMemoryProposer
 
         proposer = OllamaMemoryProposer(cfg.ollama_model, cfg.ollama_host, cfg.ollama_timeout)
-    store = open_store(cfg.store_path)
+    store = open_store(store_location(cfg))  # MEMGRAPH_STORE too, not only <home>
     try:
         with progress("sleep", quiet=quiet or as_json) as update:
             report = run_sleep(store, request, proposer, update)

@@ -39,3 +39,35 @@ def test_an_accepted_claim_still_prints_its_line(isolated_env: Path) -> None:
         app, ["propose", "role_self", "I keep PRs small", "--session", "s-1", "--project", "o"]
     )
     assert result.exit_code == 0 and result.stdout.startswith("stored n-"), result.output
+
+
+def test_remember_propose_sleep_and_backup_use_the_configured_store(
+    isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMGRAPH_STORE (or `store` in the config file) names the store: these four
+    wrote to / read <home>/memgraph.db instead, so a memory vanished from the
+    store every other command reads (and a PostgreSQL fleet never saw it)."""
+    import os
+
+    from memgraph.store import open_store
+
+    other = tmp_path / "elsewhere" / "shared.db"
+    open_store(other).close()
+    monkeypatch.setenv("MEMGRAPH_STORE", str(other))
+    home_db = Path(os.environ["MEMGRAPH_HOME"]) / "memgraph.db"
+    args = ["--session", "s-1", "--project", "orchard"]
+    assert runner.invoke(app, ["remember", "kept where I look", *args]).exit_code == 0
+    assert runner.invoke(app, ["propose", "role_self", "I look first", *args]).exit_code == 0
+    assert runner.invoke(app, ["sleep", "--now", "--dry-run"]).exit_code == 0
+    listed = runner.invoke(app, ["review", "list"])
+    assert "I look first" in listed.stdout, listed.output
+    with open_store(other) as s:
+        assert {n.claim for n in s.iter_nodes(profile="short_term")} == {"kept where I look"}
+    assert not home_db.exists()
+    copy = tmp_path / "copy.db"
+    done = runner.invoke(app, ["backup", str(copy)])
+    assert done.exit_code == 0 and done.stderr.startswith(f"backed up {other} to "), done.output
+    monkeypatch.setenv("MEMGRAPH_STORE", "postgresql://u@127.0.0.1:1/db")
+    refused = runner.invoke(app, ["backup", str(tmp_path / "pg.db")])
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("Error: backup copies a SQLite store file; ")
