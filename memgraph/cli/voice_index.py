@@ -69,6 +69,7 @@ def import_vault(
                 "messages": report.messages,
                 "nodes_written": report.nodes_written,
                 "failed": len(report.failed),
+                "forgotten": report.forgotten,
             }
         )
     elif not quiet:
@@ -76,6 +77,11 @@ def import_vault(
             f"imported {plural(report.pages, 'page')}, {plural(report.messages, 'message')} "
             f"({plural(report.nodes_written, 'node')} written, "
             f"{plural(len(report.failed), 'page')} skipped)"
+            + (
+                f"; {plural(report.forgotten, 'forgotten message')} left forgotten"
+                if report.forgotten
+                else ""
+            )
         )
     if report.failed:
         raise typer.Exit(1)
