@@ -64,7 +64,9 @@ class LedgerLine:
     reason: str
 
     def line(self) -> str:
-        return f"{self.path}: {self.reason}"
+        from memgraph.inputs import printable_path  # a repository's names, escaped
+
+        return f"{printable_path(self.path)}: {self.reason}"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from memgraph.errors import NotFound, UsageError
 from memgraph.fileio import atomic_write_bytes
+from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
 from profiles.repo_scan.files import LedgerLine, SourceFile, check_root, list_files, read_source
 from profiles.repo_scan.graph import repo_node_id
@@ -40,16 +41,22 @@ class RepoStatus:
     def lines(self) -> list[str]:
         head = (self.head or "-")[:12]
         out = [
-            f"repo {self.repo}: {self.files} files scanned at {(self.scanned_head or '-')[:12]}, "
+            f"repo {printable_path(self.repo)}: {self.files} files scanned at "
+            f"{(self.scanned_head or '-')[:12]}, "
             f"HEAD {head}; drift {self.drift} ({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted); "
             f"{len(self.stale_summaries)} stale / {self.fresh_summaries} fresh summaries"
         ]
-        out += [f"added    {p}" for p in self.added]
-        out += [f"changed  {p}" for p in self.changed]
-        out += [f"deleted  {p}" for p in self.deleted]
-        out += [f"stale    {sid} «{target}» ({why})" for sid, target, why in self.stale_summaries]
-        out += [f"unparsed {p}" for p in self.unparsed]
+        # file names come from the repository: escaped, never raw escape sequences
+        show = printable_path
+        out += [f"added    {show(p)}" for p in self.added]
+        out += [f"changed  {show(p)}" for p in self.changed]
+        out += [f"deleted  {show(p)}" for p in self.deleted]
+        out += [
+            f"stale    {sid} «{show(target)}» ({show(why)})"
+            for sid, target, why in self.stale_summaries
+        ]
+        out += [f"unparsed {show(p)}" for p in self.unparsed]
         return out
 
     def as_json(self) -> dict[str, Any]:

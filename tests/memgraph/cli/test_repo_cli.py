@@ -212,3 +212,20 @@ def test_a_repository_path_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -
             f"Error: the repository path {tmp_path}/repo\\xff is not UTF-8: rename the folder "
             "(or the parent whose name is not) and scan again\n"
         )
+
+
+def test_file_names_with_escape_sequences_are_printed_escaped(tmp_path: Path) -> None:
+    """A cloned repository's `a\\x1b[2Jb.py` reached the terminal raw from scan's
+    `skipped` lines and status's `added/deleted` lines (cleared the screen)."""
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a\x1b[2Jb.py").write_text("def f() -> None:\n    pass\n")
+    (root / "c\x1b[8md.py").write_bytes(b"\x00binary")
+    store = str(tmp_path / "s.db")
+    out = runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert out.exit_code == 0 and "\x1b" not in out.stdout + out.stderr, out.output
+    assert "skipped  c\\x1b[8md.py: binary content: not read" in out.stderr
+    (root / "a\x1b[2Jb.py").unlink()
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
+    assert status.exit_code == 0 and "\x1b" not in status.stdout, status.output
+    assert "deleted  a\\x1b[2Jb.py" in status.stdout
