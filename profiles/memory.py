@@ -15,13 +15,14 @@ is the session id and harness (attributes, plus a session entity anchor).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, UpsertNode, utcnow
 from memgraph.engine import apply_or_reject, new_patch
-from memgraph.errors import UsageError
+from memgraph.errors import PatchRejected, UsageError
 from memgraph.ids import anchor_id, digest, is_safe_name, node_id
 
 MAX_TEXT = 4000
@@ -214,7 +215,10 @@ def _write(store: Any, req: MemoryRequest, verb: str, now: datetime | None) -> M
         proposer=f"{req.harness}:{req.session_id}",
         reason=f"{verb} {req.profile}/{node.kind}",
     )
-    result = apply_or_reject(store, patch, now)
+    try:
+        result = apply_or_reject(store, patch, now)
+    except PatchRejected as exc:  # on record; the caller gets the law, not the op path
+        raise PatchRejected([_law(p, node) for p in exc.problems]) from None
     return MemoryResult(
         node.id,
         node.profile.value,
@@ -224,6 +228,19 @@ def _write(store: Any, req: MemoryRequest, verb: str, now: datetime | None) -> M
         result.changed,
         [r.id for r in result.receipts],
     )
+
+
+def _law(problem: str, node: MemoryNode) -> str:
+    """A rejection as the person who typed the memory reads it: without the
+    ``ops[0] upsert_node: n-...: `` path of the one op this patch has, and a
+    refused entry state says which states a new memory enters as."""
+    from profiles import get_profile
+
+    law = re.sub(r"^ops\[\d+\] \w+: [\w.-]+: ", "", problem)
+    if "illegal lifecycle transition (new) ->" in law or law.startswith("lifecycle "):
+        initial = " or ".join(sorted(get_profile(node.profile.value).initial))
+        law += f" (a new {node.profile.value} memory enters as {initial})"
+    return law
 
 
 def remember(store: Any, req: MemoryRequest, now: datetime | None = None) -> MemoryResult:

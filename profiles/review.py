@@ -53,7 +53,11 @@ class PendingReview:
 
     def line(self) -> str:
         when = self.since.strftime("%Y-%m-%d %H:%M")
-        title = " ".join(self.title.split())[:80]
+        # an agent wrote the title: an escape sequence must not clear, recolour or
+        # hide text on the reviewer's terminal (shown as \x1b, like the rest)
+        title = "".join(
+            c if c.isprintable() else repr(c)[1:-1] for c in " ".join(self.title.split())
+        )[:80]
         return f"{self.id}  {self.profile}/{self.kind}  {self.lifecycle}  {when}  {title}"
 
 

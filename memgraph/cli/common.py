@@ -37,6 +37,22 @@ def store_from(
     return open_store(where(home=home, store=store), for_reading=for_reading)
 
 
+def existing_store(
+    home: Path | None = None, store: str | Path | None = None, *, for_reading: bool = False
+) -> Store:
+    """``store_from`` for a command with nothing to do on a store that does not exist
+    (review, reindex, forget, index): a typo in ``--home`` is a ``StoreError``,
+    not a new empty store and a report of nothing."""
+    from memgraph.config import is_url
+    from memgraph.config import store_location as where
+    from memgraph.errors import StoreError
+
+    location = where(home=home, store=store)
+    if not is_url(location) and not Path(location).is_file():
+        raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
+    return open_store(location, for_reading=for_reading)
+
+
 def store_location(cfg: Settings, store: str | Path | None = None) -> str:
     """``--store`` (a file or a postgresql:// URL), else ``MEMGRAPH_STORE``, else
     ``<home>/memgraph.db``."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from memgraph.cli.common import print_json_line, store_from
+from memgraph.cli.common import existing_store, print_json_line
 from memgraph.cli.ranked import (
     ContextArgs,
     RecallArgs,
@@ -162,7 +162,7 @@ def index(
         )
         if emb is None:
             raise UsageError("no embedder configured: pass --embedder hash|ollama|minilm")
-        s = store_from(home, store)
+        s = existing_store(home, store)
         try:
             state = index_status(s, emb, wanted)
         finally:
@@ -173,9 +173,13 @@ def index(
             for line in state.lines():
                 print(line)
         return
-    nerve, _ = nerve_for(cfg, required=True)
+    s = existing_store(home, store)  # before the vector dirs are made for it
+    try:
+        nerve, _ = nerve_for(cfg, required=True)
+    except BaseException:
+        s.close()
+        raise
     assert nerve is not None
-    s = store_from(home, store)
     try:
         report = sync_index(
             s, nerve.index, nerve.embedder, rebuild=rebuild, profiles=wanted, optimize=optimize

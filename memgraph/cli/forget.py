@@ -52,10 +52,9 @@ def forget_cmd(
     """Remove messages' text everywhere, leaving a tombstone with a receipt."""
     import getpass
 
-    from memgraph.cli.common import print_json_line, store_location
+    from memgraph.cli.common import existing_store, print_json_line, store_location
     from memgraph.config import load_settings
     from memgraph.errors import UsageError
-    from memgraph.store import open_store
     from profiles.voice.forget import ForgetRequest, find_targets, forget
 
     cfg = load_settings(home=home, vault=vault)
@@ -75,7 +74,7 @@ def forget_cmd(
         vault=cfg.vault,
         dry_run=True,
     )
-    s = open_store(store_location(cfg, store))
+    s = existing_store(cfg.home, store_location(cfg, store))
     try:
         plan = find_targets(s, request)
         n = len(plan.messages)

@@ -89,6 +89,7 @@ def remember(
     as_json: bool = JsonOpt,
 ) -> None:
     """Keep a short-term memory from the current session (forced sleep accounts for it)."""
+    from memgraph.cli.common import store_location
     from memgraph.store import open_store
     from profiles.memory import remember as run
 
@@ -97,7 +98,7 @@ def remember(
         question=question, salience=salience, transcript=transcript, record=record,
         files=files, commit=commit,
     )  # fmt: skip
-    store = open_store(cfg.store_path)
+    store = open_store(store_location(cfg))  # MEMGRAPH_STORE too, not only <home>
     try:
         result = run(store, req)
     finally:
@@ -125,6 +126,7 @@ def propose(
     as_json: bool = JsonOpt,
 ) -> None:
     """Propose a typed claim; profile law accepts or rejects it (with a receipt)."""
+    from memgraph.cli.common import store_location
     from memgraph.store import open_store
     from profiles.memory import propose as run
 
@@ -133,7 +135,7 @@ def propose(
         action_implication=implication, tension=tension, question=question, salience=salience,
         transcript=transcript, record=record, files=files, commit=commit,
     )  # fmt: skip
-    store = open_store(cfg.store_path)
+    store = open_store(store_location(cfg))  # MEMGRAPH_STORE too, not only <home>
     try:
         result = run(store, req)
     finally:

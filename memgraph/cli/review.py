@@ -22,9 +22,9 @@ JsonOpt = typer.Option(False, "--json", help="One JSON object per line.")
 
 
 def _store(home: Path | None):  # type: ignore[no-untyped-def]
-    from memgraph.cli.common import store_from
+    from memgraph.cli.common import existing_store
 
-    return store_from(home)
+    return existing_store(home)
 
 
 @review_app.command("list")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -54,11 +55,13 @@ def sleep(
             at=night_start(cfg.night_window),
             crontab=cfg.crontab,
             systemctl=cfg.systemctl,
+            env=_pinned(cfg),
         )
         print(do_install(schedule) if install else do_uninstall(schedule))
         return
     from datetime import timedelta
 
+    from memgraph.cli.common import store_location
     from memgraph.dates import parse_when
     from memgraph.store import open_store
     from memgraph.terminal import progress
@@ -83,7 +86,7 @@ def sleep(
         from profiles.sleep.ollama import OllamaMemoryProposer
 
         proposer = OllamaMemoryProposer(cfg.ollama_model, cfg.ollama_host, cfg.ollama_timeout)
-    store = open_store(cfg.store_path)
+    store = open_store(store_location(cfg))  # MEMGRAPH_STORE too, not only <home>
     try:
         with progress("sleep", quiet=quiet or as_json) as update:
             report = run_sleep(store, request, proposer, update)
@@ -93,6 +96,23 @@ def sleep(
         print_json_line(report.as_dict())
     elif not quiet:
         sys.stdout.write("\n".join(report.lines()) + "\n")
+
+
+def _pinned(cfg: Any) -> tuple[tuple[str, str], ...]:
+    """The store and vault this install resolved (flags, env, config file): the
+    nightly run gets them as MEMGRAPH_* variables, else it would use the defaults
+    (a `--home` or an exported MEMGRAPH_HOME never reaches cron or systemd)."""
+    import os
+
+    from memgraph.config import env_value
+
+    env = [("MEMGRAPH_HOME", str(cfg.home)), ("MEMGRAPH_VAULT", str(cfg.vault))]
+    if cfg.store:
+        env.append(("MEMGRAPH_STORE", str(cfg.store)))
+    config = env_value("config")
+    if config:
+        env.append(("MEMGRAPH_CONFIG", os.path.abspath(config)))
+    return tuple(env)
 
 
 def register(app: typer.Typer) -> None:

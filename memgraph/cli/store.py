@@ -138,13 +138,21 @@ def stats(
 def backup(
     dest: Path = typer.Argument(..., help="New file to write the copy to (must not exist)."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,  # str: Path("postgresql://h/db") drops a slash
 ) -> None:
     """Copy the live store safely (SQLite online backup API; writers may keep running)."""
+    from memgraph.cli.common import store_location
+    from memgraph.config import is_url
+    from memgraph.errors import UsageError
     from memgraph.store.backup import backup_store
 
-    source = store if store is not None else settings(home=home).store_path
-    result = backup_store(source, dest)
+    source = store_location(settings(home=home), store)  # MEMGRAPH_STORE too
+    if is_url(source):
+        raise UsageError(
+            "backup copies a SQLite store file; for a PostgreSQL store use pg_dump, "
+            "or `memgraph snapshot export -o FILE`"
+        )
+    result = backup_store(Path(source), dest)
     print(f"backed up {source} to {result.dest} ({result.bytes} bytes)", file=sys.stderr)
 
 

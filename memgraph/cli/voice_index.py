@@ -17,10 +17,10 @@ QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar and no sum
 
 def reindex(home: Path | None = HomeOpt, quiet: bool = QuietOpt) -> None:
     """Rebuild the voice search index from the store."""
-    from memgraph.cli.common import store_from
+    from memgraph.cli.common import existing_store
     from profiles.voice.search_schema import reindex as rebuild
 
-    store = store_from(home)
+    store = existing_store(home)
     try:
         report = rebuild(store)
     finally:
@@ -69,6 +69,7 @@ def import_vault(
                 "messages": report.messages,
                 "nodes_written": report.nodes_written,
                 "failed": len(report.failed),
+                "forgotten": report.forgotten,
             }
         )
     elif not quiet:
@@ -76,6 +77,11 @@ def import_vault(
             f"imported {plural(report.pages, 'page')}, {plural(report.messages, 'message')} "
             f"({plural(report.nodes_written, 'node')} written, "
             f"{plural(len(report.failed), 'page')} skipped)"
+            + (
+                f"; {plural(report.forgotten, 'forgotten message')} left forgotten"
+                if report.forgotten
+                else ""
+            )
         )
     if report.failed:
         raise typer.Exit(1)

@@ -35,6 +35,7 @@ def validate(
     window notes (activity_window)."""
     from memgraph.cli.annotations import FORMATS, github_annotation
     from memgraph.errors import UsageError
+    from memgraph.terminal import plural
     from profiles.voice.wiki import iter_pages, validate_file
 
     if fmt not in FORMATS:
@@ -56,7 +57,8 @@ def validate(
             else:
                 at = "" if problem.line is None else f":{problem.line}"
                 print(f"{page}{at}: {problem}")
-    print(f"{pages} pages, {errors} errors, {warnings} warnings", file=sys.stderr)
+    counted = (plural(pages, "page"), plural(errors, "error"), plural(warnings, "warning"))
+    print(", ".join(counted), file=sys.stderr)
     if errors or (strict and warnings):
         raise typer.Exit(1)
 

@@ -55,6 +55,7 @@ def compute(
     from memgraph.dates import parse_when, show
     from memgraph.errors import UsageError
     from memgraph.store import open_store
+    from memgraph.terminal import plural
     from profiles.activity.passes import WindowsRequest, run_windows
 
     cfg = settings(home=home)
@@ -83,16 +84,17 @@ def compute(
             counts: dict[str, int] = {}
             for item in window.items:
                 counts[item.type] = counts.get(item.type, 0) + 1
-            what = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+            what = ", ".join(plural(n, t) for t, n in sorted(counts.items()))
             repos = f"  {','.join(window.repos)}" if window.repos else ""
             span = f"{show(window.start, utc)} -> {show(window.end, utc)[11:]}"
             typer.echo(f"{window.id}  {span}  {what}{repos}")
     s = result.stats
     print(
-        f"{len(result.windows)} windows ({s.created} written, {s.superseded} superseded, "
-        f"{s.unchanged} unchanged); {result.commits_seen} commits from "
-        f"{len(result.repos_read)} repos, {result.pages_seen} vault pages; "
-        f"{result.annotated} voice sessions annotated; window notes: "
+        f"{plural(len(result.windows), 'window')} ({s.created} written, {s.superseded} "
+        f"superseded, {s.unchanged} unchanged); {plural(result.commits_seen, 'commit')} from "
+        f"{plural(len(result.repos_read), 'repo')}, "
+        f"{plural(result.pages_seen, 'vault page')}; "
+        f"{plural(result.annotated, 'voice session')} annotated; window notes: "
         f"{result.notes_written} written, {result.notes_removed} removed",
         file=sys.stderr,
     )

@@ -10,6 +10,7 @@ from typing import Any
 from memgraph.documents import MemoryNode
 from memgraph.errors import NotFound, UsageError
 from memgraph.store.protocol import PeriodQuery, Store
+from memgraph.terminal import plural
 
 WINDOW_ID = re.compile(r"^aw-(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})(?:-([2-9]|[1-9]\d{1,3}))?$")
 
@@ -166,7 +167,7 @@ def format_report(report: WindowReport, utc: bool = False) -> list[str]:
     counts: dict[str, int] = {}
     for e in report.entries:
         counts[e.type] = counts.get(e.type, 0) + 1
-    summary = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+    summary = ", ".join(plural(n, t) for t, n in sorted(counts.items()))
     repos = f" repos={','.join(report.repos)}" if report.repos else ""
     state = "" if report.lifecycle == "current" else f" [{report.lifecycle}]"
     span = f"{_clock(report.start, utc)} -> {_clock(report.end, utc)}"

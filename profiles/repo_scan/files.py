@@ -64,7 +64,9 @@ class LedgerLine:
     reason: str
 
     def line(self) -> str:
-        return f"{self.path}: {self.reason}"
+        from memgraph.inputs import printable_path  # a repository's names, escaped
+
+        return f"{printable_path(self.path)}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,14 @@ def check_root(path: Path) -> Path:
         raise ReaderError(f"cannot resolve {text[:80]!r}: {exc}") from None
     if not root.is_dir():
         raise ReaderError(f"{text[:120]!r} is not a directory: pass a repository folder")
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:  # the repo node keeps its root: JSON cannot hold the bytes
+        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+        raise ReaderError(
+            f"the repository path {shown[:120]} is not UTF-8: rename the folder "
+            "(or the parent whose name is not) and scan again"
+        ) from None
     return root
 
 
@@ -165,6 +175,11 @@ def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile 
         return LedgerLine(rel, "not a source file")
     if "\x00" in rel or rel.startswith("/") or ".." in PurePosixPath(rel).parts:
         return LedgerLine(rel, "path escapes the repository: not read")
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:  # bytes kept by surrogateescape: no node, id or line can hold them
+        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+        return LedgerLine(shown, "file name is not UTF-8: not read (rename it)")
     path = root / rel
     try:
         st = path.lstat()

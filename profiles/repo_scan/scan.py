@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import UsageError
 from memgraph.ids import digest
+from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
 from profiles.repo_scan import reread
 from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
@@ -102,7 +103,7 @@ class ScanResult:
 
     def line(self) -> str:
         return (
-            f"repo {self.repo}: {self.files} files ({len(self.added)} added, "
+            f"repo {printable_path(self.repo)}: {self.files} files ({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted, "
             f"{len(self.parsed_now)} parsed), {len(self.unparsed)} unparsed, "
             f"{len(self.ledger)} skipped, {self.receipts} receipts, "

@@ -3,6 +3,7 @@ optional git post-commit hook that rescans."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import stat
 from dataclasses import dataclass, field
@@ -10,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from memgraph.errors import NotFound, UsageError
-from memgraph.fileio import atomic_write_text
+from memgraph.fileio import atomic_write_bytes
+from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
 from profiles.repo_scan.files import LedgerLine, SourceFile, check_root, list_files, read_source
 from profiles.repo_scan.graph import repo_node_id
@@ -39,16 +41,22 @@ class RepoStatus:
     def lines(self) -> list[str]:
         head = (self.head or "-")[:12]
         out = [
-            f"repo {self.repo}: {self.files} files scanned at {(self.scanned_head or '-')[:12]}, "
+            f"repo {printable_path(self.repo)}: {self.files} files scanned at "
+            f"{(self.scanned_head or '-')[:12]}, "
             f"HEAD {head}; drift {self.drift} ({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted); "
             f"{len(self.stale_summaries)} stale / {self.fresh_summaries} fresh summaries"
         ]
-        out += [f"added    {p}" for p in self.added]
-        out += [f"changed  {p}" for p in self.changed]
-        out += [f"deleted  {p}" for p in self.deleted]
-        out += [f"stale    {sid} «{target}» ({why})" for sid, target, why in self.stale_summaries]
-        out += [f"unparsed {p}" for p in self.unparsed]
+        # file names come from the repository: escaped, never raw escape sequences
+        show = printable_path
+        out += [f"added    {show(p)}" for p in self.added]
+        out += [f"changed  {show(p)}" for p in self.changed]
+        out += [f"deleted  {show(p)}" for p in self.deleted]
+        out += [
+            f"stale    {sid} «{show(target)}» ({show(why)})"
+            for sid, target, why in self.stale_summaries
+        ]
+        out += [f"unparsed {show(p)}" for p in self.unparsed]
         return out
 
     def as_json(self) -> dict[str, Any]:
@@ -124,17 +132,32 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
         raise UsageError(f"{hook} is a symlink: refusing to write through it")
     if hook.exists() and not hook.is_file():
         raise UsageError(f"{hook} is not a regular file: refusing to read or replace it")
+    ours = line.encode("utf-8")
+    mode = 0o755
     if hook.exists():
-        text = hook.read_text(encoding="utf-8", errors="replace")
-        if HOOK_MARK in text:
+        # bytes, not text: a hook in Latin-1 keeps its bytes (a decode with
+        # errors="replace" wrote U+FFFD over them), and its permission bits
+        data = hook.read_bytes()
+        mode = stat.S_IMODE(hook.stat().st_mode) | 0o111
+        if HOOK_MARK.encode() in data:
             return hook
-        if not text.startswith("#!/bin/sh") and not text.startswith("#!/usr/bin/env sh"):
+        if not data.startswith((b"#!/bin/sh", b"#!/usr/bin/env sh")):
             if not force:
                 raise UsageError(f"{hook} exists and is not a sh script: pass --force to replace")
-            text = "#!/bin/sh\n"
-        new = text.rstrip("\n") + "\n" + line
+            data = b"#!/bin/sh\n"
+        new = _before_final_exit(data.rstrip(b"\n").split(b"\n"), ours)
     else:
-        new = "#!/bin/sh\n" + line
-    atomic_write_text(hook, new)
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        new = b"#!/bin/sh\n" + ours
+    atomic_write_bytes(hook, new, mode=mode)
     return hook
+
+
+def _before_final_exit(lines: list[bytes], ours: bytes) -> bytes:
+    """The hook with our lines added at its end, or just before a last top-level
+    ``exit`` (appended after it they would never run)."""
+    last = len(lines) - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    if last > 0 and re.match(rb"exit(\s|$)", lines[last]):
+        return b"\n".join(lines[:last]) + b"\n" + ours + b"\n".join(lines[last:]) + b"\n"
+    return b"\n".join(lines) + b"\n" + ours

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from memgraph.errors import ConfigError
+from memgraph.errors import ConfigError, UsageError
 from memgraph.store.protocol import Store
 from profiles.sleep import stages
 from profiles.sleep.sleep_types import SleepReport, SleepRequest, Stage
@@ -51,6 +51,8 @@ def run_sleep(
     if req.now is not None and req.now.tzinfo is None:
         raise ConfigError("sleep needs a timezone-aware time")
     since = req.since if req.since is not None else last_run(req.state_path)
+    if req.since is not None and req.since > now:  # the windows pass said "--until is before"
+        raise UsageError("--since is after the time of the run (now, or --at): nothing to sleep on")
     report = SleepReport(status="planned" if req.dry_run else "unchanged", since=since, until=now)
     report.dry_run = req.dry_run
     window = parse_window(req.night_window)

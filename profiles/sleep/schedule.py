@@ -34,6 +34,27 @@ class Schedule:
     crontab: str = "crontab"
     systemctl: str = "systemctl"
     config_home: Path | None = None  # ~/.config
+    # MEMGRAPH_* settings the nightly run needs (home, vault...): cron and systemd
+    # start it without the login shell's environment, nor the flags of --install
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def cron_command(s: Schedule) -> str:
+    """The crontab command: ``NAME=value`` assignments (sh quoting) then the command;
+    ``%`` escaped (cron turns a bare one into a newline)."""
+    import shlex
+
+    words = [f"{k}={shlex.quote(v)}" for k, v in s.env] + [s.command]
+    return " ".join(words).replace("%", "\\%")
+
+
+def _unit_env(s: Schedule) -> str:
+    """``Environment=`` lines of the service (systemd quoting; ``%`` is a specifier)."""
+    out = ""
+    for k, v in s.env:
+        quoted = v.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        out += f'Environment="{k}={quoted}"\n'
+    return out
 
 
 def night_start(night_window: str) -> str:
@@ -58,12 +79,21 @@ def _method(s: Schedule) -> str:
 
 
 def _run(argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``argv``; text in and out as UTF-8 with ``surrogateescape``, so a crontab
+    holding other bytes (a Latin-1 comment) is read without a UnicodeDecodeError
+    and written back byte for byte."""
     try:
-        return subprocess.run(
-            argv, input=stdin, capture_output=True, text=True, timeout=20, check=False
+        done = subprocess.run(
+            argv,
+            input=None if stdin is None else stdin.encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         raise ConfigError(f"{argv[0]}: cannot run ({exc})") from None
+    out, err = (b.decode("utf-8", "surrogateescape") for b in (done.stdout, done.stderr))
+    return subprocess.CompletedProcess(done.args, done.returncode, out, err)
 
 
 def _read_crontab(s: Schedule) -> list[str]:
@@ -103,14 +133,14 @@ def install(s: Schedule) -> str:
     hour, minute = s.at.split(":")
     if method == "cron":
         lines = [line for line in _read_crontab(s) if MARK not in line]
-        lines.append(f"{int(minute)} {int(hour)} * * * {s.command} {MARK}")
+        lines.append(f"{int(minute)} {int(hour)} * * * {cron_command(s)} {MARK}")
         _write_crontab(s, lines)
-        return f"installed: crontab entry at {s.at} ({s.command})"
+        return f"installed: crontab entry at {s.at} ({cron_command(s)})"
     service, timer = _units(s)
     service.parent.mkdir(parents=True, exist_ok=True)
     service.write_text(
         "[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
-        f"ExecStart={s.command}\n",
+        f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
         encoding="utf-8",
     )
     timer.write_text(

@@ -10,6 +10,7 @@ message nodes from voice pages alone.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -54,6 +55,7 @@ class ImportVaultReport:
     messages: int = 0
     nodes_written: int = 0
     failed: list[str] = field(default_factory=list)  # "relpath: reason", one per bad page
+    forgotten: int = 0  # messages `memgraph forget` removed: an old page does not restore them
 
 
 def iter_voice_pages(vault: Path) -> Iterator[tuple[Path, PurePosixPath]]:
@@ -122,6 +124,12 @@ def import_vault(
 
     for path, rel in iter_voice_pages(request.vault):
         try:
+            str(rel).encode("utf-8")
+        except UnicodeEncodeError:  # the nodes keep the page path: JSON cannot hold the bytes
+            shown = os.fsencode(str(rel)).decode("utf-8", "backslashreplace")
+            report.failed.append(f"{shown}: the page name is not UTF-8 (rename it)")
+            continue
+        try:
             text = path.read_text(encoding="utf-8")
             page = parse_page(text, source=str(rel))
             # the session node too: it carries the page path and activity_window
@@ -129,11 +137,26 @@ def import_vault(
         except (OSError, UnicodeDecodeError, MemgraphError) as exc:
             report.failed.append(f"{rel}: {' '.join(str(exc).split())}")
             continue
+        nodes = _without_forgotten(store, nodes, report)
         batch.append((rel, nodes))
         if len(batch) >= request.batch_pages:
             flush()
     flush()
     return report
+
+
+def _without_forgotten(
+    store: Store, nodes: list[MemoryNode], report: ImportVaultReport
+) -> list[MemoryNode]:
+    """``nodes`` minus the messages the store keeps as forgotten tombstones: a
+    page from before `memgraph forget` (a backup, another machine's vault) must
+    not bring their text back, nor lose the page's other messages to the
+    profile law that refuses ``forgotten -> captured``."""
+    with store.reader() as reader:
+        stored = reader.get_nodes([n.id for n in nodes])
+    gone = {i for i, n in stored.items() if n.lifecycle == "forgotten"}
+    report.forgotten += len(gone)
+    return [n for n in nodes if n.id not in gone]
 
 
 def _messages(nodes: list[MemoryNode]) -> int:

@@ -17,7 +17,7 @@ import os
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from memgraph.errors import ConfigError, MemgraphError, UsageError
 
@@ -43,12 +43,31 @@ def _read(path: Path) -> str:
     return read_bounded_text(path, MAX_SETTINGS_BYTES, "settings file")
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when it does not fit one (``1e400``):
+    written back it would be ``Infinity``, which no JSON reader accepts."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     if not os.path.lexists(path):
         return None, {}
     try:
         text = _read(path)
-        data = json.loads(text) if text.strip() else {}
+        data = (
+            json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+            if text.strip()
+            else {}
+        )
+    except RecursionError:
+        raise ConfigError(f"{path} is not readable JSON (nested too deeply); not changed") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{path} is not readable JSON ({exc}); not changed") from None
     if not isinstance(data, dict):
@@ -147,12 +166,27 @@ def _record(side: Path, path: Path) -> dict[str, Any]:
         record, problem = None, f"cannot be read ({reason})"
     else:
         problem = "is not an install record"
-    if not isinstance(record, dict) or not isinstance(record.get("added", []), list):
+    if not _is_record(record):
         raise ConfigError(
             f"memgraph's install record {side} {problem}; {path} not changed: remove the "
             "memgraph SessionStart/SessionEnd hooks from it by hand, then delete the record"
         )
     return record
+
+
+def _is_record(record: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether a parsed sidecar has the shape install writes (a hand-edited or
+    damaged one must not reach the code that trusts it)."""
+    if not isinstance(record, dict):
+        return False
+    added, commands = record.get("added", []), record.get("commands") or {}
+    return (
+        isinstance(added, list)
+        and all(isinstance(e, str) for e in added)
+        and all(isinstance(record.get(k), str | None) for k in ("original", "installed"))
+        and isinstance(commands, dict)
+        and all(isinstance(c, str) for c in commands.values())
+    )
 
 
 def _without(groups: list[Any], mark: str, command: Any) -> list[Any]:

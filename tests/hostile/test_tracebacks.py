@@ -167,3 +167,27 @@ def test_cli_context_output_fits_the_budget(sandbox: dict[str, Path], fmt: list[
         assert_no_traceback(r)
         assert r.code == 0, r.err
         assert 0 < estimate_tokens(r.out) <= budget
+
+
+@pytest.mark.parametrize(
+    "argv", [["stats"], ["voice", "x"], ["note", "x", "--session", "s1"], ["wake"], ["doctor"]]
+)
+def test_a_home_longer_than_a_file_name_is_one_line(
+    sandbox: dict[str, Path], argv: list[str]
+) -> None:
+    """MEMGRAPH_HOME=/tmp/<300 characters>: ENAMETOOLONG from the first stat was a traceback."""
+    env = env_for(sandbox["root"]) | {"MEMGRAPH_HOME": str(sandbox["root"] / ("a" * 300))}
+    assert_one_error_line(run(*argv, env=env), contains="file name too long")
+
+
+@pytest.mark.parametrize("argv", [["wake"], ["windows"], ["context", "x"], ["recall", "x"]])
+def test_a_config_path_with_a_nul_byte_is_one_line(
+    sandbox: dict[str, Path], argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """home = "a\\u0000b" in the config file: "embedded null byte" was a traceback."""
+    config = sandbox["root"] / "config.toml"
+    config.write_text('home = "/tmp/x\\u0000y"\n')
+    env = env_for(sandbox["root"]) | {"MEMGRAPH_CONFIG": str(config)}
+    del env["MEMGRAPH_HOME"]
+    monkeypatch.delenv("MEMGRAPH_HOME", raising=False)  # the file's home is the one read
+    assert_one_error_line(run(*argv, env=env), contains="NUL byte")

@@ -242,3 +242,43 @@ def test_vectors_wanted_reads_the_file(isolated_env: Path, monkeypatch: pytest.M
     assert vectors_wanted() is True
     config.write_text('embedder = "none"\n')
     assert vectors_wanted() is False
+
+
+@pytest.mark.parametrize(
+    ("source", "expect"),
+    [
+        (
+            "env",
+            "invalid configuration: MEMGRAPH_WINDOW_GAP_MINUTES='often': Input should be a "
+            "valid integer, unable to parse string as an integer",
+        ),
+        (
+            "file",
+            "invalid configuration in {config}: window_gap_minutes = 'often': Input should be "
+            "a valid integer, unable to parse string as an integer",
+        ),
+        (
+            "list",
+            "invalid configuration in {config}: transcripts[0] = 5: Input is not a valid path",
+        ),
+    ],
+)
+def test_a_bad_value_names_the_setting_as_written_without_pydantic_tags(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, source: str, expect: str
+) -> None:
+    """Before: `1 validation error for Settings window_gap_minutes Input should be ...
+    [type=int_parsing, input_value='often', input_type=str]`, and the env variable unnamed."""
+    from memgraph.errors import ConfigError
+
+    config = isolated_env / "config.toml"
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    if source == "env":
+        monkeypatch.setenv("MEMGRAPH_WINDOW_GAP_MINUTES", "often")
+    elif source == "file":
+        config.write_text('window_gap_minutes = "often"\n')
+    else:
+        monkeypatch.delenv("MEMGRAPH_TRANSCRIPTS", raising=False)
+        config.write_text("transcripts = [5]\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == expect.format(config=config)

@@ -109,6 +109,41 @@ def test_write_snapshot_file_is_atomic_and_readable(db: Path, tmp_path: Path) ->
         assert len(import_snapshot_file(n, out).nodes) == 2
 
 
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
+def test_export_out_never_replaces_what_is_not_a_regular_file(
+    db: Path, tmp_path: Path, kind: str
+) -> None:
+    """`-o /dev/full` (as root) or `-o /dev/stdout` once replaced the device or the
+    link with a regular file: the atomic rename does not write through them."""
+    import os
+    import stat
+
+    target = tmp_path / "elsewhere.json"
+    target.write_text("keep\n")
+    out = tmp_path / "out.json"
+    if kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "symlink":
+        out.symlink_to(target)
+    else:
+        out.mkdir()
+    before = os.lstat(out).st_mode
+    result = run("snapshot", "export", "--store", str(db), "-o", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: cannot write ") and len(result.stderr.splitlines()) == 1
+    assert "--out" in result.stderr
+    assert stat.S_IFMT(os.lstat(out).st_mode) == stat.S_IFMT(before)  # still what it was
+    assert target.read_text() == "keep\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_export_out_replaces_a_regular_file(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "old.json"
+    out.write_text("old\n")
+    assert run("snapshot", "export", "--store", str(db), "-o", str(out)).exit_code == 0
+    assert len(parse_snapshot(out.read_text()).nodes) == 2
+
+
 def test_invalid_snapshot_is_not_imported(tmp_path: Path, mg_factory: Any) -> None:
     a = mg_factory.node("a")
     snap = MemoryGraphSnapshot(nodes=[a], edges=[mg_factory.edge(a, mg_factory.node("ghost"))])

@@ -155,3 +155,20 @@ def test_cli_rejection_is_one_error_line_naming_the_law(monkeypatch: pytest.Monk
     assert none.exit_code == 2 and "no active session" in none.output
     listed = runner.invoke(app, ["review", "list"])
     assert listed.exit_code == 0 and listed.output == "nothing waiting for review\n"
+
+
+def test_review_list_shows_control_characters_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's title with `\\x1b[2J` (clear screen) or `\\x1b[8m` (hidden text)
+    reached the reviewer's terminal raw: what they accepted was not what they saw."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    runner = CliRunner()
+    monkeypatch.setenv("MEMGRAPH_SESSION", "cli-1")
+    claim = "keep PRs small\x1b[8m and push to main\x1b[0m"
+    assert runner.invoke(app, ["propose", "role_self", claim, "--project", "o"]).exit_code == 0
+    listed = runner.invoke(app, ["review", "list"])
+    assert listed.exit_code == 0
+    assert "\x1b" not in listed.stdout
+    assert "keep PRs small\\x1b[8m and push to main\\x1b[0m" in listed.stdout

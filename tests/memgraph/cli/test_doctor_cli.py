@@ -125,6 +125,22 @@ def test_bad_config_names_the_file(healthy: Path, monkeypatch: pytest.MonkeyPatc
     assert _statuses(report)["store"] == {"ok"}  # the other checks still ran
 
 
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_a_config_env_naming_no_file_is_a_warning(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """MEMGRAPH_CONFIG with a typo (or naming a folder) was `ok config: defaults (no
+    file)`: every setting in the file the person meant was silently ignored."""
+    config = healthy / ("confg.toml" if kind == "missing" else "conf.d")
+    if kind == "directory":
+        config.mkdir()
+    monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+    _, out, report = _doctor()
+    assert f"warn     config: MEMGRAPH_CONFIG names {config}, which " in out
+    assert "fix: point MEMGRAPH_CONFIG at your config.toml, or unset it" in out
+    assert _statuses(report)["config"] == {"warn"}
+
+
 def test_unknown_config_key_is_a_warning(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = healthy / "config.toml"
     config.write_text('valt = "/x"\n')
@@ -168,6 +184,16 @@ def test_conflict_and_broken_hooks(healthy: Path) -> None:
     assert code == 1
     assert f"problem  conflict: {conflict}" in out
     assert "problem  hooks:" in out and f"fix: fix the JSON in {settings}" in out
+
+
+def test_settings_nested_too_deeply_is_a_hooks_problem_not_an_abort(healthy: Path) -> None:
+    """Before, a RecursionError ended the whole report with one unrelated line."""
+    settings = healthy / "home" / ".claude" / "settings.json"
+    settings.write_text("[" * 100_000 + "]" * 100_000)
+    code, out, _ = _doctor()
+    assert code == 1
+    assert "problem  hooks:" in out and "nested too deeply" in out
+    assert "ok       store:" in out  # the other checks still ran
 
 
 def test_configured_extra_missing_is_a_problem(

@@ -142,7 +142,18 @@ def test_install_creates_a_missing_directory_only_when_asked(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    "content", ["{not json", "[]", '{"hooks": []}', '{"hooks": {"SessionEnd": {}}}']
+    "content",
+    [
+        "{not json",
+        "[]",
+        '{"hooks": []}',
+        '{"hooks": {"SessionEnd": {}}}',
+        # written back, 1e400 became `Infinity` (no JSON reader takes it): the file broke
+        '{"fontSize": 1e400}',
+        '{"ratio": NaN}',
+        # too deep for the parser: a RecursionError line that named no file
+        "[" * 100_000 + "]" * 100_000,
+    ],
 )
 def test_install_refuses_to_overwrite_bad_settings(tmp_path: Path, content: str) -> None:
     target = tmp_path / "settings.json"

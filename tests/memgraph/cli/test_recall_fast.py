@@ -183,5 +183,5 @@ def test_nerve_config_leaves_bad_values_to_settings(monkeypatch: pytest.MonkeyPa
     from memgraph.errors import ConfigError
 
     monkeypatch.setenv("MEMGRAPH_OLLAMA_TIMEOUT", "soon")
-    with pytest.raises(ConfigError, match="ollama_timeout"):
+    with pytest.raises(ConfigError, match=r"(?i)ollama_timeout"):
         nerve_config(None, "hash", None, None)

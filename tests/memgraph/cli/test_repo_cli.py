@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -137,6 +138,28 @@ def test_fast_path_matches_the_typer_command(
         assert repo_fast.run(other) is None
 
 
+def test_hook_install_keeps_the_hooks_bytes_and_mode_and_runs_before_its_exit(
+    tmp_path: Path,
+) -> None:
+    """Before: a Latin-1 byte became U+FFFD (the text was decoded with errors=replace
+    and written back), 0644 became 0711, and our lines went after a final `exit 0`
+    where they never run."""
+    root = _repo(tmp_path / "r")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    mine = b"#!/bin/sh\n# caf\xe9: a Latin-1 comment\necho mine\nexit 0\n"
+    hook.write_bytes(mine)
+    hook.chmod(0o644)
+    out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+    assert out.exit_code == 0, out.output
+    data = hook.read_bytes()
+    head, _, tail = data.partition(b"# memgraph repo hook\n")
+    assert head == b"#!/bin/sh\n# caf\xe9: a Latin-1 comment\necho mine\n"
+    assert tail.endswith(b" >/dev/null 2>&1 &)\nexit 0\n")
+    assert stat.S_IMODE(hook.stat().st_mode) == 0o755
+
+
 def test_hook_install_refuses_a_fifo_in_the_hooks_place(tmp_path: Path) -> None:
     root = _repo(tmp_path / "proj")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -146,3 +169,63 @@ def test_hook_install_refuses_a_fifo_in_the_hooks_place(tmp_path: Path) -> None:
     out = runner.invoke(app, ["repo", "hook", "install", str(root)])
     assert out.exit_code == 2 and "not a regular file" in out.stderr
     assert hook.is_fifo()  # left as it was
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path, git: bool) -> None:
+    """A name with a raw \\xfe byte made the whole scan fail: `Error: p-...: a document
+    cannot be stored as UTF-8 JSON (... surrogates not allowed)`."""
+    root = _repo(tmp_path / "odd")
+    os.mkdir(os.fsencode(root) + b"/pk\xff")
+    with open(os.fsencode(root) + b"/pk\xff/mod.py", "w") as fh:
+        fh.write("def g() -> None:\n    pass\n")
+    with open(os.fsencode(root) + b"/caf\xe9.py", "w") as fh:
+        fh.write("X = 1\n")
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    store = str(tmp_path / "s.db")
+    out = runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert out.exit_code == 0, out.output
+    skipped = [line for line in out.stderr.splitlines() if "not UTF-8" in line]
+    assert skipped == [
+        "skipped  caf\\xe9.py: file name is not UTF-8: not read (rename it)",
+        "skipped  pk\\xff/mod.py: file name is not UTF-8: not read (rename it)",
+    ]
+    as_json = runner.invoke(app, ["repo", "scan", str(root), "--store", store, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    ledger = {x["path"] for x in json.loads(as_json.stdout)["ledger"]}
+    assert {"caf\\xe9.py", "pk\\xff/mod.py"} <= ledger
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
+    assert status.exit_code == 0 and "drift 0" in status.stdout
+
+
+def test_a_repository_path_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -> None:
+    """Before: `Error: p-...: a document cannot be stored as UTF-8 JSON (...)`."""
+    root = os.fsdecode(os.fsencode(tmp_path) + b"/repo\xff")
+    os.mkdir(root)
+    Path(root, "a.py").write_text("X = 1\n")
+    store = str(tmp_path / "s.db")
+    for argv in (["repo", "scan", root], ["repo", "status", root]):
+        out = runner.invoke(app, [*argv, "--store", store])
+        assert out.exit_code == 1, out.output
+        assert out.stderr == (
+            f"Error: the repository path {tmp_path}/repo\\xff is not UTF-8: rename the folder "
+            "(or the parent whose name is not) and scan again\n"
+        )
+
+
+def test_file_names_with_escape_sequences_are_printed_escaped(tmp_path: Path) -> None:
+    """A cloned repository's `a\\x1b[2Jb.py` reached the terminal raw from scan's
+    `skipped` lines and status's `added/deleted` lines (cleared the screen)."""
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a\x1b[2Jb.py").write_text("def f() -> None:\n    pass\n")
+    (root / "c\x1b[8md.py").write_bytes(b"\x00binary")
+    store = str(tmp_path / "s.db")
+    out = runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert out.exit_code == 0 and "\x1b" not in out.stdout + out.stderr, out.output
+    assert "skipped  c\\x1b[8md.py: binary content: not read" in out.stderr
+    (root / "a\x1b[2Jb.py").unlink()
+    status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
+    assert status.exit_code == 0 and "\x1b" not in status.stdout, status.output
+    assert "deleted  a\\x1b[2Jb.py" in status.stdout

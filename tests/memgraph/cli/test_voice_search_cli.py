@@ -222,6 +222,7 @@ def test_import_vault_command(tmp_path: Path) -> None:
         "messages": 6,
         "nodes_written": 0,
         "failed": 1,
+        "forgotten": 0,
     }
     assert result.stderr.startswith("skipped atlas/voice/bad.md: ")
 
@@ -230,3 +231,49 @@ def test_import_vault_missing_vault(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import-vault", str(tmp_path / "none")])
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: no vault directory at ")
+
+
+def test_import_vault_skips_a_page_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """Before: `skipped ...\\udcfe.md: p-...: a document cannot be stored as UTF-8 JSON`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "profiles" / "voice"))
+    from test_search_schema import _write_vault
+
+    vault = Path(os.environ["MEMGRAPH_VAULT"])
+    _write_vault(vault)
+    good = sorted((vault / "atlas" / "voice").glob("*.md"))[0]
+    odd = os.fsencode(good.parent) + b"/2026-01-01-caf\xe9.md"
+    with open(odd, "wb") as fh:
+        fh.write(good.read_bytes())
+    result = runner.invoke(app, ["import-vault"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "skipped atlas/voice/2026-01-01-caf\\xe9.md: the page name is not UTF-8 (rename it)\n"
+    )
+    assert result.stdout == "imported 2 pages, 6 messages (8 nodes written, 1 page skipped)\n"
+
+
+def test_import_vault_of_an_old_copy_keeps_forgotten_messages_forgotten(
+    tmp_path: Path,
+) -> None:
+    """A vault copied before `memgraph forget`: the page with the forgotten message
+    was skipped whole (`ops[0] upsert_node: n-...: illegal lifecycle transition
+    forgotten -> classified`), so its other messages were not imported."""
+    import shutil
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "profiles" / "voice"))
+    from test_search_schema import _write_vault
+
+    vault = Path(os.environ["MEMGRAPH_VAULT"])
+    _write_vault(vault)
+    old = tmp_path / "old-vault"
+    shutil.copytree(vault, old)
+    assert runner.invoke(app, ["import-vault"]).exit_code == 0
+    gone = runner.invoke(app, ["forget", "--query", "side table", "--yes"])
+    assert gone.exit_code == 0, gone.output
+    again = runner.invoke(app, ["import-vault", str(old)])
+    assert again.exit_code == 0, again.output
+    assert again.stdout.endswith("0 pages skipped); 1 forgotten message left forgotten\n")
+    assert voice('"side table"')[0] == 0 and "side table" not in voice('"side table"')[1]
+    assert "schema migration" in voice('"schema migration"')[1]  # the page's other messages
+    as_json = runner.invoke(app, ["import-vault", str(old), "--json"])
+    assert json.loads(as_json.stdout)["forgotten"] == 1 and as_json.exit_code == 0

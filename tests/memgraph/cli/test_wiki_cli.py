@@ -19,7 +19,7 @@ def test_valid_pages_exit_zero(tmp_path: Path) -> None:
     result = runner.invoke(app, ["wiki", "validate", str(tmp_path)])
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert "1 pages, 0 errors, 0 warnings" in result.stderr
+    assert "1 page, 0 errors, 0 warnings" in result.stderr
 
 
 def test_errors_and_warnings(tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_format_github_annotations(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"::error file={str(bad).replace(',', '%2C')}::type 'gossip'")
     assert lines[1] == f"::warning file={warn}::unknown frontmatter keys: color"
-    assert "1 errors, 1 warnings" in result.stderr
+    assert "1 error, 1 warning" in result.stderr
     wrong = runner.invoke(app, ["wiki", "validate", "--format", "xml", str(warn)])
     assert wrong.exit_code == 2 and "--format 'xml'" in wrong.output
 

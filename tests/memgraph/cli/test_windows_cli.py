@@ -59,6 +59,20 @@ def test_terse_output_and_rerun(world: object) -> None:
     assert "0 written" in again.stderr
 
 
+def test_counts_are_in_the_right_number(world: object) -> None:
+    """Before: `1 commit, 5 message`, `3 windows (...) 12 commits from 1 repos`."""
+    import re
+
+    result = runner.invoke(app, ["windows"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines() + result.stderr.splitlines()
+    shown = [runner.invoke(app, ["windows", "show", ln.split()[0]]).stdout for ln in lines[:3]]
+    text = "\n".join(lines + shown)
+    assert not re.search(r"\b(?:[02-9]|\d\d+) (?:message|commit|repo|window)\b", text), text
+    assert not re.search(r"\b1 (?:messages|commits|repos|windows)\b", text), text
+    assert re.search(r"\b\d+ messages?\b", text)
+
+
 @pytest.mark.parametrize(
     ("args", "code", "needle"),
     [

@@ -21,7 +21,7 @@ from memgraph.store import Store, open_store
 from profiles.memory import Anchors, MemoryRequest, propose, remember
 from profiles.session.api import NoteRequest, note
 from profiles.sleep.pipeline import SleepReport, SleepRequest, run_sleep
-from profiles.sleep.schedule import Schedule, install, uninstall
+from profiles.sleep.schedule import Schedule, install, scheduled, uninstall
 
 T0 = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
 
@@ -99,6 +99,20 @@ def test_outside_the_night_window_nothing_runs(store: Store) -> None:
     report = run_sleep(store, req)
     assert report.status == "outside_window" and report.stages == []
     assert next(store.iter_nodes(profile="short_term")).lifecycle == "active"
+
+
+def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> None:
+    """`sleep --now --since 2099-01-01` said "Error: --until is before --since", an
+    option sleep does not have."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    result = CliRunner().invoke(app, ["sleep", "--now", "--since", "2099-01-01"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "Error: --since is after the time of the run (now, or --at): nothing to sleep on\n"
+    )
 
 
 def test_incubation_deepens_on_re_mention_then_cools_and_retires(store: Store) -> None:
@@ -263,6 +277,21 @@ def test_crontab_install_and_uninstall_keep_other_lines(tmp_path: Path) -> None:
     assert uninstall(schedule).startswith("not installed")
 
 
+def test_crontab_with_other_bytes_round_trips(tmp_path: Path) -> None:
+    """A Latin-1 comment in the crontab was a UnicodeDecodeError traceback (in
+    `sleep --install` and in `doctor`); it must come back byte for byte."""
+    script, table = _fake_crontab(tmp_path)
+    mine = b"# caf\xe9 \xff\n5 * * * * backup\n"
+    table.write_bytes(mine)
+    schedule = Schedule("cron", "/opt/memgraph sleep", "02:00", crontab=str(script))
+    assert scheduled(schedule) is None
+    install(schedule)
+    assert table.read_bytes() == mine + b"0 2 * * * /opt/memgraph sleep # memgraph-sleep\n"
+    assert scheduled(schedule) == "crontab: 0 2 * * * /opt/memgraph sleep # memgraph-sleep"
+    assert uninstall(schedule) == "uninstalled: crontab entry removed"
+    assert table.read_bytes() == mine
+
+
 def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
     script, table = _fake_crontab(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGRAPH_")}
@@ -283,6 +312,37 @@ def test_sleep_install_cli_uses_the_configured_crontab(tmp_path: Path) -> None:
         [*run, "--uninstall"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and table.read_text() == ""
+
+
+def test_sleep_install_pins_the_home_and_vault_it_resolved(tmp_path: Path) -> None:
+    """`sleep --install --home X` wrote a bare `memgraph sleep`: cron (no login shell,
+    no flags) then ran the night pass on the default home, not X."""
+    script, table = _fake_crontab(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGRAPH_")}
+    home, vault = tmp_path / "my home%1", tmp_path / "vault"
+    env.update(HOME=str(tmp_path / "home"), MEMGRAPH_CRONTAB=str(script))
+    argv = [sys.executable, "-m", "memgraph.cli", "sleep", "--install"]
+    argv += ["--home", str(home), "--vault", str(vault)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = table.read_text()
+    quoted = str(home).replace("%", "\\%")  # cron: a bare % is a newline
+    assert f"MEMGRAPH_HOME='{quoted}' MEMGRAPH_VAULT={vault} " in line
+    assert line.endswith(" sleep # memgraph-sleep\n")
+
+
+def test_systemd_unit_carries_the_pinned_environment(tmp_path: Path) -> None:
+    schedule = Schedule(
+        "systemd",
+        "/opt/memgraph sleep",
+        "02:00",
+        systemctl="true",
+        config_home=tmp_path,
+        env=(("MEMGRAPH_HOME", '/a b/"q"%1'),),
+    )
+    install(schedule)
+    unit = (tmp_path / "systemd" / "user" / "memgraph-sleep.service").read_text()
+    assert 'Environment="MEMGRAPH_HOME=/a b/\\"q\\"%%1"\nExecStart=/opt/memgraph sleep\n' in unit
 
 
 def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:

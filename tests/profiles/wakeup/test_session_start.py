@@ -251,7 +251,17 @@ def test_install_refuses_a_missing_directory(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", ["{truncated", "[1, 2]", '{"added": "SessionStart"}', "\xff\xfe", "fifo"]
+    "damage",
+    [
+        "{truncated",
+        "[1, 2]",
+        '{"added": "SessionStart"}',
+        "\xff\xfe",
+        "fifo",
+        # entries that are not event names: a TypeError traceback before
+        '{"added": [{}]}',
+        '{"added": [["SessionEnd"]], "original": null}',
+    ],
 )
 def test_a_damaged_install_record_is_refused_and_nothing_changes(
     tmp_path: Path, damage: str
