@@ -297,7 +297,7 @@ def _session_ops(
     fresh: dict[str, MemoryNode] = {}
     for turn in turns:
         node = turn_node(turn, request, fmt, ref, ctx)
-        fresh[node.id] = node  # a repeated record id: the last one wins
+        fresh.setdefault(node.id, node)  # a repeated record id: counted by the reader
     for node_id, node in list(fresh.items()):
         before = stored.get(node_id)
         if before is not None and before.lifecycle == "forgotten":

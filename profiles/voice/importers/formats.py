@@ -40,6 +40,8 @@ HARNESS = {"chatgpt": "chatgpt", "claude": "claude.ai", "jsonl": "jsonl"}
 MAX_TEXT = 1_000_000  # characters in one message; longer is a bad record
 MAX_NAME = 256  # session ids, speakers, record ids
 MAX_PROBLEMS = 1000  # problem lines kept (all are counted)
+DUPLICATE = "duplicate"  # a message id read again with the same speaker and text
+CONFLICTING_DUPLICATE = "bad_conflicting_duplicate"  # read again with other text
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class ParseResult:
     records: int = 0  # message records seen (bad ones included)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
     problems: list[str] = field(default_factory=list)  # one line per bad record
+    # (session, record id) -> where it was read and the turn kept under it
+    seen: dict[tuple[str, str], tuple[str, Turn]] = field(default_factory=dict, repr=False)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -183,6 +187,22 @@ def _add(result: ParseResult, where: str, turn: Turn) -> None:
     if len(turn.text) > MAX_TEXT:
         result.bad(where, "bad_text_too_long", f"text longer than {MAX_TEXT} characters")
         return
+    key = (turn.session_id, turn.record_id)
+    first = result.seen.get(key)
+    if first is not None:
+        # one id, one message: the first one read is kept, the repeat is counted
+        kept_at, kept = first
+        if (kept.speaker, kept.text) == (turn.speaker, turn.text):
+            result.skip(DUPLICATE)
+        else:
+            result.bad(
+                where,
+                CONFLICTING_DUPLICATE,
+                f"message id {_clean(turn.record_id)!r} was already read at {kept_at} with "
+                "other text or speaker; the first one is kept",
+            )
+        return
+    result.seen[key] = (where, turn)
     result.turns.append(turn)
 
 

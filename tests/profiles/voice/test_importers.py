@@ -406,3 +406,30 @@ def test_a_time_that_is_not_one_is_named_not_called_missing(
 ) -> None:
     result = parse(json.dumps(raw).encode(), fmt)
     assert result.problems == [said] and result.skipped == {"bad_time": 1}
+
+
+def test_a_repeated_message_id_keeps_the_first_and_is_counted(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "claude.json"
+    msg = {"sender": "human", "created_at": "2024-01-01T00:00:00Z"}
+    conv = {
+        "uuid": "c1",
+        "name": "t",
+        "chat_messages": [
+            {**msg, "uuid": "m1", "text": "first words"},
+            {**msg, "uuid": "m1", "text": "first words"},
+            {**msg, "uuid": "m1", "text": "other words"},
+            {**msg, "uuid": "m2", "text": "second message"},
+        ],
+    }
+    path.write_text(json.dumps([conv]), encoding="utf-8")
+    result = import_conversations(store, ImportRequest(path=path))
+    assert result.records == 4 and result.messages == 2
+    assert result.skipped == {"duplicate": 1, "bad_conflicting_duplicate": 1}
+    assert result.as_dict()["skipped"] == result.skipped and result.bad_records == 1
+    assert "2 skipped (bad_conflicting_duplicate 1, duplicate 1)" in result.line()
+    assert result.problems == [
+        "conversation 1 message 3: message id 'm1' was already read at conversation 1 "
+        "message 1 with other text or speaker; the first one is kept"
+    ]
+    kept = messages(store)[message_node_id("c1", "m1")]
+    assert kept.claim == "first words"
