@@ -15,6 +15,10 @@ import typer
 from memgraph.cli.backfill_output import reason_text, summary_line
 from memgraph.cli.common import print_json_line
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from profiles.voice.model import TranscriptRead
+
 
 def backfill(
     since: str | None = typer.Option(
@@ -135,11 +139,31 @@ def extract(
             flat = printable(" ".join(m.text.split()))
             cut = flat if len(flat) <= 120 else flat[:119] + "…"
             print(f"[{show(m.timestamp, utc)} {printable(m.session_id[:8])}] {cut}")
-    if read.stats.warnings:
-        print(f"warning: {len(read.stats.warnings)} reader warnings", file=sys.stderr)
+    warnings = read.stats.warning_summary()
+    if warnings:
+        print(f"warning: {warnings}", file=sys.stderr)
     if read.stats.unknown_kinds:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(read.stats.unknown_kinds.items()))
         print(f"note: record kinds this reader does not know (counted): {kinds}", file=sys.stderr)
+    _nothing_read(transcript, read)
+
+
+def _nothing_read(path: Path, read: TranscriptRead) -> None:
+    """One line when nothing was printed. A file in no transcript shape with no record
+    read is an error (exit 1, as ``import conversations`` refuses a file that is not
+    an export); a transcript without an operator message is a note."""
+    from memgraph.errors import ReaderError
+    from memgraph.terminal import plural
+
+    if read.messages:
+        return
+    lines = plural(read.stats.lines, "line")
+    if read.harness == "unknown" and not read.stats.records:
+        raise ReaderError(
+            f"no transcript records read from {path} ({lines}): not a Claude Code, Codex "
+            "or Gemini CLI transcript, nor an aider chat history"
+        )
+    print(f"note: no operator messages in {path} ({read.harness}, {lines})", file=sys.stderr)
 
 
 def register_voice(voice_app: typer.Typer) -> None:

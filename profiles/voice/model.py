@@ -30,6 +30,17 @@ class OperatorMessage:
     command: str | None = None
 
 
+# a damaged line's reason (``ReadStats.bad``) in words: (one, many)
+_BAD_WORDS: dict[str, tuple[str, str | None]] = {
+    "bad_timestamp": ("bad timestamp", "bad timestamps"),
+    "wrong_shape": ("record of an unknown shape", "records of an unknown shape"),
+    "invalid_json": ("line not valid JSON", "lines not valid JSON"),
+    "not_an_object": ("JSON line not an object", "JSON lines not an object"),
+    "raw_nul": ("line with a raw NUL byte", "lines with a raw NUL byte"),
+    "over_size_cap": ("line over the size cap", "lines over the size cap"),
+}
+
+
 @dataclass
 class ReadStats:
     """What a reader saw; bad lines are counted and skipped, never fatal."""
@@ -53,6 +64,24 @@ class ReadStats:
     # secrets replaced by markers and <private> spans removed, by kind
     # (profiles.voice.privacy; not lines: the messages are still captured)
     redacted: dict[str, int] = field(default_factory=dict)
+
+    def warning_summary(self) -> str | None:
+        """``3 reader warnings: 1 bad timestamp, 2 records of an unknown shape``, or
+        None when there is none: damaged lines by reason (exact counts), then the
+        other warnings (undecodable bytes replaced, a read error) as ``other``."""
+        from memgraph.terminal import plural
+
+        parts = [
+            plural(n, *_BAD_WORDS.get(reason, (reason.replace("_", " "), None)))
+            for reason, n in sorted(self.bad.items())
+        ]
+        other = len(self.warnings) - min(len(self.warnings), self.bad_lines)
+        if other:
+            parts.append(f"{other} other")
+        total = sum(self.bad.values()) + other
+        if not total:
+            return None
+        return f"{plural(total, 'reader warning')}: " + ", ".join(parts)
 
     def drop(self, rule: str) -> None:
         self.dropped[rule] = self.dropped.get(rule, 0) + 1

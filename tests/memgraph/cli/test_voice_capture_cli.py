@@ -92,6 +92,31 @@ def test_extract_missing_file_is_one_line_error(tmp_path: Path) -> None:
     assert result.exit_code == 1 and result.output.startswith("Error: ")
 
 
+def test_extract_of_a_file_that_is_no_transcript_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "passwd"
+    path.write_text("root:x:0:0:root:/root:/bin/bash\nbin:x:1:1::/:/usr/bin/nologin\n")
+    result = runner.invoke(app, ["voice", "extract", str(path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (
+        f"Error: no transcript records read from {path} (2 lines): not a Claude Code, "
+        "Codex or Gemini CLI transcript, nor an aider chat history\n"
+    )
+
+
+def test_extract_warnings_are_summed_up_by_reason(tmp_path: Path) -> None:
+    records = claude_records(PROMPTS)
+    records[0] = {**records[0], "timestamp": "not a time"}
+    path = write_transcript(tmp_path / f"{SID}.jsonl", records)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"type": "user", "message": [1]}\n{"type": "user", "message": 7}\n')
+    result = runner.invoke(app, ["voice", "extract", str(path)])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr == (
+        "warning: 3 reader warnings: 1 bad timestamp, 2 records of an unknown shape\n"
+    )
+
+
 def test_extract_corpus_file(corpus: Path) -> None:
     path = next((corpus / "codex").glob("*05-51-09*.jsonl"))
     result = runner.invoke(app, ["voice", "extract", str(path), "--json"])
