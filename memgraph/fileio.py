@@ -20,7 +20,8 @@
   instead of two per file) and each directory once. Backfill uses it per batch.
 - ``safe_child``: a path built from input names that stays under its root.
 - ``replace_config_file``: the one writer that follows a link on purpose (a user's
-  settings file kept by a dotfile manager), keeping its mode and a backup.
+  settings file kept by a dotfile manager), keeping its mode and a byte-for-byte backup
+  (a file it cannot read whole is not replaced).
 
 Paths that resolve outside their root or through a symlink raise ``FileEscape``
 (a ``StoreError``: one line, exit 1).
@@ -262,7 +263,9 @@ def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> P
 
     A symlink is followed (dotfile managers link settings files: the link stays, its
     target gets the new text), the file's permission bits are kept (mkstemp would
-    make it 0600), and the previous content is kept in ``<target><backup_suffix>``.
+    make it 0600), and the previous bytes are kept in ``<target><backup_suffix>``
+    (whatever their encoding: a Latin-1 file is never replaced without its copy; one
+    that cannot be read whole raises ``StoreError`` and is left as it is).
     Returns the file that was written.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
@@ -275,9 +278,14 @@ def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> P
         if not stat.S_ISREG(st.st_mode):
             raise FileEscape(f"{path} is not a regular file; not changed")
         mode = stat.S_IMODE(st.st_mode)
-        old = read_text_nofollow(target)
-        if old is not None:
-            atomic_write_text(target.with_name(target.name + backup_suffix), old, mode=mode)
+        # byte for byte: a file saved in Latin-1 (or any bytes) is backed up as it is
+        old = read_bytes_nofollow(target)
+        if old is None:
+            raise StoreError(
+                f"{path} cannot be read whole (unreadable, or over {MAX_VIEW_BYTES >> 20} MiB) "
+                "to keep a backup; not changed"
+            )
+        atomic_write_bytes(target.with_name(target.name + backup_suffix), old, mode=mode)
     atomic_write_text(target, text, mode=mode if mode is not None else 0o644)
     return target
 
@@ -296,6 +304,17 @@ def read_text_nofollow(path: Path, limit: int = MAX_VIEW_BYTES) -> str | None:
 
     A symlink raises ``FileEscape``: a view we would rewrite must be our own file.
     """
+    data = read_bytes_nofollow(path, limit)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_bytes_nofollow(path: Path, limit: int = MAX_VIEW_BYTES) -> bytes | None:
+    """``read_text_nofollow``'s bytes, undecoded (None: absent/unreadable/too big)."""
     try:
         fd = open_nofollow(path, os.O_RDONLY, what="views")
     except FileNotFoundError:
@@ -311,10 +330,7 @@ def read_text_nofollow(path: Path, limit: int = MAX_VIEW_BYTES) -> str | None:
         return None
     if len(data) > limit:
         return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return data
 
 
 def unreadable_view(path: Path, limit: int = MAX_VIEW_BYTES) -> bool:

@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from memgraph.errors import ConfigError, MemgraphError, UsageError
+from memgraph.errors import ConfigError, MemgraphError, ReaderError, UsageError
 
 EVENTS = {"SessionStart": "hook session-start", "SessionEnd": "hook session-end"}
 SIDECAR = ".memgraph.json"
@@ -68,6 +68,8 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
         )
     except RecursionError:
         raise ConfigError(f"{path} is not readable JSON (nested too deeply); not changed") from None
+    except ReaderError as exc:  # not UTF-8 (saved in Latin-1), too big, not a regular file
+        raise ConfigError(f"{exc}; not changed") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{path} is not readable JSON ({exc}); not changed") from None
     if not isinstance(data, dict):
