@@ -30,7 +30,8 @@ Hand edits are kept with the voice pages' machinery (``profiles.voice.pageblocks
 memgraph owns the frontmatter keys it writes, the ``# `` heading and the artifact
 lines; any other line is the person's and is carried into every re-render; an
 edit inside memgraph's lines leaves the note alone and puts the new render in
-``<note>.conflict.md`` (listed by ``memgraph probe``/``doctor``).
+``<note>.conflict.md`` (listed by ``memgraph probe``/``doctor``). So does a note
+that is not UTF-8 text (an editor saved it in Latin-1): it stays byte for byte.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from typing import Any
 
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child, unreadable_view
 from memgraph.store.protocol import Store
 
 NOTES_DIR = "windows"
@@ -231,6 +232,12 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
     try:
         existing = read_text_nofollow(path)
         if existing == rendered:
+            return False
+        if existing is None and unreadable_view(path):
+            # not UTF-8 (an editor saved it in Latin-1) or too big: never replaced,
+            # not even by ``force`` (``memgraph forget`` reports it)
+            why = "is not UTF-8 text memgraph can read"
+            pagekeep.write_conflict(path, "", rendered, split_note, why=why)
             return False
         text = rendered
         if existing is not None:

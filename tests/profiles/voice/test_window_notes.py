@@ -193,3 +193,17 @@ def test_wiki_validate_knows_window_notes(world: Path, isolated_env: Path) -> No
         "window note misses 'window_id'",
         "start must be an ISO-8601 timestamp with a timezone",
     ]
+
+
+def test_a_note_saved_in_latin1_is_left_byte_for_byte(world: Path, isolated_env: Path) -> None:
+    _windows()
+    path = _vault(isolated_env) / "windows" / f"{WID}.md"
+    edited = path.read_bytes() + "\nmy note: café\n".encode("latin-1")
+    path.write_bytes(edited)
+    _commit(world, 37, "retry: cap the backoff")
+    out = runner.invoke(app, ["windows"])
+    assert out.exit_code == 0, out.output
+    assert path.read_bytes() == edited
+    conflict = path.with_name(f"{WID}.conflict.md")
+    assert "retry: cap the backoff" in conflict.read_text(encoding="utf-8")
+    assert f"{path} is not UTF-8 text memgraph can read; left as is" in out.stderr
