@@ -108,6 +108,11 @@ def forget_cmd(
                 b.close()
     finally:
         s.close()
+    for rel in done.left_unreadable:  # not UTF-8 text: left byte for byte
+        warnings.append(
+            f"{cfg.vault / rel} is not UTF-8 text; left as is and may still hold the "
+            "forgotten text: remove it from there by hand"
+        )
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     _report(done, as_json, dry_run=False)

@@ -17,6 +17,9 @@ In order:
 3. affected voice pages are re-rendered from the store (a page left with no
    message is removed; a page that still holds the text, e.g. a hand-edited
    one that would only get a ``.conflict.md``, is rewritten from the store).
+   A page or window note that is not UTF-8 text (an editor saved it in Latin-1)
+   is left byte for byte and listed in ``left_unreadable``: it may still hold
+   the text, and only the person can say what else in it to keep.
 4. the targets' points are removed from every vector collection.
 
 ``dry_run`` stops after finding the targets: nothing is written.
@@ -80,6 +83,9 @@ class ForgetResult:
     pages_rewritten: list[str] = field(default_factory=list)
     pages_removed: list[str] = field(default_factory=list)
     notes_rewritten: list[str] = field(default_factory=list)  # window notes (ids)
+    # pages/notes (relative to the vault) that are not UTF-8 text (saved in Latin-1):
+    # left byte for byte, so they may still hold the text
+    left_unreadable: list[str] = field(default_factory=list)
     vector_points: int = 0
     dry_run: bool = False
 
@@ -104,6 +110,7 @@ class ForgetResult:
             "pages_rewritten": self.pages_rewritten,
             "pages_removed": self.pages_removed,
             "notes_rewritten": self.notes_rewritten,
+            "left_unreadable": self.left_unreadable,
             "vector_points": self.vector_points,
         }
 
@@ -241,7 +248,7 @@ def forget(
 def _rerender(
     store: Store, vault: Path, result: ForgetResult, old: list[MemoryNode], texts: tuple[str, ...]
 ) -> None:
-    from memgraph.fileio import atomic_write_text, safe_child
+    from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes, session_relpath
@@ -260,6 +267,13 @@ def _rerender(
         sidecar = path.with_name(f".{path.name}.mg")
         session, messages = session_nodes(store, sid)
         qualifying = [n for n in messages if is_qualifying(n)]
+        if unreadable_view(path):  # not UTF-8: never removed nor replaced, reported
+            if qualifying:
+                _write_view(store, vault, sid)  # the new render goes beside it
+            else:
+                conflict.unlink(missing_ok=True)  # an earlier render of memgraph's
+            result.left_unreadable.append(relpath)
+            continue
         if not qualifying:
             for p in (path, conflict, sidecar):
                 if p.exists():
@@ -268,14 +282,14 @@ def _rerender(
             continue
         rendered = render_page(build_page(session, qualifying))
         written = _write_view(store, vault, sid)
-        # is_file: a FIFO in a page's place would block the read forever
-        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        current = read_text_nofollow(path) or ""  # a FIFO there is refused, never read
         if any(t in current for t in long):  # a hand-edited page kept its old blocks
             target = safe_child(vault, *session_relpath(vault, session, qualifying).parts)
             atomic_write_text(target, rendered, root=vault)
             pagekeep.record_written(target, rendered)
             written = True
-        if conflict.is_file() and any(t in conflict.read_text(encoding="utf-8") for t in long):
+        held = read_text_nofollow(conflict) if conflict.is_file() else None
+        if held is not None and any(t in held for t in long):
             conflict.unlink()
         if written:
             result.pages_rewritten.append(relpath)
@@ -309,14 +323,17 @@ def _rewrite_notes(
 ) -> None:
     """Those notes re-rendered from the store; ``force``: an edited note does not
     keep the text, and a forgotten text a person quoted in their own lines goes too."""
-    from memgraph.fileio import atomic_write_text, read_text_nofollow
-    from profiles.activity.winnote import note_path, split_note, write_note
+    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from profiles.activity.winnote import note_path, note_relpath, split_note, write_note
     from profiles.voice import pagekeep
 
     for wid, old in before.items():
         write_note(store, vault, wid, force=True)
         path = note_path(vault, wid)
         text = read_text_nofollow(path)
+        if text is None and unreadable_view(path):  # left byte for byte by write_note
+            result.left_unreadable.append(note_relpath(wid).as_posix())
+            continue
         if text is not None and any(t in text for t in long):
             for t in sorted(long, key=len, reverse=True):
                 text = text.replace(t, FORGOTTEN)

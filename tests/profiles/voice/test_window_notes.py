@@ -207,3 +207,40 @@ def test_a_note_saved_in_latin1_is_left_byte_for_byte(world: Path, isolated_env:
     conflict = path.with_name(f"{WID}.conflict.md")
     assert "retry: cap the backoff" in conflict.read_text(encoding="utf-8")
     assert f"{path} is not UTF-8 text memgraph can read; left as is" in out.stderr
+
+
+def test_forget_leaves_a_latin1_page_and_note_and_says_so(world: Path, isolated_env: Path) -> None:
+    _windows()
+    note = _vault(isolated_env) / "windows" / f"{WID}.md"
+    page = _page(isolated_env)
+    kept = {}
+    for path in (note, page):
+        kept[path] = path.read_bytes() + "\nmy note: café\n".encode("latin-1")
+        path.write_bytes(kept[path])
+    out = runner.invoke(app, ["forget", "--session", SID, "--yes", "--json"])
+    assert out.exit_code == 1, out.output  # the text may still be in them: not done
+    report = json.loads(out.stdout)
+    rel_page = page.relative_to(_vault(isolated_env)).as_posix()
+    assert report["left_unreadable"] == [rel_page, f"windows/{WID}.md"]
+    assert report["pages_removed"] == [] and report["notes_rewritten"] == []
+    for path, data in kept.items():
+        assert path.read_bytes() == data
+        assert (
+            f"warning: {path} is not UTF-8 text; left as is and may still hold the "
+            "forgotten text: remove it from there by hand\n"
+        ) in out.stderr
+
+
+def test_forget_of_one_message_in_a_latin1_page_is_reported(
+    world: Path, isolated_env: Path
+) -> None:
+    _windows()
+    page = _page(isolated_env)
+    kept = page.read_bytes() + "\nmy note: café\n".encode("latin-1")
+    page.write_bytes(kept)
+    out = runner.invoke(app, ["forget", "--query", "jitter to the http", "--yes"])
+    assert out.exit_code == 1 and "Traceback" not in out.output, out.output
+    assert page.read_bytes() == kept
+    assert f"warning: {page} is not UTF-8 text; left as is" in out.stderr
+    conflict = page.with_name(page.stem + ".conflict.md")
+    assert "jitter" not in conflict.read_text(encoding="utf-8")
