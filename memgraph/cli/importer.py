@@ -78,7 +78,7 @@ def conversations(
     if not strict:
         for line in result.problems:
             typer.echo(f"bad record: {line}", err=True)
-        hidden = result.bad_records - len(result.problems)
+        hidden = result.problems_found - len(result.problems)
         if hidden > 0:
             typer.echo(f"bad record: ... and {hidden} more", err=True)
     if as_json:

@@ -98,6 +98,12 @@ class ImportResult:
     def bad_records(self) -> int:
         return sum(v for k, v in self.skipped.items() if k.startswith("bad_"))
 
+    @property
+    def problems_found(self) -> int:
+        """Every record that gets a problem line (``problems`` keeps the first ones):
+        bad records and re-imported messages whose text differs from the stored one."""
+        return self.bad_records + self.skipped.get("changed_text", 0)
+
     def line(self) -> str:
         skipped = sum(self.skipped.values())
         why = ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items()))

@@ -94,3 +94,25 @@ def test_import_cli_usage_errors(tmp_path: Path) -> None:
         app, ["import", "conversations", str(FIXTURES / "conversation.jsonl"), "--format", "x"]
     )
     assert out.exit_code == 2 and "unknown format" in out.output
+
+
+def test_problem_lines_past_the_cap_are_counted_with_changed_texts(tmp_path: Path) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_text(
+        '{"session": "s", "speaker": "A", "ts": "2024-01-01", "text": "a", "id": "r1"}\n',
+        encoding="utf-8",
+    )
+    assert runner.invoke(app, ["import", "conversations", str(first)]).exit_code == 0
+    again = tmp_path / "again.jsonl"
+    again.write_text(
+        '{"session": "s", "speaker": "A", "ts": "2024-01-01", "text": "b", "id": "r1"}\n'
+        + "{oops\n" * 1001,
+        encoding="utf-8",
+    )
+    out = runner.invoke(app, ["import", "conversations", str(again)])
+    assert out.exit_code == 0
+    lines = out.stderr.splitlines()
+    # 1,001 bad lines (1,000 shown) and one changed text (shown): one line not shown
+    assert sum("not a JSON object" in line for line in lines) == 1000
+    assert sum("text differs" in line for line in lines) == 1
+    assert lines[-1] == "bad record: ... and 1 more"
