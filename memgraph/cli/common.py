@@ -48,9 +48,21 @@ def existing_store(
     from memgraph.errors import StoreError
 
     location = where(home=home, store=store)
-    if not is_url(location) and not Path(location).is_file():
+    if not is_url(location) and not _is_file(location):
         raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
     return open_store(location, for_reading=for_reading)
+
+
+def _is_file(location: str) -> bool:
+    """``Path.is_file`` that lets a path the OS cannot take (a NUL byte, too long)
+    raise, so the CLI names it (``memgraph.errors``) instead of "no store at"."""
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(location).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def store_location(cfg: Settings, store: str | Path | None = None) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from memgraph.cli.common import print_json_line, settings, store_from
+from memgraph.cli.common import existing_store, print_json_line, settings
 from memgraph.config import vectors_wanted
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = Fa
     (one line) when ranking fell back to BM25. Without a configured embedder the
     settings are not validated into the pydantic model and no vector code loads.
     ``plain``: the store's reads return plain objects, not pydantic documents."""
-    s = store_from(src.home, src.store, for_reading=True)  # read-only stores are read too
+    s = existing_store(src.home, src.store, for_reading=True)  # a read-only store is read too
     if plain:
         from memgraph.store.decode import use_plain
 
@@ -371,7 +371,7 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
         text=args.text, repo_path=repo, budget_tokens=args.budget, limit=min(args.limit, 200)
     )
     embedder, vectors_dir = _repo_embedder(args)
-    s = store_from(args.home, args.store, for_reading=True)
+    s = existing_store(args.home, args.store, for_reading=True)
     try:
         packet = repo_cut(s, request, embedder, vectors_dir).packet
     finally:

@@ -222,13 +222,15 @@ def wake(
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the continuity token: the last note of the most recently active session."""
+    from memgraph.cli.common import existing_store, settings, store_location
     from memgraph.config import chosen_persona
     from profiles.session.api import wake as wake_api
     from profiles.session.lookup import personas
     from profiles.session.records import fixed_iso, wake_json, wake_line
 
     chosen = chosen_persona(persona)
-    _, store = _open(home, None, for_reading=True)
+    cfg = settings(home=home)  # no store: an Error line (a typo in --home), not a new one
+    store = existing_store(cfg.home, store_location(cfg), for_reading=True)
     try:
         result = wake_api(store, str(chosen) if chosen else None)
         known = personas(store) if result.axiom and chosen else []

@@ -1,9 +1,9 @@
 """Lean path for ``memgraph wake [--persona P] [--home H] [--json]`` (no typer, pydantic).
 
 ``run(argv) -> int | None``: an exit code, or None for anything this path does
-not handle (help, unknown options, a missing or older store, a session view
-edited by hand: the full path imports it through the engine first), so typer
-runs ``memgraph.cli.session.wake``. The newest active note comes from the
+not handle (help, unknown options, a missing store: typer says so, an older
+store, a session view edited by hand: the full path imports it through the
+engine first), so typer runs ``memgraph.cli.session.wake``. The newest active note comes from the
 store's session index (``memgraph.store.sqlite_ext.standing.wake_reads``), the
 lines from ``profiles.session.records``; tests/memgraph/cli/test_wake_fast.py
 asserts the same bytes as the typer command.

@@ -16,6 +16,7 @@ from pathlib import Path
 from memgraph.documents import GraphOp, MemoryEdge, MemoryNode, UpsertEdge, UpsertNode, utcnow
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import MemgraphError, NotFound, UsageError
+from memgraph.fileio import FileEscape
 from memgraph.store.protocol import Store
 from profiles.session.lookup import (
     SessionInfo,
@@ -296,10 +297,18 @@ def show_session(store: Store, session_id: str) -> SessionNotes:
     The view is synced first (notes appended to the file by hand are imported, the
     file re-rendered), then the notes are read from the store's render, so ``show``
     and ``wake`` read the same notes. On a store that cannot be written the sync is
-    skipped (a warning) and the store's notes are shown.
+    skipped (a warning) and the store's notes are shown; so are they when the view
+    leads out of the workspace (a symlink: not read, a warning; writers refuse it).
     """
-    info_for(store, session_id)
-    _sync_quietly(store, session_id)
+    import sys
+
+    try:
+        info_for(store, session_id)
+    except FileEscape as exc:
+        reason = " ".join(str(exc).split())
+        sys.stderr.write(f"Warning: session view not read ({reason}); showing the store's notes\n")
+    else:
+        _sync_quietly(store, session_id)
     text = render_session_text(store, session_id)
     return parse_session_yaml(text, source=f"session {session_id}")
 

@@ -6,7 +6,8 @@ Two ways, both per user and both reversible:
   crontab is read with ``<crontab> -l`` and written back with ``<crontab> -``
   (every other line kept as it was). Uninstall removes exactly the marked line.
 - ``systemd``: ``memgraph-sleep.service`` + ``.timer`` under
-  ``~/.config/systemd/user/``, enabled with ``<systemctl> --user``.
+  ``~/.config/systemd/user/``, enabled with ``<systemctl> --user``; written
+  atomically, a different unit already there (a hand edit) kept in ``<unit>.bak``.
 
 The ``crontab``/``systemctl`` binaries come from config (``MEMGRAPH_CRONTAB``,
 ``MEMGRAPH_SYSTEMCTL``), so tests point them at scripts and never touch a
@@ -15,12 +16,14 @@ real crontab.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from memgraph.errors import ConfigError
+from memgraph.fileio import atomic_write_text, read_text_nofollow, replace_config_file
 
 MARK = "# memgraph-sleep"
 UNIT = "memgraph-sleep"
@@ -117,6 +120,23 @@ def _units(s: Schedule) -> tuple[Path, Path]:
     return base / f"{UNIT}.service", base / f"{UNIT}.timer"
 
 
+def _write_unit(path: Path, text: str) -> Path | None:
+    """Write one unit file atomically. A different file already there (a hand edit,
+    an older install) is kept in ``<name>.bak`` (systemd ignores that suffix), which
+    is returned; the same text is left alone."""
+    if os.path.lexists(path):
+        target = Path(os.path.realpath(path))
+        old = read_text_nofollow(target) if target.is_file() else None
+        if old == text:
+            return None
+        if old is None:
+            raise ConfigError(f"{path} is not a readable text file; not changed (move it aside)")
+        replace_config_file(path, text)
+        return target.with_name(target.name + ".bak")
+    atomic_write_text(path, text, mode=0o644)
+    return None
+
+
 def scheduled(s: Schedule) -> str | None:
     """Where the nightly run is scheduled (read-only, for ``memgraph doctor``), or None."""
     timer = _units(s)[1]
@@ -137,22 +157,24 @@ def install(s: Schedule) -> str:
         _write_crontab(s, lines)
         return f"installed: crontab entry at {s.at} ({cron_command(s)})"
     service, timer = _units(s)
-    service.parent.mkdir(parents=True, exist_ok=True)
-    service.write_text(
-        "[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
-        f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
-        encoding="utf-8",
-    )
-    timer.write_text(
-        f"[Unit]\nDescription=memgraph night pass\n\n[Timer]\nOnCalendar=*-*-* {s.at}:00\n"
-        "Persistent=true\n\n[Install]\nWantedBy=timers.target\n",
-        encoding="utf-8",
-    )
+    kept = [
+        _write_unit(
+            service,
+            f"[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
+            f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
+        ),
+        _write_unit(
+            timer,
+            f"[Unit]\nDescription=memgraph night pass\n\n[Timer]\n"
+            f"OnCalendar=*-*-* {s.at}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
+        ),
+    ]
     _run([s.systemctl, "--user", "daemon-reload"])
     done = _run([s.systemctl, "--user", "enable", "--now", f"{UNIT}.timer"])
     if done.returncode != 0:
         raise ConfigError(f"systemctl enable failed: {done.stderr.strip()[:200]}")
-    return f"installed: systemd user timer {UNIT}.timer at {s.at}"
+    note = "".join(f"; the previous unit is kept in {p}" for p in kept if p is not None)
+    return f"installed: systemd user timer {UNIT}.timer at {s.at}{note}"
 
 
 def uninstall(s: Schedule) -> str:

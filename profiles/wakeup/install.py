@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -118,8 +119,13 @@ def install(path: Path, base: str | None = None, *, create: bool = False) -> lis
     typo in the path, or Claude Code is not installed)."""
     from memgraph.fileio import atomic_write_text, replace_config_file
 
-    original, data = _load(path)
     base = base or default_base()
+    bad = next((c for c in base if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+    if bad is not None:  # a newline would make the hook run a second command
+        raise UsageError(
+            f"--command holds a control character ({bad!r}): one line of printable text, please"
+        )
+    original, data = _load(path)
     added: list[str] = []
     for event, mark in EVENTS.items():
         groups = _groups(data, event, path, create=True)

@@ -164,6 +164,19 @@ def test_install_refuses_to_overwrite_bad_settings(tmp_path: Path, content: str)
     assert target.read_text() == content
 
 
+@pytest.mark.parametrize("bad", ["mg\nrm -rf /", "mg\r", "mg\x00", "mg\x1b[2J", "mg\u2028x"])
+def test_install_refuses_a_command_with_control_characters(tmp_path: Path, bad: str) -> None:
+    """`--command $'mg\\nrm -rf /'` went into settings.json unchecked: a second command."""
+    target = tmp_path / "settings.json"
+    target.write_text("{}\n")
+    result = runner.invoke(app, ["hook", "install", "--settings", str(target), "--command", bad])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: --command holds a control character")
+    assert result.output.count("\n") == 1
+    assert target.read_text() == "{}\n"
+    assert not (tmp_path / "settings.json.memgraph.json").exists()
+
+
 # -- the lean path (memgraph/cli/hook_fast.py) ---------------------------------
 
 

@@ -57,8 +57,10 @@ def test_errors_are_one_line_with_exit_codes(
 
 
 def test_wake_default_axiom(isolated_env: Path) -> None:
+    from memgraph.store import open_store
     from profiles.session.api import DEFAULT_AXIOM
 
+    open_store(isolated_env / "mg-home" / "memgraph.db").close()  # no notes: the axiom
     assert invoke("wake").stdout == DEFAULT_AXIOM + "\n"
     assert json.loads(invoke("wake", "--json").stdout)["axiom"] is True
 

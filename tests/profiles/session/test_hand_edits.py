@@ -153,6 +153,37 @@ def test_view_symlink_is_not_written_through(isolated_env: Path) -> None:
     assert target.read_text(encoding="utf-8") == "mine\n"
 
 
+@pytest.mark.parametrize("link", ["view", "dot-memgraph"])
+def test_show_reads_the_store_when_the_view_leads_out(isolated_env: Path, link: str) -> None:
+    """`session show` exited 1 ("... escapes ...") when the view (or `.memgraph`) was a
+    symlink out of the workspace; it shows the store's notes and says the view was not read."""
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    if link == "view":
+        target = isolated_env / "elsewhere.yaml"
+        target.write_text("mine\n", encoding="utf-8")
+        f.unlink()
+        f.symlink_to(target)
+    else:
+        dot = isolated_env / "workspace" / ".memgraph"
+        target = isolated_env / "elsewhere"
+        dot.rename(target)
+        dot.symlink_to(target)
+    before = sorted((p, p.read_bytes()) for p in target.rglob("*") if p.is_file())
+    before += [(target, target.read_bytes())] if target.is_file() else []
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[-1].endswith(" first")
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("Warning: session view not read")
+    assert "escapes" in r.stderr
+    r = invoke("session", "show", "s1", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout.splitlines()[-1])["text"] == "first"
+    after = sorted((p, p.read_bytes()) for p in target.rglob("*") if p.is_file())
+    after += [(target, target.read_bytes())] if target.is_file() else []
+    assert after == before  # nothing written out there
+    assert invoke("session", "show", "nope").exit_code == 1
+
+
 def test_stale_temp_files_of_a_killed_note_are_removed(isolated_env: Path) -> None:
     assert invoke("note", "first", "--session", "s1").exit_code == 0
     f = _file(isolated_env)
@@ -240,5 +271,6 @@ def test_one_view_linked_out_of_the_workspace_does_not_break_wake_or_list(
     woke = invoke("wake")
     assert woke.exit_code == 0 and woke.stdout.strip() == "first"
     assert target.read_text(encoding="utf-8") == "mine\n"  # and nothing written through
-    shown = invoke("session", "show", "s1")  # a writer still refuses the path
-    assert shown.exit_code == 1 and "escapes" in shown.stderr
+    shown = invoke("session", "show", "s1")  # the store's notes; the view is not read
+    assert shown.exit_code == 0 and "escapes" in shown.stderr and "first" in shown.stdout
+    assert target.read_text(encoding="utf-8") == "mine\n"

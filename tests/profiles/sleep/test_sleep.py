@@ -345,6 +345,27 @@ def test_systemd_unit_carries_the_pinned_environment(tmp_path: Path) -> None:
     assert 'Environment="MEMGRAPH_HOME=/a b/\\"q\\"%%1"\nExecStart=/opt/memgraph sleep\n' in unit
 
 
+def test_systemd_install_keeps_a_hand_edited_unit(tmp_path: Path) -> None:
+    """`sleep --install` overwrote the unit files in place (not atomically), losing
+    a unit the person had edited; now the edit is kept in `<unit>.bak`, and said."""
+    schedule = Schedule(
+        "systemd", "/opt/memgraph sleep", "02:00", systemctl="true", config_home=tmp_path
+    )
+    assert install(schedule) == "installed: systemd user timer memgraph-sleep.timer at 02:00"
+    units = tmp_path / "systemd" / "user"
+    service = units / "memgraph-sleep.service"
+    ours = service.read_text()
+    assert install(schedule).endswith("at 02:00")  # the same text: nothing kept aside
+    assert not (units / "memgraph-sleep.service.bak").exists()
+    mine = ours.replace("Type=oneshot\n", "Type=oneshot\nNice=19\n")
+    service.write_text(mine)
+    out = install(schedule)
+    assert out.endswith(f"; the previous unit is kept in {units / 'memgraph-sleep.service.bak'}")
+    assert (units / "memgraph-sleep.service.bak").read_text() == mine
+    assert service.read_text() == ours
+    assert not list(units.glob(".*.tmp"))
+
+
 def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
