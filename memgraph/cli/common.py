@@ -49,7 +49,9 @@ def existing_store(
 
     location = where(home=home, store=store)
     if not is_url(location) and not _is_file(location):
-        raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
+        raise StoreError(
+            f"no store at {location} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)"
+        )
     return open_store(location, for_reading=for_reading)
 
 

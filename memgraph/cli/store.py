@@ -32,7 +32,9 @@ def _existing_store(home: Path | None, store: str | None) -> Store:
     if not Path(location).is_file():
         from memgraph.errors import StoreError
 
-        raise StoreError(f"no store at {location} (set --store or MEMGRAPH_HOME)")
+        raise StoreError(
+            f"no store at {location} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)"
+        )
     return store_from(home, location, for_reading=True)
 
 

@@ -382,7 +382,8 @@ def test_reading_commands_never_create_a_store(tmp_path: Path) -> None:
         result = run(*args, "--store", str(missing))
         assert (
             result.exit_code == 1
-            and result.stderr == f"Error: no store at {missing} (set --store or MEMGRAPH_HOME)\n"
+            and result.stderr
+            == f"Error: no store at {missing} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)\n"
         )
     assert not missing.parent.exists()
 

@@ -42,7 +42,7 @@ def test_a_mistyped_home_is_an_error_not_a_new_empty_store(
     assert result.exit_code == 1, result.output
     assert (
         result.stderr
-        == f"Error: no store at {typo / 'memgraph.db'} (set --store or MEMGRAPH_HOME)\n"
+        == f"Error: no store at {typo / 'memgraph.db'} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)\n"
     )
     assert not typo.exists()
 
@@ -69,7 +69,10 @@ def test_the_lean_paths_say_so_too(
     lean = importlib.import_module(f"memgraph.cli.{name}")
     assert lean.run(["retry", "--home", str(typo)]) == 1
     err = capsys.readouterr().err
-    assert err == f"Error: no store at {typo / 'memgraph.db'} (set --store or MEMGRAPH_HOME)\n"
+    assert (
+        err
+        == f"Error: no store at {typo / 'memgraph.db'} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)\n"
+    )
     from memgraph.cli import wake_fast
 
     assert wake_fast.run(["--home", str(typo)]) is None  # typer's `wake` says so
