@@ -25,7 +25,9 @@ from memgraph.engine import apply_or_reject, new_patch
 from memgraph.errors import PatchRejected, UsageError
 from memgraph.ids import anchor_id, digest, is_safe_name, node_id
 
-MAX_TEXT = 4000
+MAX_TEXT = 4000  # the memory's text, and each of title, tension, question, implication
+MAX_REF = 1000  # each evidence pointer (transcript, record, file, commit, repo)
+MAX_FILES = 200
 PROPOSABLE = (
     "role_self",
     "incubation",
@@ -153,6 +155,15 @@ def _check(req: MemoryRequest) -> None:
         raise UsageError("the memory text is empty")
     if len(req.text) > MAX_TEXT:
         raise UsageError(f"the memory text is longer than {MAX_TEXT} characters")
+    for name in ("title", "tension", "question", "action_implication"):
+        if len(getattr(req, name) or "") > MAX_TEXT:
+            raise UsageError(f"the memory's {name} is longer than {MAX_TEXT} characters")
+    a = req.anchors
+    if len(a.files) > MAX_FILES:
+        raise UsageError(f"a memory takes at most {MAX_FILES} file anchors, not {len(a.files)}")
+    for ref in (a.transcript, a.record_uuid, a.commit, a.repo, *a.files):
+        if ref is not None and len(ref) > MAX_REF:
+            raise UsageError(f"an anchor is longer than {MAX_REF} characters: {ref[:60]!r}...")
     if not is_safe_name(req.session_id):
         raise UsageError(f"session id {req.session_id[:80]!r} is not a safe id")
     if not is_safe_name(req.project):

@@ -172,3 +172,23 @@ def test_review_list_shows_control_characters_escaped(monkeypatch: pytest.Monkey
     assert listed.exit_code == 0
     assert "\x1b" not in listed.stdout
     assert "keep PRs small\\x1b[8m and push to main\\x1b[0m" in listed.stdout
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"tension": "t" * 4001}, "tension is longer than 4000"),
+        ({"question": "q" * 100_000}, "question is longer than 4000"),
+        ({"title": "x" * 4001}, "title is longer than 4000"),
+        ({"action_implication": "a" * 4001}, "action_implication is longer than 4000"),
+        ({"anchors": Anchors(record_uuid="r" * 1001)}, "anchor is longer than 1000"),
+        ({"anchors": Anchors(files=tuple(f"f{i}.py" for i in range(201)))}, "at most 200"),
+    ],
+)
+def test_every_field_of_a_memory_has_a_ceiling(
+    store: Store, fields: dict[str, object], message: str
+) -> None:
+    before = store.counts()
+    with pytest.raises(UsageError, match=message):
+        remember(store, req("a short text", **fields))
+    assert store.counts() == before  # nothing stored, not even a rejection
