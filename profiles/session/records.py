@@ -345,5 +345,6 @@ def view_warning(nid: str, why: str) -> str:
     """The stderr line when a note is stored but its YAML view could not be written."""
     return (
         f"Warning: note {nid} is stored, but its YAML view was not written ({why}); "
-        "do not retry the note, `memgraph session show` re-renders the view"
+        "do not retry the note: `memgraph session show` shows it from the store and "
+        "re-renders the view once the view can be written"
     )
