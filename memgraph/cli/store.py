@@ -22,20 +22,15 @@ StoreOpt = typer.Option(
 
 
 def _existing_store(home: Path | None, store: str | None) -> Store:
-    """Open a store that must already exist: reading commands never create one."""
-    from memgraph.cli.common import store_location
+    """Open a store that must already exist: reading commands never create one (a
+    PostgreSQL store read-only)."""
+    from memgraph.cli.common import existing_store, store_location
     from memgraph.store.postgres import is_store_url, open_postgres
 
     location = store_location(settings(home=home), store)
     if is_store_url(location):
         return open_postgres(location, readonly=True)
-    if not Path(location).is_file():
-        from memgraph.errors import StoreError
-
-        raise StoreError(
-            f"no store at {location} (check --home/MEMGRAPH_HOME or --store/MEMGRAPH_STORE)"
-        )
-    return store_from(home, location, for_reading=True)
+    return existing_store(home, location, for_reading=True)
 
 
 def validate(
