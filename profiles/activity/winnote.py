@@ -44,7 +44,7 @@ from typing import Any
 
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child, unreadable_view
+from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
 from memgraph.store.protocol import Store
 
 NOTES_DIR = "windows"
@@ -233,11 +233,8 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
         existing = read_text_nofollow(path)
         if existing == rendered:
             return False
-        if existing is None and unreadable_view(path):
-            # not UTF-8 (an editor saved it in Latin-1) or too big: never replaced,
-            # not even by ``force`` (``memgraph forget`` reports it)
-            why = "is not UTF-8 text memgraph can read"
-            pagekeep.write_conflict(path, "", rendered, split_note, why=why)
+        # never replaced, not even by ``force`` (``memgraph forget`` reports it)
+        if pagekeep.kept_unreadable(path, existing, rendered, split_note):
             return False
         text = rendered
         if existing is not None:

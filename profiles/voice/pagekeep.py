@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memgraph.fileio import atomic_write_text, read_text_nofollow
+from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
 from profiles.voice.frontmatter import PageError, split_frontmatter
 from profiles.voice.pageblocks import Block, Splitter, merge, owned_digest, split_blocks
 from profiles.voice.pagerender import PageLike, render_page
@@ -154,6 +154,18 @@ def record_written(path: Path, text: str, split: Splitter | None = None) -> None
 
         digest = owned_digest_of(text)
     _write_sidecar(path, [digest, *[d for d in recent if d != digest]][:HISTORY], None)
+
+
+def kept_unreadable(
+    path: Path, existing: str | None, rendered: str, split: Splitter | None = None
+) -> bool:
+    """A page or note there that is not text we can read (``existing`` None: an editor
+    saved it in Latin-1, or it is too big) is never replaced: the new render goes
+    beside it and is reported. True when that was the case (the caller writes nothing)."""
+    if existing is not None or not unreadable_view(path):
+        return False
+    write_conflict(path, "", rendered, split, why="is not UTF-8 text memgraph can read")
+    return True
 
 
 def write_conflict(

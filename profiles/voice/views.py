@@ -208,9 +208,7 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
         existing = read_text_nofollow(path)
         if existing == rendered:
             return False
-        if existing is None and fileio.unreadable_view(path):
-            # not UTF-8 (an editor saved it in Latin-1) or too big: left as it is
-            pagekeep.write_conflict(path, "", rendered, why="is not UTF-8 text memgraph can read")
+        if pagekeep.kept_unreadable(path, existing, rendered):
             return False
         keep = pagekeep.plan(path, existing, rendered, page)
         if keep.page_text is None:
