@@ -105,6 +105,7 @@ def import_vault(
     def flush() -> None:
         if not batch:
             return
+        batch[:] = _without_forgotten(store, batch, report)  # one read for the batch
         nodes = [n for _, ns in batch for n in ns]
         ops = [UpsertNode(node=n) for n in nodes]
         patch = new_patch(list(ops), proposer=request.proposer, reason="import-vault")
@@ -137,7 +138,6 @@ def import_vault(
         except (OSError, UnicodeDecodeError, MemgraphError) as exc:
             report.failed.append(f"{rel}: {' '.join(str(exc).split())}")
             continue
-        nodes = _without_forgotten(store, nodes, report)
         batch.append((rel, nodes))
         if len(batch) >= request.batch_pages:
             flush()
@@ -146,17 +146,19 @@ def import_vault(
 
 
 def _without_forgotten(
-    store: Store, nodes: list[MemoryNode], report: ImportVaultReport
-) -> list[MemoryNode]:
-    """``nodes`` minus the messages the store keeps as forgotten tombstones: a
-    page from before `memgraph forget` (a backup, another machine's vault) must
-    not bring their text back, nor lose the page's other messages to the
-    profile law that refuses ``forgotten -> captured``."""
+    store: Store, batch: list[tuple[PurePosixPath, list[MemoryNode]]], report: ImportVaultReport
+) -> list[tuple[PurePosixPath, list[MemoryNode]]]:
+    """Each page's nodes minus the messages the store keeps as forgotten tombstones:
+    a page from before `memgraph forget` (a backup, another machine's vault) must
+    not bring their text back, nor lose the page's other messages to the profile
+    law that refuses ``forgotten -> captured``."""
     with store.reader() as reader:
-        stored = reader.get_nodes([n.id for n in nodes])
+        stored = reader.get_nodes([n.id for _, ns in batch for n in ns])
     gone = {i for i, n in stored.items() if n.lifecycle == "forgotten"}
-    report.forgotten += len(gone)
-    return [n for n in nodes if n.id not in gone]
+    if not gone:
+        return batch
+    report.forgotten += sum(1 for _, ns in batch for n in ns if n.id in gone)
+    return [(rel, [n for n in ns if n.id not in gone]) for rel, ns in batch]
 
 
 def _messages(nodes: list[MemoryNode]) -> int:
