@@ -253,9 +253,10 @@ class _Scan:
         todo += r.reread
         r.parsed_now = sorted(todo)
         self._load_modules(r.changed + r.deleted)
-        old = {p: _facts_of(n) for p, n in self.modules.items()}
+        # decoded for the revised files only (after an upgrade every module is loaded)
+        revised = [p for p in r.changed + r.reread if p in self.modules]
         full = bool(r.added or r.deleted) or any(
-            p in old and _signature(facts[p]) != _signature(old[p]) for p in r.changed + r.reread
+            _signature(facts[p]) != _signature(_facts_of(self.modules[p])) for p in revised
         )
         summarise = self.request.refresh or (self.request.summaries and not state.get("summaries"))
         if full or summarise:
