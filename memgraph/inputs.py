@@ -43,6 +43,18 @@ def printable_path(path: str | os.PathLike[str]) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)[:500]
 
 
+def non_utf8_name(path: str | os.PathLike[str]) -> str | None:
+    """None when a file name is UTF-8 text; else the name shown with its raw bytes
+    escaped (``caf\\xe9.py``): a name whose bytes the OS handed over undecoded
+    (surrogateescape) cannot be stored in a node, an id or a JSON line."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return None
+
+
 def check_path_text(path: str, what: str) -> None:
     """Refuse a path string the OS cannot take (NUL byte) or that cannot be
     encoded (lone surrogates from a JSON escape), naming ``what``."""

@@ -96,10 +96,10 @@ def check_root(path: Path) -> Path:
         raise ReaderError(f"cannot resolve {text[:80]!r}: {exc}") from None
     if not root.is_dir():
         raise ReaderError(f"{text[:120]!r} is not a directory: pass a repository folder")
-    try:
-        str(root).encode("utf-8")
-    except UnicodeEncodeError:  # the repo node keeps its root: JSON cannot hold the bytes
-        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+    from memgraph.inputs import non_utf8_name
+
+    shown = non_utf8_name(root)  # the repo node keeps its root: JSON cannot hold the bytes
+    if shown is not None:
         raise ReaderError(
             f"the repository path {shown[:120]} is not UTF-8: rename the folder "
             "(or the parent whose name is not) and scan again"
@@ -175,10 +175,10 @@ def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile 
         return LedgerLine(rel, "not a source file")
     if "\x00" in rel or rel.startswith("/") or ".." in PurePosixPath(rel).parts:
         return LedgerLine(rel, "path escapes the repository: not read")
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:  # bytes kept by surrogateescape: no node, id or line can hold them
-        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+    from memgraph.inputs import non_utf8_name
+
+    shown = non_utf8_name(rel)
+    if shown is not None:  # no node, id or ledger line can hold its bytes
         return LedgerLine(shown, "file name is not UTF-8: not read (rename it)")
     path = root / rel
     try:

@@ -10,7 +10,6 @@ message nodes from voice pages alone.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from memgraph.errors import MemgraphError, NotFound
+from memgraph.inputs import non_utf8_name
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
@@ -124,10 +124,8 @@ def import_vault(
         batch.clear()
 
     for path, rel in iter_voice_pages(request.vault):
-        try:
-            str(rel).encode("utf-8")
-        except UnicodeEncodeError:  # the nodes keep the page path: JSON cannot hold the bytes
-            shown = os.fsencode(str(rel)).decode("utf-8", "backslashreplace")
+        shown = non_utf8_name(rel)  # the nodes keep the page path: JSON cannot hold it
+        if shown is not None:
             report.failed.append(f"{shown}: the page name is not UTF-8 (rename it)")
             continue
         try:
