@@ -37,6 +37,17 @@ def _notes(env: Path) -> list[tuple[str, str]]:
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
+def _note_by(path: str, text: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """``memgraph note TEXT --session s1`` through the typer or the lean path (it must
+    succeed); its stderr."""
+    if path == "lean":
+        assert session_fast.run([text, "--session", "s1"]) == 0
+        return capsys.readouterr().err
+    r = invoke("note", text, "--session", "s1")
+    assert r.exit_code == 0
+    return str(r.stderr)
+
+
 def _receipt_actors(env: Path, node_id: str) -> list[str]:
     conn = sqlite3.connect(env / "mg-home" / "memgraph.db")
     try:
@@ -55,13 +66,7 @@ def test_hand_appended_note_survives_memgraph_note(
     assert invoke("note", "first", "--session", "s1").exit_code == 0
     f = _file(isolated_env)
     f.write_text(f.read_text(encoding="utf-8") + APPENDED, encoding="utf-8")
-    if path == "lean":
-        assert session_fast.run(["second", "--session", "s1"]) == 0
-        err = capsys.readouterr().err
-    else:
-        r = invoke("note", "second", "--session", "s1")
-        assert r.exit_code == 0
-        err = r.stderr
+    err = _note_by(path, "second", capsys)
     assert "imported 1 note" in err and err.count("\n") == 1
     texts = [t for t, _ in _notes(isolated_env)]
     assert "remember the flaky test" in texts and "second" in texts
@@ -209,13 +214,7 @@ def test_a_second_conflict_never_replaces_the_first_copy(
     assert invoke("note", "next", "--session", "s1").exit_code == 0
     second = f.read_text(encoding="utf-8").replace("typo teh", "second fix")
     f.write_text(second, encoding="utf-8")
-    if path == "lean":
-        assert session_fast.run(["again", "--session", "s1"]) == 0
-        err = capsys.readouterr().err
-    else:
-        r = invoke("note", "again", "--session", "s1")
-        assert r.exit_code == 0
-        err = r.stderr
+    err = _note_by(path, "again", capsys)
     assert "s1.conflict-2.yaml" in err
     assert f.with_name("s1.conflict.yaml").read_text(encoding="utf-8") == first
     assert f.with_name("s1.conflict-2.yaml").read_text(encoding="utf-8") == second
@@ -229,13 +228,7 @@ def test_a_view_saved_in_latin1_is_moved_aside_byte_for_byte(
     f = _file(isolated_env)
     edited = f.read_bytes() + '- "café, saved by an editor in Latin-1"\n'.encode("latin-1")
     f.write_bytes(edited)
-    if path == "lean":
-        assert session_fast.run(["second", "--session", "s1"]) == 0
-        err = capsys.readouterr().err
-    else:
-        r = invoke("note", "second", "--session", "s1")
-        assert r.exit_code == 0
-        err = r.stderr
+    err = _note_by(path, "second", capsys)
     assert "s1.conflict.yaml" in err
     assert f.with_name("s1.conflict.yaml").read_bytes() == edited  # nothing lost
     assert "second" in f.read_text(encoding="utf-8")  # the view shows the store again
