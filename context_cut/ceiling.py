@@ -9,8 +9,11 @@ while it is over the budget, trims the packet -- least important first:
 the omitted list, receipts, anchors, edges, then nodes and summaries from the
 lowest-ranked up, and only then warnings/guards/seams/obligations (a claim is
 never returned without its caveats: those outlive the items they qualify).
-Each step keeps the longest prefix that fits (binary search). If even the
-empty packet does not fit, ``UsageError`` says the smallest budget that does.
+Each step keeps the longest prefix that fits (binary search). What was cut is
+said in one notice, inside the measured text (a JSON reply trimmed to no nodes
+must not look like "nothing found"); only when even that line does not fit is
+it left out. If even the empty packet does not fit, ``UsageError`` says the
+smallest budget that does.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
         return packet, text
     # a shallow copy: trimming replaces the copy's lists, never edits an item
     work = copy.copy(packet)
+    notices = list(packet.notices)
+    before = {name: len(getattr(packet, name)) for (name,) in _STAGES}
     for (name,) in _STAGES:
         items = list(getattr(work, name))
         if not items:
@@ -63,6 +68,7 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
         def fits(k: int, name: str = name, items: list[object] = items) -> bool:
             setattr(work, name, items[:k])
             _recount(work)
+            work.notices = [*notices, trim_notice(before, work, budget)]
             return output_tokens(render(work)) <= budget
 
         if fits(len(items)):
@@ -80,6 +86,9 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
             return work, render(work)
     text = render(work)
     if output_tokens(text) > budget:
+        work.notices = notices  # too tight even to say what was cut
+        text = render(work)
+    if output_tokens(text) > budget:
         raise UsageError(
             f"budget {budget} tokens is below this output format's fixed overhead "
             f"({output_tokens(text)} tokens for an empty packet); raise --budget"
@@ -87,8 +96,27 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     return work, text
 
 
+_WORDS = {
+    "omitted": ("left-out note", None),
+    "verification_seams": ("seam", None),
+    "contradiction_guards": ("guard", None),
+    "summaries": ("summary", "summaries"),
+}
+
+
+def trim_notice(before: dict[str, int], packet: PacketView, budget: int) -> str:
+    """One line: what the ceiling cut from ``packet`` (counts per kind)."""
+    cut = []
+    for (name,) in _STAGES:
+        gone = before[name] - len(getattr(packet, name))
+        if gone > 0:
+            word, many = _WORDS.get(name, (name.rstrip("s"), None))
+            cut.append(f"{gone} {word if gone == 1 else many or word + 's'}")
+    return f"ceiling: {', '.join(cut)} cut to fit {budget} tokens in this format"
+
+
 def _recount(packet: PacketView) -> None:
     packet.tokens_used = packet_tokens(packet)
 
 
-__all__ = ["fit_output", "output_tokens"]
+__all__ = ["fit_output", "output_tokens", "trim_notice"]

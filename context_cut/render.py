@@ -1,4 +1,4 @@
-"""Packet output: terse lines, one JSON object, or markdown for a prompt.
+"""Packet output: terse lines, one JSON object, a compact object, or markdown.
 
 Markdown uses the same item texts the budget counted (``context_cut.budget``),
 so what a prompt receives is what was measured.
@@ -28,6 +28,37 @@ def packet_json(packet: PacketView) -> str:
 
     data: Any = packet_document(packet).model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def packet_compact(packet: PacketView) -> dict[str, Any]:
+    """The packet as the texts the budget counted, one string per item (the MCP
+    ``context`` reply). The whole document (``packet_json``) spends ~30x the
+    tokens of an item's text on its fields (timestamps, nulls, attributes), so a
+    2,000-token reply held 2 of a packet's 60 items; this form holds them all.
+    Empty lists are left out; ids stay (a turn's text has none, as in the lines)."""
+    q = packet.query
+    out: dict[str, Any] = {
+        "query": q.text,
+        "cut": q.cut.value,
+        "project": q.project,
+        "budget_tokens": q.budget_tokens,
+        "tokens_used": packet.tokens_used,
+    }
+    items: dict[str, list[str]] = {
+        "warnings": list(packet.warnings),
+        "contradiction_guards": list(packet.contradiction_guards),
+        "obligations": list(packet.obligations),
+        "summaries": [summary_text(s) for s in packet.summaries],
+        "nodes": [f"{n.id} {node_text(n)}" if is_turn(n) else node_text(n) for n in packet.nodes],
+        "edges": [edge_text(e) for e in packet.edges],
+        "verification_seams": list(packet.verification_seams),
+        "anchors": [anchor_text(a) for a in packet.anchors],
+        "receipts": [receipt_text(r) for r in packet.receipts],
+        "omitted": list(packet.omitted),
+        "notices": list(packet.notices),
+    }
+    out.update((name, texts) for name, texts in items.items() if texts)
+    return out
 
 
 def _first_line(text: str) -> str:

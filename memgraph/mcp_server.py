@@ -253,8 +253,18 @@ class MemgraphTools:
         return result
 
     def context(
-        self, text: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+        self,
+        text: str,
+        cut: str = "repo",
+        budget: int = 2000,
+        repo: str | None = None,
+        project: str | None = None,
+        as_json: bool = False,
     ) -> dict[str, Any]:
+        """The packet as its item texts (``as_json``: the whole document, as
+        ``memgraph context --json`` prints it; its fields take most of the budget);
+        role/persona/coordinator cuts read the workspace's project unless
+        ``project`` names one, as the CLI does."""
         from context_cut.api import select_context_cut
         from memgraph.documents import CutName, MemoryContextQuery
 
@@ -265,18 +275,21 @@ class MemgraphTools:
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
         if repo is not None:
-            return self._repo_context(query, cut, budget, repo)
-        request = MemoryContextQuery(text=query, cut=CutName(cut), budget_tokens=budget)
-        from context_cut.ceiling import fit_output
+            return self._repo_context(query, cut, budget, repo, as_json)
+        if project is None and cut != "repo":
+            from profiles.voice.nodes import resolve_project
 
+            project = resolve_project(str(self.settings.workspace))
+        request = MemoryContextQuery(
+            text=query, cut=CutName(cut), budget_tokens=budget, project=project
+        )
         with self._store() as store:
             packet = select_context_cut(store, request)
-        # the reply is a dict the SDK sends as indented JSON: the budget caps that text
-        packet, _ = fit_output(packet, mcp_reply_text, budget)
-        data: dict[str, Any] = packet.model_dump(mode="json")
-        return data
+        return _fitted_reply(packet, budget, as_json)
 
-    def _repo_context(self, query: str, cut: str, budget: int, repo: str) -> dict[str, Any]:
+    def _repo_context(
+        self, query: str, cut: str, budget: int, repo: str, as_json: bool
+    ) -> dict[str, Any]:
         """The repo cut over a scanned repository (``repo``: its folder path)."""
         from context_cut.repo_cut import RepoCutRequest, repo_cut
         from context_cut.repo_vectors import vectors_dir_for
@@ -289,12 +302,7 @@ class MemgraphTools:
             packet = repo_cut(store, request, embedder, vectors_dir_for(self.settings.home)).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)
-        from context_cut.ceiling import fit_output
-
-        # the budget caps the reply's text here too, as on every other cut
-        packet, _ = fit_output(packet, mcp_reply_text, budget)
-        data: dict[str, Any] = packet.model_dump(mode="json")
-        return data
+        return _fitted_reply(packet, budget, as_json)
 
     def _repo_embedder(self) -> tuple[Any, str | None]:
         """The configured embedder for the repo cut, as the CLI takes it
@@ -328,8 +336,25 @@ def store_identity(location: str) -> tuple[int, ...] | None:
 
 
 def mcp_reply_text(packet: Any) -> str:
-    """The text the MCP SDK sends for a packet reply (indent=2 JSON), as measured."""
+    """The text the MCP SDK sends for an ``as_json`` packet reply (indent=2 JSON)."""
     return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
+
+
+def mcp_compact_text(packet: Any) -> str:
+    """The text the MCP SDK sends for a compact packet reply (indent=2 JSON)."""
+    from context_cut.render import packet_compact
+
+    return json.dumps(packet_compact(packet), indent=2, ensure_ascii=False)
+
+
+def _fitted_reply(packet: Any, budget: int, full: bool) -> dict[str, Any]:
+    """The reply is a dict the SDK sends as indented JSON: the budget caps that text."""
+    from context_cut.ceiling import fit_output
+    from context_cut.render import packet_compact
+
+    packet, _ = fit_output(packet, mcp_reply_text if full else mcp_compact_text, budget)
+    data: dict[str, Any] = packet.model_dump(mode="json") if full else packet_compact(packet)
+    return data
 
 
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:

@@ -29,8 +29,10 @@ VOICE_SEARCH = (
     "bare slash commands such as /model)."
 )
 CONTEXT = (
-    "A token-budgeted context packet (cut: repo|role|persona|coordinator); "
-    "repo: a scanned repository's path for the repo cut (memgraph repo scan)."
+    "A token-budgeted context packet (cut: repo|role|persona|coordinator) as its item "
+    "texts; repo: a scanned repository's path for the repo cut (memgraph repo scan); "
+    "project: whose memory (default: the workspace's); as_json: the whole packet document "
+    "(its fields take most of the budget)."
 )
 PROPOSE = (
     "Propose a typed claim (role_self|incubation|agency_pressure|candidate_intervention|"
@@ -60,9 +62,14 @@ def tool_functions(tools: MemgraphTools) -> list[ToolDef]:
         return tools.wake(persona)
 
     def context(
-        text: str, cut: str = "repo", budget: int = 2000, repo: str | None = None
+        text: str,
+        cut: str = "repo",
+        budget: int = 2000,
+        repo: str | None = None,
+        project: str | None = None,
+        as_json: bool = False,
     ) -> dict[str, Any]:
-        return tools.context(text, cut, budget, repo)
+        return tools.context(text, cut, budget, repo, project, as_json)
 
     def remember(
         text: str,

@@ -356,8 +356,11 @@ def context_command(args: ContextArgs) -> None:
         return printable("\n".join(packet_lines(p)) + "\n", lines=True)
 
     # the budget is a ceiling on what is printed, in whichever format (measured as shown)
-    _, out = fit_output(packet, shown, args.budget)
+    fitted, out = fit_output(packet, shown, args.budget)
     sys.stdout.write(out)
+    if not args.as_json:  # --json carries it in "notices"; the text formats say it here
+        for line in fitted.notices[len(packet.notices) :]:
+            say(line)
 
 
 def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:

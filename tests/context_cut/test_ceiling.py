@@ -8,6 +8,7 @@ budgets none exceeds the budget (or the caller is told the format's floor).
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 from typing import Any
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from context_cut import select_context_cut
-from context_cut.ceiling import fit_output, output_tokens
+from context_cut.ceiling import _STAGES, fit_output, output_tokens, trim_notice
 from context_cut.render import packet_json, packet_lines, packet_markdown
 from memgraph.documents import (
     CutName,
@@ -31,17 +32,20 @@ from memgraph.documents import (
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import UsageError
 from memgraph.ids import edge_id, summary_id
-from memgraph.mcp_server import mcp_reply_text
+from memgraph.mcp_server import mcp_compact_text, mcp_reply_text
 from memgraph.store import open_store
 
 WORDS = ["cache", "token", "deploy", "queue", "auth", "billing", "retry", "schema", "lock"]
 PROFILES = ["repo_architecture", "repo_dataflow", "evidence", "agency_pressure", "incubation"]
+
+STAGE_NAMES = [name for (name,) in _STAGES]
 
 RENDERERS = {
     "lines": lambda p: "\n".join(packet_lines(p)) + "\n",
     "json": lambda p: packet_json(p) + "\n",
     "markdown": packet_markdown,
     "mcp": mcp_reply_text,
+    "mcp_compact": mcp_compact_text,
 }
 
 graph_spec = st.fixed_dictionaries(
@@ -132,8 +136,18 @@ def test_no_surface_returns_more_than_the_budget(
     # trimming only removes: everything returned was in the packed packet
     assert {n.id for n in fitted.nodes} <= {n.id for n in packet.nodes}
     assert {e.id for e in fitted.edges} <= {e.id for e in packet.edges}
-    if surface == "mcp":
+    if surface.startswith("mcp"):
         json.loads(text)
+    if len(fitted.nodes) < len(packet.nodes):
+        # what the ceiling cut is said in the reply, unless even that line does not fit
+        said = [n for n in fitted.notices if n.startswith("ceiling: ")]
+        if said:
+            assert f"{len(packet.nodes) - len(fitted.nodes)} node" in said[0]
+        else:
+            with_it = copy.copy(fitted)
+            before = {name: len(getattr(packet, name)) for name in STAGE_NAMES}
+            with_it.notices = [*fitted.notices, trim_notice(before, fitted, budget)]
+            assert output_tokens(render(with_it)) > budget
 
 
 def test_a_fitting_packet_is_returned_unchanged(mk: Any) -> None:
@@ -157,3 +171,25 @@ def test_a_budget_below_the_format_floor_is_a_usage_error(mk: Any) -> None:
     with pytest.raises(UsageError, match="fixed overhead"):
         fit_output(packet, RENDERERS["mcp"], 5)
     assert ProfileName.repo_architecture  # the profile used above exists
+
+
+def test_what_the_ceiling_cuts_is_said_in_the_reply(mk: Any) -> None:
+    """A JSON packet trimmed to fit must not read as "nothing found"."""
+    store = open_store(":memory:")
+    for i in range(12):
+        n = mk.node("repo_architecture", f"cache layer {i}", f"the cache layer {i} keeps tokens")
+        apply_patch(store, new_patch([UpsertNode(node=n)]))
+    packet = select_context_cut(
+        store, MemoryContextQuery(text="cache", cut=CutName.repo, budget_tokens=900)
+    )
+    packed = len(packet.nodes)
+    assert packed >= 6
+    fitted, text = fit_output(packet, RENDERERS["json"], 900)
+    assert len(fitted.nodes) < packed
+    cut = packed - len(fitted.nodes)
+    said = f"ceiling: {len(packet.omitted)} left-out notes, {len(packet.receipts)} receipts, "
+    assert f"{said}{cut} nodes cut to fit 900 tokens" in text
+    assert output_tokens(text) <= 900
+    # the compact reply (item texts, as the packer counted them) keeps far more
+    compact, _ = fit_output(packet, RENDERERS["mcp_compact"], 900)
+    assert len(compact.nodes) >= packed - 1 > len(fitted.nodes)

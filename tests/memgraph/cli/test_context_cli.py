@@ -83,6 +83,29 @@ def test_context_terse_json_markdown(db: Path) -> None:
     assert "## Nodes" in md.stdout
 
 
+def test_what_the_ceiling_cuts_is_said(db: Path) -> None:
+    """A --json packet trimmed to its budget said nothing: 0 nodes read as "no hits"."""
+    js = runner.invoke(app, ["context", "gateway tokens", "--store", str(db), "--json"])
+    whole = json.loads(js.stdout)
+    assert len(whole["nodes"]) == 3
+    tight = runner.invoke(
+        app, ["context", "gateway tokens", "--store", str(db), "--json", "--budget", "500"]
+    )
+    assert tight.exit_code == 0, tight.output
+    packet = json.loads(tight.stdout)
+    cut = len(whole["nodes"]) - len(packet["nodes"])
+    assert cut > 0 and any(
+        n.startswith("ceiling: ") and f"{cut} node" in n and "fit 500 tokens" in n
+        for n in packet["notices"]
+    )
+    assert "ceiling" not in tight.stderr  # --json says it in the packet, once
+    md = runner.invoke(
+        app, ["context", "gateway tokens", "--store", str(db), "--markdown", "--budget", "60"]
+    )
+    assert md.exit_code == 0, md.output
+    assert "ceiling: " in md.stderr and "fit 60 tokens" in md.stderr
+
+
 def test_context_bad_input_is_one_line_error(db: Path) -> None:
     out = runner.invoke(app, ["context", "x", "--store", str(db), "--cut", "everything"])
     assert out.exit_code == 2 and out.stderr.startswith("Error: unknown cut")

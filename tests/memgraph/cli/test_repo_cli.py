@@ -68,8 +68,13 @@ def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
     runner.invoke(app, ["repo", "scan", str(root), "--store", str(settings.store_path)])
     tools = MemgraphTools(settings)
     data = tools.context("save rows in sqlite", cut="repo", budget=800, repo=str(root))
-    assert data["nodes"][0]["title"] == "app/store.py"
+    # the reply is the item texts (as_json: the whole document)
+    assert data["nodes"][0].split("\n")[0].endswith(" app/store.py")
     assert data["tokens_used"] <= 800
+    whole = tools.context(
+        "save rows in sqlite", cut="repo", budget=800, repo=str(root), as_json=True
+    )
+    assert whole["nodes"][0]["title"] == "app/store.py"
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ def test_the_mcp_repo_cut_takes_the_configured_embedder_and_the_file(
 ) -> None:
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
     tools = MemgraphTools(load_settings())
-    data = tools.context(TASK, cut="repo", budget=2000, repo=str(repo))
+    data = tools.context(TASK, cut="repo", budget=2000, repo=str(repo), as_json=True)
     assert minilm[-1].calls == [[TASK]]  # the server's embedder, subjects from the file
     assert data["nodes"][0]["title"] == "pkg/importer.py"
     tools.context("make the loader faster", cut="repo", budget=2000, repo=str(repo))
