@@ -26,7 +26,8 @@ class VoiceGroup(TyperGroup):
             return super().resolve_command(ctx, args)
         if "--backfill" in args and "backfill" in self.commands:
             rest = [a for a in args if a != "--backfill"]
-            return "backfill", self.commands["backfill"], rest
+            # named as typed, so usage lines and "Try ..." hints say `voice --backfill`
+            return "--backfill", self.commands["backfill"], rest
         if "search" in self.commands:
             # `voice search QUERY` is the explicit spelling of `voice QUERY`
             rest = args[1:] if args and args[0] == "search" else args

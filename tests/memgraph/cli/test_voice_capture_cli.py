@@ -134,3 +134,14 @@ def test_progress_bar_draws_on_stderr_only(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().out == ""
     with progress("backfill") as nothing:  # stderr is not a terminal here
         assert nothing is None
+
+
+def test_backfill_usage_and_hints_name_the_form_that_works() -> None:
+    """`voice --backfill` usage said `memgraph voice backfill`, and a bad option's hint
+    told users to run `memgraph voice backfill --help`, which is a search for 'backfill'."""
+    helped = runner.invoke(app, ["voice", "--backfill", "--help"])
+    assert helped.exit_code == 0
+    assert helped.stdout.startswith("Usage: memgraph voice --backfill [OPTIONS]")
+    bad = runner.invoke(app, ["voice", "--backfill", "--root", "x"])
+    assert bad.exit_code == 2
+    assert "Try 'memgraph voice --backfill --help' for help." in bad.output
