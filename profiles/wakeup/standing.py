@@ -289,16 +289,19 @@ def render(
     for line in header or []:
         fits(line)
     for s in sections:
-        if not fits(f"## {s.title}"):
-            left_out += len(s.items)
+        rows = [
+            f"- {i.label}: {i.text}{f' [{i.anchor}]' if i.anchor else ''} ({i.id})" for i in s.items
+        ]
+        title = f"## {s.title}"
+        first = rows[0] if rows else f"- (empty: {s.empty})"
+        # a heading is written only with its first line: never a bare heading
+        if used + estimate_tokens(title) + estimate_tokens(first) + 2 > budget:
+            left_out += len(rows)
             continue
-        if not s.items:
-            fits(f"- (empty: {s.empty})")
-            continue
-        for i, item in enumerate(s.items):
-            anchor = f" [{item.anchor}]" if item.anchor else ""
-            if not fits(f"- {item.label}: {item.text}{anchor} ({item.id})"):
-                left_out += len(s.items) - i
+        fits(title)
+        for i, row in enumerate(rows or [first]):
+            if not fits(row):
+                left_out += len(rows) - i
                 break
     if footer:
         fits(footer)
