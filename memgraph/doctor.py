@@ -377,5 +377,9 @@ def format_report(report: DoctorReport) -> str:
         if c.fix and c.status != OK:
             lines.append(f"{'':<8}   fix: {c.fix}")
     n = len(report.problems)
-    lines.append(f"{n} problem{'s' if n != 1 else ''} found" if n else "no problems found")
+    warned = sum(1 for c in report.checks if c.status == WARN)
+    tail = f"{n} problem{'s' if n != 1 else ''} found" if n else "no problems found"
+    if warned:  # a bare "no problems found" under warn lines read as "all is well"
+        tail += f", {warned} warning{'s' if warned != 1 else ''}"
+    lines.append(tail)
     return "\n".join(lines)

@@ -86,6 +86,9 @@ def test_fresh_install_warns_but_passes(isolated_env: Path) -> None:
     assert "fix: memgraph hook install" in out
     assert report["problems"] == 0
     assert not (isolated_env / "mg-home" / "memgraph.db").exists()  # never created here
+    # the last line counts the warnings above it: not a bare "no problems found"
+    warned = out.count("\nwarn ")
+    assert warned >= 2 and out.rstrip().endswith(f"no problems found, {warned} warnings")
 
 
 def test_corrupt_store_is_a_problem(healthy: Path) -> None:
