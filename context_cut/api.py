@@ -285,9 +285,17 @@ def recall(
         from memgraph.errors import UsageError
 
         raise UsageError("vector-only recall needs an embedder: pass --embedder")
+    from context_cut.recall_scope import resolve
     from context_cut.turns import TurnScope, rank_turns
 
-    scope = TurnScope(project=request.project, session_id=request.session_id, since=request.since)
+    # as `voice` reads them: a project/constellation in any case, a session id prefix
+    named = resolve(store, request.project, request.session_id)
+    scope = TurnScope(
+        project=named.project,
+        session_id=named.session_id,
+        constellation=named.constellation,
+        since=request.since,
+    )
     ranking = rank_turns(
         store,
         request.text,

@@ -215,7 +215,6 @@ class RecallArgs:
 def recall_command(args: RecallArgs) -> None:
     """Semantic recall of what you said (hybrid BM25 + vectors), one line per hit."""
     from context_cut.api import plain_recall
-    from context_cut.api import recall as run_recall
     from memgraph.errors import UsageError
     from memgraph.terminal import printable
 
@@ -224,7 +223,9 @@ def recall_command(args: RecallArgs) -> None:
     request: Any = plain_recall(args.text, args.limit, args.project, args.session, args.mode)
     if request is None:  # something is wrong: say what, in the CLI's words
         request = _validated_recall(args)
-    result = run_ranked(args, lambda s, nerve: run_recall(s, request, nerve), plain=True)
+    result = run_ranked(args, lambda s, nerve: _recall_or_why(s, request, nerve, args), plain=True)
+    if not result.hits:  # as `voice` does: an empty stdout is not left unexplained
+        say(f"no hits for {' '.join(args.text.split())[:80]!r}")
     for hit in result.hits:
         n = hit.node
         attrs = n.attributes
@@ -246,6 +247,21 @@ def recall_command(args: RecallArgs) -> None:
             sid = printable(str(attrs.get("session_id") or "")[:8])
             title = printable(" ".join((n.title or n.claim).split())[:80])
             print(f"{when}  {sid:8}  {printable(str(attrs.get('project') or '-'))}  {title}")
+
+
+def _recall_or_why(s: Store, request: Any, nerve: Any, args: RecallArgs) -> Any:
+    """The recall; with no hits, an unknown --project is a UsageError naming the
+    known ones (the voice search's own check), not a silent empty answer."""
+    from context_cut.api import recall as run_recall
+
+    result = run_recall(s, request, nerve)
+    if not result.hits and args.project:
+        from memgraph.store.interfaces import indexes
+        from profiles.voice.search import VoiceQuery, check_filter_values
+
+        voice = indexes(s).voice
+        check_filter_values(VoiceQuery(project=args.project), voice.search, voice.stats)
+    return result
 
 
 def _validated_recall(args: RecallArgs) -> Any:

@@ -173,3 +173,18 @@ def test_substring_tier_on_every_backend(mg_store: Store, tmp_path: Path) -> Non
         PROMPTS[1],
         PROMPTS[4],
     }
+
+
+def test_recall_reads_project_and_session_as_voice_does(mg_store: Store, tmp_path: Path) -> None:
+    """A project in any case and the start of a session id, on every backend."""
+    from context_cut.api import RecallRequest, recall
+
+    capture(mg_store, tmp_path)
+
+    def sessions(**kw: object) -> set[str]:
+        request = RecallRequest(text="login flow", mode="bm25", **kw)  # type: ignore[arg-type]
+        return {str(h.node.attributes["session_id"]) for h in recall(mg_store, request).hits}
+
+    assert sessions() == {SID, SID2}
+    assert sessions(project="ZETA") == sessions(project="zeta") == {SID2}
+    assert sessions(session_id=SID[:8]) == sessions(session_id=SID) == {SID}

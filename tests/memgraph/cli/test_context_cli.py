@@ -229,3 +229,15 @@ def test_index_refuses_a_collection_of_another_width(db: Path, tmp_path: Path) -
     (line,) = out.stderr.splitlines()
     assert line.startswith("Error: collection mg_voice_hash_v1_256_256 holds 8-dim vectors")
     assert "--rebuild" in line
+
+
+def test_recall_says_when_nothing_matched_and_names_known_projects(db: Path) -> None:
+    """recall printed nothing at all for no hits, and nothing for a mistyped --project."""
+    none = runner.invoke(app, ["recall", "zzzqqq", "--store", str(db)])
+    assert none.exit_code == 0 and none.stdout == ""
+    assert "no hits for 'zzzqqq'" in none.stderr
+    typo = runner.invoke(app, ["recall", "tokens", "--store", str(db), "--project", "alpah"])
+    assert typo.exit_code == 2
+    assert "Error: --project: no project 'alpah' in the voice index; known:" in typo.stderr
+    found = runner.invoke(app, ["recall", "tokens", "--store", str(db), "--project", "ALPHA"])
+    assert found.exit_code == 0 and "cache the tokens" in found.stdout
