@@ -26,7 +26,8 @@ def mcp(
         help="Print the MCP client entry (JSON, absolute paths) for this memgraph and exit.",
     ),
 ) -> None:
-    """Run the MCP server (tools: voice_search, note, wake, context, voice_stats)."""
+    """Run the MCP server (tools: voice_search, note, wake, context, remember, propose,
+    voice_stats)."""
     if print_config:
         import json
 

@@ -308,3 +308,12 @@ def test_terminal_lines_split_and_end_like_readline() -> None:
         assert lines.readline(100) == b""
     finally:
         os.close(read)
+
+
+def test_the_mcp_command_help_names_every_tool(server: LeanServer) -> None:
+    """`memgraph mcp --help` listed five of the seven tools (remember, propose missing)."""
+    from memgraph.cli.mcp import mcp
+
+    names = [t["name"] for t in ask(server, req("tools/list"))["result"]["tools"]]
+    doc = " ".join((mcp.__doc__ or "").split())
+    assert doc == f"Run the MCP server (tools: {', '.join(names)})."
