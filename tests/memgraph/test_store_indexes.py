@@ -251,4 +251,8 @@ def test_a_nul_in_a_message_is_kept_and_found(mg_store: Store, tmp_path: Path) -
         r.node_id for r in indexes(reference).voice.search(VoiceSearch(query="byte"))
     ]
     assert [r.node_id for r in indexes(mg_store).voice.search(VoiceSearch())] == [node.id]
+    # the activity lookups read the same text (SQLite's was cut at the NUL too)
+    src = [ActivitySource("voice", "message", ("captured",))]
+    rows = indexes(mg_store).activity.rows_in_range(src, "2026-01-01", "2027-01-01")
+    assert [r.text for r in rows] == ["nul\x00byte login here"]
     reference.close()
