@@ -269,3 +269,30 @@ def vector_status(store: Store, repo: str, directory: Path, setting: str) -> str
     held = sum(subject_key(s) in stored for s in wanted) if stored is not None else 0
     line = f"subject vectors ({model}): {held} of {len(wanted)} window subjects stored"
     return line + ("" if held == len(wanted) else "; `memgraph repo scan` stores the rest")
+
+
+_FILE = re.compile(r"^[a-z0-9_]+-([0-9a-f]{12})\.[a-z0-9_]+\.vec$")
+
+
+def orphaned_files(store: Store, directory: Path) -> list[tuple[Path, int]]:
+    """(path, size in bytes) of the subject-vector files in ``directory`` whose repo
+    has no live history node in ``store`` (a repo scanned under another name, a store
+    replaced): nothing reads them any more and no scan rewrites them. Reads only; a
+    name that is not ``vectors_path``'s is not ours and never listed."""
+    from profiles.repo_scan.keys import ARCH
+
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    known = {
+        digest(str(node.attributes.get("repo") or ""), length=12)
+        for node in store.iter_nodes(profile=ARCH.value, kind="history")
+        if node.lifecycle != "retired"
+    }
+    out: list[tuple[Path, int]] = []
+    for entry in entries:
+        match = _FILE.match(entry.name)
+        if match and match.group(1) not in known and entry.is_file(follow_symlinks=False):
+            out.append((Path(entry.path), entry.stat(follow_symlinks=False).st_size))
+    return out

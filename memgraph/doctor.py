@@ -6,11 +6,12 @@ config file (readable, unknown keys), the store (opens read-only, SQLite
 ``quick_check``, schema version; never migrated or created here), the vault,
 Claude Code hooks, the nightly sleep (scheduled? last run), optional extras
 (importable: ``importlib.util.find_spec``, nothing heavy is imported), the last
-capture, the ingest ledger's drops and hand-edited views waiting beside their
-render. A check is ``ok``, ``warn`` (worth knowing) or ``problem`` (something
-does not work); each warn/problem carries the command that fixes it. The
-existing pieces are reused: ``profiles.voice.probe.view_conflicts``, the ledger
-totals, ``profiles.sleep.state``/``schedule``, ``profiles.wakeup.install``.
+capture, the ingest ledger's drops, hand-edited views waiting beside their
+render, subject-vector files of repos the store lost. A check is ``ok``, ``warn``
+(worth knowing) or ``problem`` (something does not work); each warn/problem
+carries the command that fixes it. The existing pieces are reused:
+``profiles.voice.probe.view_conflicts``, the ledger totals,
+``profiles.sleep.state``/``schedule``, ``profiles.wakeup.install``.
 """
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     try:
         _check_vault(report, settings.vault, store)
         _check_capture(report, store)
+        _check_repo_vectors(report, settings.home, store)
     finally:
         if store is not None:
             store.close()
@@ -269,6 +271,25 @@ def _check_capture(report: DoctorReport, store: Any) -> None:
         report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
     elif rows:
         report.add("ledger", OK, summary_line(totals))
+
+
+def _check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
+    """Subject-vector files (``memgraph repo scan``) of repos the store no longer has."""
+    import shlex
+
+    from context_cut.repo_vectors import orphaned_files, vectors_dir_for
+
+    found = orphaned_files(store, vectors_dir_for(home)) if store is not None else []
+    if found:
+        sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        report.add(
+            "repo-vectors",
+            WARN,
+            f"{len(found)} subject-vector file(s) of repos no longer in the store, "
+            f"{sum(n for _p, n in found):,} bytes: {sizes}{more}",
+            "rm -- " + " ".join(shlex.quote(str(p)) for p, _n in found),
+        )
 
 
 def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None:

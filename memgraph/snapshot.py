@@ -54,11 +54,22 @@ def read_snapshot_file(path: Path) -> MemoryGraphSnapshot:
 
 
 def write_snapshot_file(snapshot: MemoryGraphSnapshot, path: Path) -> None:
-    """Write ``path`` atomically: a new file, or a regular file replaced.
+    """Write ``path`` atomically: a new file, or a regular file replaced
+    (``check_out_path`` first)."""
+    check_out_path(path)
+    try:
+        atomic_write_text(path, render_snapshot(snapshot))
+    except OSError as exc:
+        raise SnapshotError(f"cannot write {path}: {exc.strerror or exc}") from None
 
-    Anything else in the way is refused before a byte is written: the atomic
-    rename would replace a device (``-o /dev/full``), a FIFO or a symlink
-    (``-o /dev/stdout``) with a regular file rather than write through it."""
+
+def check_out_path(path: Path) -> None:
+    """``SnapshotError`` unless ``path`` can take a snapshot: a new file in an existing
+    directory, or a regular file to replace. Anything else in the way is refused
+    before a byte is written: the atomic rename would replace a device
+    (``-o /dev/full``), a FIFO or a symlink (``-o /dev/stdout``) with a regular file
+    rather than write through it; and a missing directory is not created (a mistyped
+    ``-o`` made a tree of folders), as ``memgraph backup DEST`` refuses it."""
     import os
     import stat
 
@@ -82,10 +93,13 @@ def write_snapshot_file(snapshot: MemoryGraphSnapshot, path: Path) -> None:
             f"cannot write {shown}: it is {file_kind(mode)}, not a regular file; "
             "give a new file name (or leave out --out to write to stdout)"
         )
-    try:
-        atomic_write_text(path, render_snapshot(snapshot))
-    except OSError as exc:
-        raise SnapshotError(f"cannot write {path}: {exc.strerror or exc}") from None
+    parent = path.parent
+    if mode is None and not parent.is_dir():
+        what = "is not a directory" if os.path.lexists(parent) else "does not exist"
+        raise SnapshotError(
+            f"cannot write {shown}: directory {printable_path(parent)} {what} "
+            "(nothing written); create it first or give another path"
+        )
 
 
 def is_sqlite_file(path: Path) -> bool:

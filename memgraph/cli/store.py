@@ -80,8 +80,10 @@ def snapshot_export(
     store: str | None = StoreOpt,
 ) -> None:
     """Write the whole graph as a JSON snapshot."""
-    from memgraph.snapshot import render_snapshot, write_snapshot_file
+    from memgraph.snapshot import check_out_path, render_snapshot, write_snapshot_file
 
+    if out is not None:
+        check_out_path(out)  # before reading the whole graph
     s = _existing_store(home, store)
     try:
         snap = s.export_snapshot()

@@ -4,10 +4,15 @@ Two ways, both per user and both reversible:
 
 - ``cron``: one line in the user's crontab, marked ``# memgraph-sleep``; the
   crontab is read with ``<crontab> -l`` and written back with ``<crontab> -``
-  (every other line kept as it was). Uninstall removes exactly the marked line.
+  (every other line kept as it was). Uninstall removes the marked line when it is
+  the one install writes; a marked line that differs (a hand edit) is kept,
+  commented out after ``KEPT``, and install does the same before adding its own.
 - ``systemd``: ``memgraph-sleep.service`` + ``.timer`` under
   ``~/.config/systemd/user/``, enabled with ``<systemctl> --user``; written
   atomically, a different unit already there (a hand edit) kept in ``<unit>.bak``.
+  Uninstall deletes a unit only when it is byte-identical to what install writes;
+  a different one is moved to ``<unit>.bak`` (``.bak1``... when that is taken),
+  which systemd ignores, so the timer stops and the edit is kept.
 
 The ``crontab``/``systemctl`` binaries come from config (``MEMGRAPH_CRONTAB``,
 ``MEMGRAPH_SYSTEMCTL``), so tests point them at scripts and never touch a
@@ -23,9 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memgraph.errors import ConfigError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, replace_config_file
+from memgraph.fileio import (
+    atomic_write_text,
+    read_bytes_nofollow,
+    read_text_nofollow,
+    replace_config_file,
+)
 
 MARK = "# memgraph-sleep"
+# a hand-edited marked crontab line, commented out instead of dropped
+KEPT = "# hand-edited, kept by memgraph sleep: "
 UNIT = "memgraph-sleep"
 
 
@@ -148,26 +160,70 @@ def scheduled(s: Schedule) -> str | None:
     return None
 
 
+def _cron_line(s: Schedule) -> str:
+    hour, minute = s.at.split(":")
+    return f"{int(minute)} {int(hour)} * * * {cron_command(s)} {MARK}"
+
+
+def _without_ours(s: Schedule, lines: list[str]) -> tuple[list[str], int, int]:
+    """The crontab without its marked lines: the one install writes is dropped, any
+    other (a hand edit) commented out after ``KEPT``. Returns (lines, dropped, kept)."""
+    out: list[str] = []
+    dropped = kept = 0
+    for line in lines:
+        if MARK not in line:
+            out.append(line)
+        elif line.rstrip() == _cron_line(s):
+            dropped += 1
+        else:
+            out.append(KEPT + line.replace(MARK, "").rstrip())
+            kept += 1
+    return out, dropped, kept
+
+
+def _unit_texts(s: Schedule) -> tuple[str, str]:
+    """The service and timer exactly as install writes them."""
+    return (
+        f"[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
+        f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
+        f"[Unit]\nDescription=memgraph night pass\n\n[Timer]\n"
+        f"OnCalendar=*-*-* {s.at}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
+    )
+
+
+def _remove_unit(path: Path, text: str) -> Path | None:
+    """Delete a unit only if it is byte-identical to ``text`` (what install writes);
+    anything else there (a hand edit, a symlink to another file) is moved to a free
+    ``<name>.bak``/``.bakN`` name, which is returned."""
+    if not os.path.lexists(path):
+        return None
+    target = Path(os.path.realpath(path))
+    old = read_bytes_nofollow(target) if target.is_file() else None
+    if old == text.encode("utf-8") and not path.is_symlink():
+        path.unlink()
+        return None
+    n = 0
+    while os.path.lexists(bak := path.with_name(f"{path.name}.bak{n or ''}")):
+        n += 1
+    os.rename(path, bak)  # the same directory; a symlink moves as a link
+    return bak
+
+
 def install(s: Schedule) -> str:
     method = _method(s)
-    hour, minute = s.at.split(":")
     if method == "cron":
-        lines = [line for line in _read_crontab(s) if MARK not in line]
-        lines.append(f"{int(minute)} {int(hour)} * * * {cron_command(s)} {MARK}")
+        lines, _, kept_lines = _without_ours(s, _read_crontab(s))
+        lines.append(_cron_line(s))
         _write_crontab(s, lines)
-        return f"installed: crontab entry at {s.at} ({cron_command(s)})"
+        note = (
+            "; the previous entry differed (a hand edit?): kept, commented out"
+            if kept_lines
+            else ""
+        )
+        return f"installed: crontab entry at {s.at} ({cron_command(s)}){note}"
     service, timer = _units(s)
     kept = [
-        _write_unit(
-            service,
-            f"[Unit]\nDescription=memgraph night pass\n\n[Service]\nType=oneshot\n"
-            f"{_unit_env(s)}ExecStart={s.command.replace('%', '%%')}\n",
-        ),
-        _write_unit(
-            timer,
-            f"[Unit]\nDescription=memgraph night pass\n\n[Timer]\n"
-            f"OnCalendar=*-*-* {s.at}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
-        ),
+        _write_unit(path, text) for path, text in zip((service, timer), _unit_texts(s), strict=True)
     ]
     _run([s.systemctl, "--user", "daemon-reload"])
     done = _run([s.systemctl, "--user", "enable", "--now", f"{UNIT}.timer"])
@@ -180,17 +236,30 @@ def install(s: Schedule) -> str:
 def uninstall(s: Schedule) -> str:
     method = _method(s)
     if method == "cron":
-        lines = _read_crontab(s)
-        kept = [line for line in lines if MARK not in line]
-        if len(kept) == len(lines):
+        lines, dropped, kept_lines = _without_ours(s, _read_crontab(s))
+        if not dropped and not kept_lines:
             return "not installed: no memgraph-sleep crontab entry"
-        _write_crontab(s, kept)
+        _write_crontab(s, lines)
+        if kept_lines:
+            return (
+                "uninstalled: the crontab entry differs from what install writes (a hand "
+                "edit?), so it is commented out, not deleted "
+                f"(`{s.crontab} -e` to delete the line starting {KEPT.strip()!r})"
+            )
         return "uninstalled: crontab entry removed"
     service, timer = _units(s)
-    if not timer.exists() and not service.exists():
+    if not os.path.lexists(timer) and not os.path.lexists(service):
         return "not installed: no memgraph-sleep systemd units"
     _run([s.systemctl, "--user", "disable", "--now", f"{UNIT}.timer"])
-    for path in (timer, service):
-        path.unlink(missing_ok=True)
+    service_text, timer_text = _unit_texts(s)
+    kept = [
+        (timer, _remove_unit(timer, timer_text)),
+        (service, _remove_unit(service, service_text)),
+    ]
     _run([s.systemctl, "--user", "daemon-reload"])
-    return "uninstalled: systemd user timer removed"
+    note = "".join(
+        f"; {unit.name} differs from what install writes (a hand edit?): kept as {bak}"
+        for unit, bak in kept
+        if bak is not None
+    )
+    return f"uninstalled: systemd user timer removed{note}"

@@ -102,6 +102,9 @@ def test_export_import_export_is_byte_identical(db: Path, tmp_path: Path) -> Non
 
 def test_write_snapshot_file_is_atomic_and_readable(db: Path, tmp_path: Path) -> None:
     out = tmp_path / "out" / "snap.json"
+    # made here: a missing directory is refused, not created (a mistyped -o made a
+    # tree of folders; see test_export_to_a_missing_directory_creates_nothing)
+    out.parent.mkdir()
     with SQLiteStore(db) as s:
         write_snapshot_file(s.export_snapshot(), out)
     assert [p.name for p in out.parent.iterdir()] == ["snap.json"]  # no temp files left
@@ -374,6 +377,23 @@ def test_cli_export_to_an_unwritable_place_is_one_line(db: Path, tmp_path: Path)
     result = run("snapshot", "export", "--store", str(db), "-o", str(tmp_path / "taken"))
     assert result.exit_code == 1 and result.stderr.startswith("Error: cannot write")
     assert len(result.stderr.splitlines()) == 1 and (tmp_path / "taken").is_dir()
+
+
+def test_export_to_a_missing_directory_creates_nothing(db: Path, tmp_path: Path) -> None:
+    """`snapshot export -o /no/such/dir/x` made /no/such/dir: a mistyped path became a
+    tree of folders. Like `memgraph backup DEST`, a missing directory is refused."""
+    out = tmp_path / "no" / "such" / "x.json"
+    result = run("snapshot", "export", "--store", str(db), "-o", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"Error: cannot write {out}: directory {out.parent} does not exist (nothing written); "
+        "create it first or give another path\n"
+    )
+    assert not (tmp_path / "no").exists()
+    (tmp_path / "file").write_text("")
+    result = run("snapshot", "export", "--store", str(db), "-o", str(tmp_path / "file" / "x"))
+    assert result.exit_code == 1 and result.stderr.startswith("Error: cannot write ")
+    assert len(result.stderr.splitlines()) == 1
 
 
 def test_reading_commands_never_create_a_store(tmp_path: Path) -> None:

@@ -229,7 +229,9 @@ def test_activity_lookups(mg_store: Store, reference: Any) -> None:
 
 
 def test_a_nul_in_a_message_is_kept_and_found(mg_store: Store, tmp_path: Path) -> None:
-    """jsonb cannot hold U+0000; the PostgreSQL index reads around it, the text stays exact."""
+    """jsonb cannot hold U+0000; the PostgreSQL index reads around it, the text stays exact.
+    SQLite's json_extract ended the shown text at the NUL ("nul"): every backend now
+    shows the whole text."""
     from memgraph.store.sqlite import SQLiteStore
     from profiles.voice.model import OperatorMessage
     from profiles.voice.nodes import NodeContext, message_node
@@ -242,11 +244,15 @@ def test_a_nul_in_a_message_is_kept_and_found(mg_store: Store, tmp_path: Path) -
     for store in (mg_store, reference):
         apply_patch(store, new_patch([UpsertNode(node=node)]))
     got = indexes(mg_store).voice.search(VoiceSearch(query="byte"))
-    if type(mg_store).__name__ != "SQLiteStore":
-        # (SQLite's json_extract ends the text at the NUL: a known gap of that backend)
-        assert [r.text for r in got] == ["nul\x00byte login here"]
+    assert [r.text for r in got] == ["nul\x00byte login here"]
+    listed = indexes(mg_store).voice.search(VoiceSearch(query="nul\x00byte"))
+    assert [r.text for r in listed] == ["nul\x00byte login here"]
     assert [r.node_id for r in got] == [
         r.node_id for r in indexes(reference).voice.search(VoiceSearch(query="byte"))
     ]
     assert [r.node_id for r in indexes(mg_store).voice.search(VoiceSearch())] == [node.id]
+    # the activity lookups read the same text (SQLite's was cut at the NUL too)
+    src = [ActivitySource("voice", "message", ("captured",))]
+    rows = indexes(mg_store).activity.rows_in_range(src, "2026-01-01", "2027-01-01")
+    assert [r.text for r in rows] == ["nul\x00byte login here"]
     reference.close()

@@ -13,6 +13,13 @@ if TYPE_CHECKING:
     from memgraph.store.sqlite_ext.base import Conns
 
 
+def _text(text: str | None, whole: str | None) -> str:
+    if whole is not None:
+        claim = json.loads(whole).get("claim")
+        return claim if isinstance(claim, str) else ""
+    return text or ""
+
+
 class SQLiteActivity:
     def __init__(self, conns: Conns) -> None:
         self.conns = conns
@@ -24,9 +31,13 @@ class SQLiteActivity:
         with self.conns.read() as conn:
             for src in sources:
                 marks = ",".join("?" * len(src.states))
-                # node documents are packed (migration 105): mg_doc gives the JSON text
-                claim = "json_extract(mg_doc(doc), '$.claim')"
-                text_expr = claim if src.kind == "message" else "''"
+                # node documents are packed (migration 105): mg_doc gives the JSON text.
+                # json_extract ends a text at U+0000: such a document comes whole
+                claim = (
+                    "json_extract(mg_doc(doc), '$.claim'), "
+                    "CASE WHEN instr(mg_doc(doc), '\\u0000') > 0 THEN mg_doc(doc) END"
+                )
+                text_expr = claim if src.kind == "message" else "'', NULL"
                 rows = conn.execute(
                     "SELECT kind, id, valid_from, json_extract(mg_doc(doc), '$.attributes'),"
                     f" {text_expr}"
@@ -40,9 +51,9 @@ class SQLiteActivity:
                         node_id=nid,
                         valid_from=valid,
                         attributes=json.loads(attrs) if attrs else {},
-                        text=text or "",
+                        text=_text(text, whole),
                     )
-                    for kind, nid, valid, attrs, text in rows
+                    for kind, nid, valid, attrs, text, whole in rows
                 )
         return found
 

@@ -104,20 +104,33 @@ def _recent_sessions(
     return found
 
 
+# json_extract ends a text at U+0000 (SQLite's C string): the few documents whose
+# JSON holds the escape come whole (the last column), their claim parsed in Python
+# (mg_doc inflates a row once, however many times it is called on it)
 _HIT_COLUMNS = """v.ts, v.constellation, v.session_id, v.project,
     coalesce(json_extract(mg_doc(n.doc), '$.claim'), ''), v.classification, v.confidence,
-    v.voice_page, v.node_id"""
+    v.voice_page, v.node_id,
+    CASE WHEN instr(mg_doc(n.doc), '\\u0000') > 0 THEN mg_doc(n.doc) END"""
+
+
+def _claim(text: object, doc: object) -> str:
+    if isinstance(doc, str):
+        import json  # (not at import: the lean voice path is start-up bound)
+
+        claim = json.loads(doc).get("claim")
+        return claim if isinstance(claim, str) else ""
+    return text if isinstance(text, str) else str(text)
 
 
 def _row(r: tuple[object, ...]) -> VoiceRow:
-    score, ts, const, sid, project, text, cls, conf, page, nid = r
+    score, ts, const, sid, project, text, cls, conf, page, nid, doc = r
     return VoiceRow(
         score=float(score),  # type: ignore[arg-type]
         ts=str(ts),
         constellation=str(const),
         session_id=str(sid),
         project=str(project),
-        text=text if isinstance(text, str) else str(text),
+        text=_claim(text, doc),
         classification=None if cls is None else str(cls),
         confidence=None if conf is None else float(conf),  # type: ignore[arg-type]
         voice_page=None if page is None else str(page),

@@ -154,3 +154,34 @@ def test_repo_status_says_how_many_are_stored(
     )
     monkeypatch.setenv("MEMGRAPH_EMBEDDER", "none")
     assert "subject vectors" not in runner.invoke(app, ["repo", "status", str(repo)]).stdout
+
+
+def test_doctor_reports_files_of_repos_the_store_no_longer_has(
+    repo: Path, minilm: list[FakeMiniLM], tmp_path: Path
+) -> None:
+    """A subject-vector file outlived its repo (scanned under another name, the store
+    replaced): nothing read or removed it. `doctor` names it, its size and the `rm`."""
+    import shlex
+    import subprocess
+
+    from context_cut.repo_vectors import write_vectors
+
+    assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
+    vectors = tmp_path / "mg" / "repo-vectors"
+    kept = vectors_path(vectors, "proj", repo_nearest.MINILM)
+    clean = json.loads(runner.invoke(app, ["doctor", "--json"]).stdout)
+    assert not [c for c in clean["checks"] if c["name"] == "repo-vectors"]
+    write_vectors(vectors, "gone", repo_nearest.MINILM, 3, [(b"k" * 16, [0.0, 1.0, 0.0])])
+    gone = vectors_path(vectors, "gone", repo_nearest.MINILM)
+    (vectors / "notes.txt").write_text("mine\n")  # not a name of ours: never listed
+    out = runner.invoke(app, ["doctor"])
+    assert out.exit_code == 0, out.output
+    size = gone.stat().st_size
+    assert (
+        f"warn     repo-vectors: 1 subject-vector file(s) of repos no longer in the store, "
+        f"{size:,} bytes: {gone.name} ({size:,} bytes)\n"
+    ) in out.stdout
+    fix = f"rm -- {shlex.quote(str(gone))}"
+    assert f"   fix: {fix}\n" in out.stdout
+    subprocess.run(fix, shell=True, check=True)
+    assert kept.is_file() and (vectors / "notes.txt").is_file() and not gone.exists()

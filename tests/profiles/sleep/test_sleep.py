@@ -366,6 +366,53 @@ def test_systemd_install_keeps_a_hand_edited_unit(tmp_path: Path) -> None:
     assert not list(units.glob(".*.tmp"))
 
 
+def test_systemd_uninstall_keeps_a_hand_edited_unit(tmp_path: Path) -> None:
+    """`sleep --uninstall` deleted both unit files whatever they held, so a hand edit
+    was lost without a copy; now only a unit identical to what install writes is
+    deleted, a different one is moved to `<unit>.bak` (`.bak1` when taken), and said."""
+    schedule = Schedule(
+        "systemd", "/opt/memgraph sleep", "02:00", systemctl="true", config_home=tmp_path
+    )
+    units = tmp_path / "systemd" / "user"
+    service, timer = units / "memgraph-sleep.service", units / "memgraph-sleep.timer"
+    install(schedule)
+    assert uninstall(schedule) == "uninstalled: systemd user timer removed"
+    assert sorted(units.iterdir()) == []
+    install(schedule)
+    mine = service.read_text().replace("Type=oneshot\n", "Type=oneshot\nNice=19\n")
+    service.write_text(mine)
+    (units / "memgraph-sleep.service.bak").write_text("an older edit\n")
+    out = uninstall(schedule)
+    bak = units / "memgraph-sleep.service.bak1"
+    assert out == (
+        "uninstalled: systemd user timer removed; memgraph-sleep.service differs from "
+        f"what install writes (a hand edit?): kept as {bak}"
+    )
+    assert bak.read_text() == mine and not service.exists() and not timer.exists()
+    assert (units / "memgraph-sleep.service.bak").read_text() == "an older edit\n"
+    assert uninstall(schedule).startswith("not installed")
+
+
+def test_crontab_uninstall_keeps_a_hand_edited_line(tmp_path: Path) -> None:
+    """`sleep --uninstall` (and a second `--install`) dropped every marked crontab
+    line, a hand-edited one too; now a line that is not the one install writes is
+    commented out, not deleted, and said."""
+    script, table = _fake_crontab(tmp_path)
+    schedule = Schedule("cron", "/opt/memgraph sleep", "02:00", crontab=str(script))
+    edited = "30 4 * * 1-5 nice /opt/memgraph sleep # memgraph-sleep"
+    table.write_text(f"5 * * * * backup\n{edited}\n")
+    out = uninstall(schedule)
+    assert out.startswith("uninstalled: the crontab entry differs from what install writes")
+    kept = "# hand-edited, kept by memgraph sleep: 30 4 * * 1-5 nice /opt/memgraph sleep"
+    assert table.read_text() == f"5 * * * * backup\n{kept}\n"
+    assert uninstall(schedule).startswith("not installed")
+    table.write_text(f"{edited}\n")
+    assert install(schedule).endswith(
+        "; the previous entry differed (a hand edit?): kept, commented out"
+    )
+    assert table.read_text() == f"{kept}\n0 2 * * * /opt/memgraph sleep # memgraph-sleep\n"
+
+
 def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
