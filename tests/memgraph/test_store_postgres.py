@@ -90,6 +90,29 @@ def test_schema_versions_match_sqlite(pg_url: str) -> None:
     again.close()
 
 
+def test_a_store_migrated_by_a_newer_memgraph_is_refused(pg_url: str) -> None:
+    """One machine of the fleet upgraded first: an older memgraph elsewhere must not
+    write into the newer schema (SQLite refuses a newer file the same way)."""
+    import psycopg
+
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES (9999, 'from the future', 'x')")
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match=r"newer memgraph \(schema version\(s\) 9999 "):
+            open_store(pg_url, for_reading=readonly)
+    env = {"MEMGRAPH_STORE": pg_url, "MEMGRAPH_SESSION": "s-1"}
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    done = CliRunner().invoke(app, ["remember", "the etag decides"], env=env)
+    assert done.exit_code == 1 and "newer memgraph" in done.output, done.output
+    assert "Traceback" not in done.output
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM nodes").fetchone() == (0,)
+
+
 def test_location_hides_the_password(pg_server: Any) -> None:
     from memgraph.store.postgres import redact
 
