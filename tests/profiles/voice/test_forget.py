@@ -288,3 +288,19 @@ def test_another_machines_vault_loses_the_text_on_its_next_render(
         assert "jitter" in text and "my own note on machine B" in text
     again = render_views(backend, RenderRequest(vault=vault_b, workspace=tmp_path / "ws-b"))
     assert again.forgotten == 0 and again.written == []
+
+
+def test_another_machines_capture_of_a_forgotten_session_removes_its_page(
+    backend: Store, tmp_path: Path
+) -> None:
+    """Machine B's hook captures a session machine A forgot ('no page: forgotten'):
+    B's page of it, written before the forget, goes too (it was left with the text)."""
+    vault_a, vault_b = tmp_path / "vault-a", tmp_path / "vault-b"
+    texts = [SECRET, OTHER, "and a third message about tests"]
+    _capture(backend, vault_b, texts)
+    (page_b,) = [p for p in vault_b.rglob("*.md") if p.name != "log.md"]
+    forget(backend, ForgetRequest(session_ids=(SID,), vault=vault_a))
+    assert "quokka" in page_b.read_text()
+    _capture(backend, vault_b, texts)  # B's transcript still holds the session
+    assert not page_b.exists()
+    assert [p for p in vault_b.rglob("*") if p.is_file() and "quokka" in p.read_text()] == []
