@@ -435,3 +435,28 @@ def test_snapshot_import_fills_the_voice_term_tables(pg_url: str, pg_server: Any
     finally:
         source.close()
         target.close()
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_stats_answer_on_a_store_an_older_memgraph_migrated(pg_url: str, lean: bool) -> None:
+    """A store migrated before the ingest ledger existed on PostgreSQL (no voice_ledger,
+    no version 9): a read-only open does not migrate, and `voice --stats` failed with
+    'relation "voice_ledger" does not exist'. It answers, with an empty ledger."""
+    import psycopg
+
+    from memgraph.store.interfaces import indexes
+    from memgraph.store.postgres.fast import voice_stats
+
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE voice_ledger")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 9")
+    stats = voice_stats(pg_url, lean=lean)
+    assert stats is not None and stats.ledger == (0, 0, 0, 0)
+    store = open_store(pg_url, for_reading=True)
+    try:
+        assert indexes(store).voice.stats().ledger == (0, 0, 0, 0)
+        ledger = indexes(store).ledger
+        assert ledger is not None and ledger.rows() == []
+    finally:
+        store.close()

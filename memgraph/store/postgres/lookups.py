@@ -115,7 +115,12 @@ class PgLedger:
 
 
 def ledger_rows(conn: Any) -> list[LedgerRow]:
-    """Every ledger row by path, read on ``conn`` (psycopg or the lean libpq client)."""
+    """Every ledger row by path, read on ``conn`` (psycopg or the lean libpq client);
+    none on a store an older memgraph migrated (no ``voice_ledger`` yet: a read-only
+    open does not migrate, and ``voice --stats`` must still answer)."""
+    there = conn.execute("SELECT to_regclass('voice_ledger') IS NOT NULL").fetchone()
+    if not there or not there[0]:
+        return []
     raw = conn.execute(
         "SELECT path, lines, captured, filtered, dropped, file_error FROM voice_ledger"
         " ORDER BY path"
