@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -160,6 +161,29 @@ def _utc(now: datetime | None) -> datetime:
     return now.astimezone(UTC)
 
 
+# receipts this context wrote (``counting_receipts``); None: nobody is counting
+_WRITTEN: ContextVar[list[int] | None] = ContextVar("memgraph_receipts_written", default=None)
+
+
+@contextmanager
+def counting_receipts() -> Iterator[list[int]]:
+    """``[n]``: the receipts this context's ``apply_patch`` / ``reject_patch`` calls
+    write inside the block. A store's receipt count cannot tell: on a shared store
+    other machines write receipts meanwhile."""
+    counter = [0]
+    token = _WRITTEN.set(counter)
+    try:
+        yield counter
+    finally:
+        _WRITTEN.reset(token)
+
+
+def _counted(n: int) -> None:
+    counter = _WRITTEN.get()
+    if counter is not None:
+        counter[0] += n
+
+
 def apply_patch(
     store: Store, patch: MemoryPatchCandidate, now: datetime | None = None
 ) -> ApplyResult:
@@ -174,7 +198,9 @@ def apply_patch(
         store.transaction() as txn,
     ):
         work = plan(txn, patch, now)
-        return _write(txn, work, patch)
+        result = _write(txn, work, patch)
+    _counted(len(result.receipts))  # committed
+    return result
 
 
 def check_patch(store: Store, patch: MemoryPatchCandidate) -> list[str]:
@@ -226,6 +252,7 @@ def reject_patch(
             stored = stored.model_copy(update={"ops": []})
         txn.put_patch(stored)
         txn.append_receipts([receipt])
+    _counted(1)  # committed
     return receipt
 
 
@@ -270,6 +297,7 @@ __all__ = [
     "apply_or_reject",
     "apply_patch",
     "check_patch",
+    "counting_receipts",
     "new_patch",
     "plan",
     "reject_patch",

@@ -180,6 +180,8 @@ def transition_node(work: Working, op: TransitionNode) -> Problems:
     before, problems = existing_node(work, op.node_id)
     if before is None:
         return problems
+    if op.from_state is not None and before.lifecycle != op.from_state:
+        return [f"{op.node_id}: is {before.lifecycle}, no longer {op.from_state}"]
     if before.lifecycle == op.to_state:
         return []  # already there: no change, no receipt
     after = evolve(before, {"lifecycle": op.to_state, "updated_at": work.now})

@@ -38,6 +38,7 @@ class RenderReport:
     written: list[Path] = field(default_factory=list)  # files (re)written
     unchanged: int = 0  # views already current
     below_minimum: int = 0  # voice sessions with too few qualifying messages for a page
+    forgotten: int = 0  # pages that held forgotten messages: removed or rewritten
     failed: list[str] = field(default_factory=list)  # "session: reason", one per failure
     sessions: int = 0  # sessions considered
 
@@ -63,11 +64,15 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
     report = RenderReport()
     seen: set[str] = set()
     if request.voice:
+        from profiles.voice.forget import clear_forgotten_pages
         from profiles.voice.views import write_session_page_ex
 
         for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
             seen.add(sid)
             try:
+                # forgotten on another machine: this vault's page still held the text
+                cleared = clear_forgotten_pages(store, request.vault, sid)
+                report.forgotten += len(cleared)
                 path, changed = write_session_page_ex(store, request.vault, sid)
             except MemgraphError as exc:
                 report.failed.append(f"{sid}: {' '.join(str(exc).split())}")

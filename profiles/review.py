@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memgraph.documents import GraphOp, MemoryNode, ReviewNode, TransitionNode, utcnow
-from memgraph.engine import apply_or_reject, new_patch
-from memgraph.errors import NotFound, UsageError
+from memgraph.engine import apply_patch, new_patch, reject_patch
+from memgraph.errors import NotFound, PatchRejected, UsageError
 from memgraph.store.protocol import Store
 
 # profile -> (states waiting for review, path of states to "accepted", rejected state)
@@ -106,9 +106,13 @@ def list_pending(
     return found[:limit]
 
 
-def _pending_node(store: Store, node_id: str) -> MemoryNode:
+def _current(store: Store, node_id: str) -> MemoryNode | None:
     with store.reader() as reader:
-        node = reader.get_nodes([node_id]).get(node_id)
+        return reader.get_nodes([node_id]).get(node_id)
+
+
+def _pending_node(store: Store, node_id: str) -> MemoryNode:
+    node = _current(store, node_id)
     if node is None:
         raise NotFound(f"no node {node_id!r}; see `memgraph review list`")
     if node.profile.value not in REVIEWABLE:
@@ -134,9 +138,25 @@ def review(
         ReviewNode(node_id=node.id, reviewer=reviewer, verdict=verdict, reason=reason)
     ]
     targets = paths[node.lifecycle] if approve else (rejected_state,)
-    ops += [TransitionNode(node_id=node.id, to_state=s, reason=reason) for s in targets]
+    # each step names the state it leaves: a reviewer on another machine who decided
+    # between our read and our write makes this patch fail, never a second verdict
+    # (accepted, then retired by a reject that read "proposed")
+    ops += [
+        TransitionNode(node_id=node.id, to_state=s, from_state=f, reason=reason)
+        for f, s in zip((node.lifecycle, *targets), targets, strict=False)
+    ]
     patch = new_patch(ops, proposer=reviewer, reason=reason or f"review {verdict}")
-    result = apply_or_reject(store, patch, now or utcnow())
+    try:
+        result = apply_patch(store, patch, now or utcnow())
+    except PatchRejected as exc:
+        moved = _current(store, node.id)
+        if moved is not None and moved.lifecycle != node.lifecycle:
+            raise UsageError(
+                f"{node_id} is {moved.lifecycle}, not waiting for review"
+                " (decided meanwhile by another reviewer)"
+            ) from None
+        reject_patch(store, patch, exc.problems, now or utcnow())  # law: on record
+        raise
     return ReviewResult(
         node.id,
         node.profile.value,

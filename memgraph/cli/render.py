@@ -54,10 +54,15 @@ def render(
             print(path)
     for line in report.failed:
         print(f"failed: {line}", file=sys.stderr)
+    cleared = (
+        f"; {report.forgotten} page(s) that held forgotten messages cleared"
+        if report.forgotten
+        else ""
+    )
     print(
         f"rendered {len(report.written)} files from {report.sessions} sessions "
         f"({report.unchanged} unchanged, {report.below_minimum} below the page minimum, "
-        f"{len(report.failed)} failed)",
+        f"{len(report.failed)} failed){cleared}",
         file=sys.stderr,
     )
     if report.failed:

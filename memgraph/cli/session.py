@@ -127,9 +127,9 @@ def show(
     from memgraph.terminal import printable
     from profiles.session.api import show_session
 
-    _, store = _open(home, None, for_reading=True)
+    s, store = _open(home, None, for_reading=True)
     try:
-        doc = show_session(store, session_id)
+        doc = show_session(store, session_id, s.workspace)
     finally:
         store.close()
     for n in doc.notes:

@@ -132,7 +132,11 @@ def _note(text: str, opts: dict[str, str], as_json: bool, env: dict[str, str]) -
     path: Path | str = f"{sid}.yaml"
     warning = None
     try:
-        path = views.session_file(Path(result.workspace), result.persona, sid)
+        workspace = Path(result.workspace)
+        if not workspace.is_dir():  # started on another machine (profiles.session.api.view_file)
+            here = opts.get("--workspace") or resolve(None, env, ("workspace",)).get("workspace")
+            workspace = Path(str(here)).expanduser() if here else Path.cwd()
+        path = views.session_file(workspace, result.persona, sid)
         view = views.write_view(path, lambda: views.render_from_sql(db, sid), _on_edit(db, sid))
         if view.conflict is not None:
             sys.stderr.write(

@@ -60,6 +60,9 @@ class TransitionNode(Document):
     node_id: str
     to_state: str
     reason: str = ""
+    # the state the proposer read: the transition is refused when the node has left
+    # it meanwhile (another machine decided first); None: from whatever state it is in
+    from_state: str | None = None
 
 
 class ReviewNode(Document):

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ActivityRow,
         ActivitySource,
         GraphWrite,
+        LedgerRow,
         NoteIndexRow,
         NoteWrite,
         RegistryRow,
@@ -82,6 +83,18 @@ class TranscriptRegistry(Protocol):
 
     def put(self, row: RegistryRow) -> None:
         """Insert or replace the row of ``row.path`` (its own transaction)."""
+        ...
+
+
+class IngestLedger(Protocol):
+    """The latest ingest-ledger row per transcript path (``profiles.voice.ledger``)."""
+
+    def put(self, rows: Sequence[LedgerRow], recorded_at: str) -> None:
+        """Insert or replace the row of each path (one transaction)."""
+        ...
+
+    def rows(self) -> list[LedgerRow]:
+        """Every row by path; a damaged one is a ``damaged_ledger_row`` file error."""
         ...
 
 
@@ -225,6 +238,8 @@ class StoreIndexes:
     scrub: TextScrub | None = None  # every bundled backend has one
     # optional: without it, capture always takes the engine path (same rows)
     captures: CaptureAppend | None = None
+    # optional: without it no ingest ledger is kept (the memory store)
+    ledger: IngestLedger | None = None
 
 
 _FACTORIES: dict[type, Callable[[Any], StoreIndexes]] = {}

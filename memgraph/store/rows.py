@@ -210,6 +210,67 @@ class VoiceIndexStats:
     forgotten: int = 0
 
 
+# -- ingest ledger ----------------------------------------------------------------
+
+# (path, lines, captured, filtered {rule: n}, dropped {reason: n}, file_error,
+#  redacted {kind: n}): the latest accounting of one transcript (profiles.voice.ledger)
+LedgerRow = tuple[str, int, int, dict[str, int], dict[str, int], str | None, dict[str, int]]
+# Redaction counts (profiles.voice.privacy) ride in the stored ``filtered`` JSON under
+# ``redacted:<kind>`` keys (no schema change); they are not lines, so line sums leave
+# them out.
+LEDGER_REDACTED = "redacted:"
+
+
+def ledger_columns(row: LedgerRow) -> tuple[str, int, int, str, str, str | None]:
+    """``row`` as its stored columns (path, lines, captured, filtered, dropped, file_error)."""
+    import json
+
+    p, n, c, f, d, e, r = row
+    filtered = json.dumps({**f, **{LEDGER_REDACTED + k: v for k, v in r.items()}}, sort_keys=True)
+    return p, n, c, filtered, json.dumps(d, sort_keys=True), e
+
+
+def ledger_row(
+    path: object, lines: object, captured: object, filtered: object, dropped: object, error: object
+) -> LedgerRow:
+    """A stored row back; damaged JSON comes back as a ``damaged_ledger_row`` file error."""
+    import json
+
+    try:
+        f, d = json.loads(str(filtered)), json.loads(str(dropped))
+        if not isinstance(f, dict) or not isinstance(d, dict):
+            raise ValueError
+        counts = {str(k): int(v) for k, v in f.items()}
+        return (
+            str(path), int(str(lines)), int(str(captured)),
+            {k: v for k, v in counts.items() if not k.startswith(LEDGER_REDACTED)},
+            {str(k): int(v) for k, v in d.items()},
+            str(error) if error else None,
+            {k[len(LEDGER_REDACTED):]: v for k, v in counts.items()
+             if k.startswith(LEDGER_REDACTED)},
+        )  # fmt: skip
+    except (ValueError, TypeError):
+        return (str(path), 0, 0, {}, {}, "damaged_ledger_row", {})
+
+
+def ledger_totals(
+    rows: list[LedgerRow],
+) -> tuple[tuple[int, int, int, int], tuple[tuple[str, int], ...]]:
+    """(lines, captured, filtered, dropped) and dropped counts by reason ("file:<reason>"
+    for files not read), sorted by reason: ``VoiceIndexStats.ledger`` / ``ledger_dropped``."""
+    reasons: dict[str, int] = {}
+    lines = captured = filtered = dropped = 0
+    for _, n, c, f, d, e, _r in rows:
+        lines, captured = lines + n, captured + c
+        filtered += sum(f.values())
+        dropped += sum(d.values())
+        for k, v in d.items():
+            reasons[k] = reasons.get(k, 0) + v
+        if e is not None:
+            reasons["file:" + e] = reasons.get("file:" + e, 0) + 1
+    return (lines, captured, filtered, dropped), tuple(sorted(reasons.items()))
+
+
 # -- transcript registry ----------------------------------------------------------
 
 

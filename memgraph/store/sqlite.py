@@ -320,6 +320,7 @@ def read_store_file(path: Path) -> MemoryGraphSnapshot:
 
 def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
     from memgraph.store.sqlite_ext.activity import SQLiteActivity
+    from memgraph.store.sqlite_ext.ledger import SQLiteLedger
     from memgraph.store.sqlite_ext.registry import SQLiteRegistry
     from memgraph.store.sqlite_ext.scrub import SQLiteScrub
     from memgraph.store.sqlite_ext.session import (
@@ -342,6 +343,7 @@ def _sqlite_indexes(store: SQLiteStore) -> StoreIndexes:
         turns=SQLiteTurnIndex(store),
         scrub=SQLiteScrub(store),
         captures=SQLiteCaptureAppend(store),
+        ledger=SQLiteLedger(store),
     )
 
 

@@ -42,7 +42,7 @@ from profiles.session.records import (
     session_node,
 )
 from profiles.session.records import check_at as records_check_at
-from profiles.session.views import ViewWrite, write_view
+from profiles.session.views import ViewWrite, session_file, write_view
 
 
 def check_at(at: datetime | None, now: datetime) -> datetime:
@@ -62,7 +62,9 @@ class StartRequest:
 class NoteRequest:
     session_id: str
     text: str
-    workspace: Path  # where the file goes if this note starts the session
+    # where the file goes if this note starts the session, or if the session was
+    # started on another machine of the fleet (its workspace is not a folder here)
+    workspace: Path
     harness: str = "cli"
     persona: str | None = None  # None: the session's own persona
     at: datetime | None = None  # valid time; a late note carries its own
@@ -98,16 +100,27 @@ class WakeResult:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def render_session(store: Store, session_id: str) -> Path:
+def render_session(store: Store, session_id: str, here: Path | None = None) -> Path:
     """Re-render the session's YAML view from the store (atomic, under its file lock)."""
-    return sync_session_view(store, session_id).path
+    return sync_session_view(store, session_id, here).path
 
 
-def sync_session_view(store: Store, session_id: str) -> ViewWrite:
+def view_file(info: SessionInfo, here: Path | None) -> Path:
+    """Where this machine keeps the session's view: the workspace the session recorded,
+    or ``here`` (this machine's workspace) when that is not a folder on this machine,
+    i.e. the session was started on another machine of a fleet sharing the store (its
+    path was recreated here, or the view failed, and this workspace got nothing)."""
+    if here is None or info.workspace.is_dir():
+        return info.file
+    return session_file(here, info.persona, info.session_id)
+
+
+def sync_session_view(store: Store, session_id: str, here: Path | None = None) -> ViewWrite:
     """Import notes added to the session's YAML by hand, then re-render it from the store.
 
     An edit the store cannot take (a changed note memgraph wrote, a file that is no
     longer YAML) is kept verbatim in ``<session>.conflict.yaml`` and reported on stderr.
+    ``here``: this machine's workspace (``view_file``).
     """
     from profiles.session.handedit import on_edit_for
 
@@ -117,7 +130,9 @@ def sync_session_view(store: Store, session_id: str) -> ViewWrite:
         raise NotFound(f"no session {session_id!r}; start it with: memgraph session start")
     info = info_of(node, [])
     view = write_view(
-        info.file, lambda: render_session_text(store, session_id), on_edit_for(store, session_id)
+        view_file(info, here),
+        lambda: render_session_text(store, session_id),
+        on_edit_for(store, session_id),
     )
     report_view(view)
     return view
@@ -194,9 +209,10 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
             f"session {req.session_id} belongs to persona {existing.attributes.get('persona')!r}"
         )
     info = info_for(store, req.session_id)
-    if created or not info.file.exists():
-        render_session(store, req.session_id)
-    return SessionInfo(**{**info.__dict__, "created": created})
+    file = view_file(info, req.workspace)
+    if created or not file.exists():
+        render_session(store, req.session_id, req.workspace)
+    return SessionInfo(**{**info.__dict__, "file": file, "created": created})
 
 
 def note(store: Store, req: NoteRequest) -> NoteResult:
@@ -241,10 +257,10 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     # failure (a retry after an error exit would store the note twice).
     view_error = None
     try:
-        path = render_session(store, req.session_id)
+        path = render_session(store, req.session_id, req.workspace)
     except MemgraphError as exc:
         view_error = " ".join(str(exc).split())
-        path = _view_path(store, req.session_id)
+        path = _view_path(store, req.session_id, req.workspace)
     return NoteResult(
         node.id,
         req.session_id,
@@ -258,9 +274,9 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     )
 
 
-def _view_path(store: Store, session_id: str) -> Path:
+def _view_path(store: Store, session_id: str, here: Path) -> Path:
     try:
-        return info_for(store, session_id).file
+        return view_file(info_for(store, session_id), here)
     except MemgraphError:
         return Path(f"{session_id}.yaml")
 
@@ -291,7 +307,7 @@ def wake(store: Store, persona: str | None = "default") -> WakeResult:
     )
 
 
-def show_session(store: Store, session_id: str) -> SessionNotes:
+def show_session(store: Store, session_id: str, here: Path | None = None) -> SessionNotes:
     """The session's notes as its YAML view shows them, after importing hand-added notes.
 
     The view is synced first (notes appended to the file by hand are imported, the
@@ -308,16 +324,16 @@ def show_session(store: Store, session_id: str) -> SessionNotes:
         reason = " ".join(str(exc).split())
         sys.stderr.write(f"Warning: session view not read ({reason}); showing the store's notes\n")
     else:
-        _sync_quietly(store, session_id)
+        _sync_quietly(store, session_id, here)
     text = render_session_text(store, session_id)
     return parse_session_yaml(text, source=f"session {session_id}")
 
 
-def _sync_quietly(store: Store, session_id: str) -> None:
+def _sync_quietly(store: Store, session_id: str, here: Path | None = None) -> None:
     import sys
 
     try:
-        sync_session_view(store, session_id)
+        sync_session_view(store, session_id, here)
     except MemgraphError as exc:
         sys.stderr.write(f"memgraph: session view not synced: {' '.join(str(exc).split())}\n")
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memgraph.documents import GraphOp, MemoryNode, MemorySummary, SummarizeCluster
-from memgraph.engine import apply_or_reject, new_patch
+from memgraph.engine import apply_or_reject, counting_receipts, new_patch
 from memgraph.errors import PatchRejected
 from memgraph.store.protocol import PeriodQuery, Store
 from profiles.sleep.sleep_types import SleepReport, SleepRequest, Stage
@@ -72,17 +72,13 @@ def classify(store: Store, req: SleepRequest, now: datetime, report: SleepReport
             )
             stage.planned = len(ops)
         return
-    before = _receipt_count(store)
-    result = run_night_pass(store, night, proposer)
+    with counting_receipts() as written:  # this run's, not other machines' meanwhile
+        result = run_night_pass(store, night, proposer)
     stage.planned = result.classified
-    stage.receipts = _receipt_count(store) - before
+    stage.receipts = written[0]
     report.receipts += stage.receipts
     if result.by_label:
         stage.notes.append(", ".join(f"{k} {v}" for k, v in result.by_label.items()))
-
-
-def _receipt_count(store: Store) -> int:
-    return int(store.counts().get("receipts", 0))
 
 
 def windows(
@@ -95,20 +91,20 @@ def windows(
     if req.dry_run:
         stage.notes.append("would recompute the windows of the period")
         return
-    before = _receipt_count(store)
-    result = run_windows(
-        store,
-        WindowsRequest(
-            since=since,
-            until=now,
-            gap=req.gap,
-            repos=list(req.repos),
-            discover_repos=req.discover_repos,
-            vault=req.vault,
-        ),
-    )
+    with counting_receipts() as written:
+        result = run_windows(
+            store,
+            WindowsRequest(
+                since=since,
+                until=now,
+                gap=req.gap,
+                repos=list(req.repos),
+                discover_repos=req.discover_repos,
+                vault=req.vault,
+            ),
+        )
     stage.planned = result.stats.created + result.stats.superseded
-    stage.receipts = _receipt_count(store) - before
+    stage.receipts = written[0]
     report.receipts += stage.receipts
     stage.notes.append(f"{len(result.windows)} window(s), {result.stats.created} new")
 

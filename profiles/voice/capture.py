@@ -135,6 +135,11 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
     for (result, plans), (_, request, _) in zip(pairs, items, strict=True):
         try:
             for plan in plans:
+                if plan.skipped == "forgotten" and request.write_pages:
+                    # forgotten on another machine: this vault's page still held it
+                    from profiles.voice.forget import clear_forgotten_pages
+
+                    clear_forgotten_pages(store, request.vault, plan.session_id)
                 if plan.skipped is None and request.write_pages:
                     plan.page, plan.page_written = _write_page(
                         store, request, plan.session_id, docs.get(plan.session_id)

@@ -343,10 +343,14 @@ def _rewrite_notes(
             result.notes_rewritten.append(wid)
 
 
-def _scrub_log(vault: Path, pages: set[str], texts: tuple[str, ...]) -> None:
+def _scrub_log(
+    vault: Path, pages: set[str], texts: tuple[str, ...], *, every_title: bool = False
+) -> None:
     """log.md lines quote page titles (keywords of the messages): on a line about
     an affected page, a last field holding a word of the forgotten text goes, and
-    a forgotten text quoted anywhere is replaced."""
+    a forgotten text quoted anywhere is replaced. ``every_title``: the text is not
+    known (scrubbed from the store before this vault saw the forget), so the last
+    field of every line about an affected page goes."""
     import re
 
     from memgraph.fileio import atomic_write_text, read_text_nofollow
@@ -364,12 +368,66 @@ def _scrub_log(vault: Path, pages: set[str], texts: tuple[str, ...]) -> None:
             line = line.replace(text, FORGOTTEN)
         if any(p in line for p in pages) and " | " in line:
             head, _, last = line.rstrip("\n").rpartition(" | ")
-            if any(w.casefold() in words for w in re.findall(r"\w{4,}", last)):
+            if every_title or any(w.casefold() in words for w in re.findall(r"\w{4,}", last)):
                 line = f"{head} | {FORGOTTEN}\n"
         out.append(line)
     changed = "".join(out)
     if changed != current:
         atomic_write_text(path, changed, root=vault)
+
+
+def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
+    """Pages of session ``sid`` in ``vault`` that still hold a message forgotten since
+    they were written: removed when no message is left, else rewritten from the store
+    as ``forget`` does to the pages of its own vault (through the page writer, so a
+    person's own text is carried, unless the page was edited inside memgraph's text).
+
+    On a fleet ``forget`` runs on one machine; every other machine's vault still held
+    the text, and its captures and renders left it there. Found by the forgotten
+    records' uuids (the text itself is scrubbed from the store). Unreadable (not
+    UTF-8) pages are left byte for byte. Returns the vault-relative paths changed."""
+    import json
+
+    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from profiles.voice import pagekeep
+    from profiles.voice.pages import render_page
+    from profiles.voice.views import build_page, is_qualifying, session_nodes
+
+    session, messages = session_nodes(store, sid)
+    gone = {
+        str(n.attributes.get("record_uuid"))
+        for n in messages
+        if n.lifecycle == FORGOTTEN_STATE and n.attributes.get("record_uuid")
+    }
+    if not gone:
+        return []
+    qualifying = [n for n in messages if is_qualifying(n)]
+    marks = tuple(json.dumps({"uuid": u})[1:-1] for u in sorted(gone))  # '"uuid": "..."'
+    changed: list[str] = []
+    for path in sorted(vault.glob(f"*/voice/*-{sid[:8]}.md")):
+        if path.name.endswith(".conflict.md") or path.is_symlink() or unreadable_view(path):
+            continue
+        conflict = path.with_name(path.name[: -len(".md")] + ".conflict.md")
+        texts = [read_text_nofollow(p) or "" for p in (path, conflict) if p.is_file()]
+        if f"session_id: {sid}" not in texts[0] or not any(m in t for t in texts for m in marks):
+            continue
+        if not qualifying:
+            for p in (path, conflict, path.with_name(f".{path.name}.mg")):
+                p.unlink(missing_ok=True)
+            changed.append(path.relative_to(vault).as_posix())
+            continue
+        _write_view(store, vault, sid)  # the page writer: the person's own text carried
+        if any(m in (read_text_nofollow(path) or "") for m in marks):
+            # edited inside memgraph's text, so left as is: the forgotten text must go
+            rendered = render_page(build_page(session, qualifying))
+            atomic_write_text(path, rendered, root=vault)
+            pagekeep.record_written(path, rendered)
+        if conflict.is_file() and any(m in (read_text_nofollow(conflict) or "") for m in marks):
+            conflict.unlink()
+        changed.append(path.relative_to(vault).as_posix())
+    if changed:
+        _scrub_log(vault, set(changed), (), every_title=True)
+    return changed
 
 
 def _write_view(store: Store, vault: Path, sid: str) -> bool:
@@ -380,4 +438,11 @@ def _write_view(store: Store, vault: Path, sid: str) -> bool:
     return changed
 
 
-__all__ = ["ForgetRequest", "ForgetResult", "find_targets", "forget", "tombstone"]
+__all__ = [
+    "ForgetRequest",
+    "ForgetResult",
+    "clear_forgotten_pages",
+    "find_targets",
+    "forget",
+    "tombstone",
+]

@@ -149,28 +149,28 @@ def summary_line(totals: dict[str, object]) -> str:
     return line
 
 
-# -- persistence (SQLite only; the memory store keeps no ledger) --------------
+# -- persistence (every backend with an IngestLedger; the memory store keeps none) --
 def ledger_put(store: Store, entries: list[LedgerEntry], recorded_at: str) -> None:
     """Keep the latest entry per transcript path (one transaction)."""
-    from memgraph.store.sqlite import SQLiteStore
-    from memgraph.store.sqlite_ext.ledger import put_rows
+    from memgraph.store.interfaces import indexes
 
-    if entries and isinstance(store, SQLiteStore):
-        rows = [
-            (e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error, e.redacted)
-            for e in entries
-        ]
-        put_rows(store, rows, recorded_at)
+    kept = indexes(store).ledger
+    if entries and kept is not None:
+        kept.put(
+            [
+                (e.path, e.lines, e.captured, e.filtered, e.dropped, e.file_error, e.redacted)
+                for e in entries
+            ],
+            recorded_at,
+        )
 
 
 def ledger_entries(store: Store) -> list[LedgerEntry]:
     """Every stored entry (a damaged row is a 'damaged_ledger_row' file entry)."""
-    from memgraph.store.sqlite import SQLiteStore
-    from memgraph.store.sqlite_ext.ledger import all_rows
+    from memgraph.store.interfaces import indexes
 
-    if not isinstance(store, SQLiteStore):
-        return []
-    return [LedgerEntry(*row) for row in all_rows(store)]
+    kept = indexes(store).ledger
+    return [] if kept is None else [LedgerEntry(*row) for row in kept.rows()]
 
 
 __all__ = [

@@ -149,12 +149,17 @@ def _wake(reads: Any, persona: str) -> str:
     return f"wake ({persona}, session {str(row[1])[:8]}, {str(row[2])[:16]}): {text[:600]}"
 
 
-def packet(store: Path, payload: StartPayload, cfg: HookConfig) -> str:
-    """The context text: wake token + role packet, within ``cfg.budget`` tokens."""
+def packet(store: Path | str, payload: StartPayload, cfg: HookConfig) -> str:
+    """The context text: wake token + role packet, within ``cfg.budget`` tokens.
+    ``store``: the store file, or a fleet's ``postgresql://`` URL."""
+    from memgraph.config import is_url
     from profiles.wakeup.standing import gather, render
 
     project = project_of(payload.cwd)
     header = [f"# memgraph: session {payload.session_id[:8]} in {project} (persona {cfg.persona})"]
+    if is_url(str(store)):
+        return _packet_shared(str(store), project, header, payload, cfg)
+    store = Path(store)
     if store.exists() and not store.is_file():
         raise ValueError(f"{store} is not a store file")
     if not store.exists():
@@ -169,6 +174,34 @@ def packet(store: Path, payload: StartPayload, cfg: HookConfig) -> str:
         sections = gather(reads, "role", project, limit=6)
     finally:
         reads.close()
+    return _finish(sections, header, payload, cfg)
+
+
+def _packet_shared(
+    url: str, project: str, header: list[str], payload: StartPayload, cfg: HookConfig
+) -> str:
+    """The packet from a shared (PostgreSQL) store: its ``StandingReads`` (the same
+    reads ``memgraph context --prompt`` makes there)."""
+    from memgraph.errors import StoreError
+    from memgraph.store import open_store
+    from memgraph.store.interfaces import indexes
+    from profiles.wakeup.standing import gather
+
+    store = open_store(url, for_reading=True)
+    try:
+        reads = indexes(store).standing
+        if reads is None:
+            raise StoreError(f"store {store.location} has no standing reads")
+        header.append(_wake(reads, cfg.persona))
+        sections = gather(reads, "role", project, limit=6)
+    finally:
+        store.close()
+    return _finish(sections, header, payload, cfg)
+
+
+def _finish(sections: list[Any], header: list[str], payload: StartPayload, cfg: HookConfig) -> str:
+    from profiles.wakeup.standing import render
+
     footer = (
         f"(memgraph session id: {payload.session_id}; `memgraph note`, `memgraph remember` "
         "and MCP tools use it.)"
@@ -206,8 +239,12 @@ def session_start(
         except Exception as exc:
             problems.append(f"CLAUDE_ENV_FILE not written: {_one_line(exc)}")
     try:
-        store = Path(flags["store"]) if flags.get("store") else cfg.home / "memgraph.db"
-        context = packet(store, payload, cfg)
+        # the one resolver: --store, else the store setting (a fleet's postgresql:// URL
+        # in MEMGRAPH_STORE or config.toml), else <home>/memgraph.db
+        from memgraph.config import store_location
+
+        location = store_location(cfg.home, flags.get("store"), env)
+        context = packet(location, payload, cfg)
     except Exception as exc:
         problems.append(f"empty packet: {_one_line(exc)}")
         context = ""

@@ -90,6 +90,29 @@ def test_schema_versions_match_sqlite(pg_url: str) -> None:
     again.close()
 
 
+def test_a_store_migrated_by_a_newer_memgraph_is_refused(pg_url: str) -> None:
+    """One machine of the fleet upgraded first: an older memgraph elsewhere must not
+    write into the newer schema (SQLite refuses a newer file the same way)."""
+    import psycopg
+
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES (9999, 'from the future', 'x')")
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match=r"newer memgraph \(schema version\(s\) 9999 "):
+            open_store(pg_url, for_reading=readonly)
+    env = {"MEMGRAPH_STORE": pg_url, "MEMGRAPH_SESSION": "s-1"}
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    done = CliRunner().invoke(app, ["remember", "the etag decides"], env=env)
+    assert done.exit_code == 1 and "newer memgraph" in done.output, done.output
+    assert "Traceback" not in done.output
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM nodes").fetchone() == (0,)
+
+
 def test_location_hides_the_password(pg_server: Any) -> None:
     from memgraph.store.postgres import redact
 
@@ -412,3 +435,28 @@ def test_snapshot_import_fills_the_voice_term_tables(pg_url: str, pg_server: Any
     finally:
         source.close()
         target.close()
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_stats_answer_on_a_store_an_older_memgraph_migrated(pg_url: str, lean: bool) -> None:
+    """A store migrated before the ingest ledger existed on PostgreSQL (no voice_ledger,
+    no version 9): a read-only open does not migrate, and `voice --stats` failed with
+    'relation "voice_ledger" does not exist'. It answers, with an empty ledger."""
+    import psycopg
+
+    from memgraph.store.interfaces import indexes
+    from memgraph.store.postgres.fast import voice_stats
+
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE voice_ledger")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 9")
+    stats = voice_stats(pg_url, lean=lean)
+    assert stats is not None and stats.ledger == (0, 0, 0, 0)
+    store = open_store(pg_url, for_reading=True)
+    try:
+        assert indexes(store).voice.stats().ledger == (0, 0, 0, 0)
+        ledger = indexes(store).ledger
+        assert ledger is not None and ledger.rows() == []
+    finally:
+        store.close()

@@ -135,6 +135,38 @@ def test_review_is_generic_over_role_repo_and_evidence(store: Store) -> None:
         list_pending(store, profile="voice")
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "memory", "postgres"])
+@pytest.mark.parametrize(("first", "second"), [(True, False), (False, True), (False, False)])
+def test_a_verdict_given_meanwhile_on_another_machine_wins(
+    backend: str,
+    first: bool,
+    second: bool,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two reviewers read 'proposed'; the one who writes second must not write a second
+    verdict (accepted by one machine, then retired by the other's reject)."""
+    import profiles.review as review_mod
+
+    where = {"sqlite": tmp_path / "m.db", "memory": ":memory:"}.get(backend)
+    s = open_store(request.getfixturevalue("pg_url") if where is None else where)
+    try:
+        nid = propose(s, req("I keep PRs small", profile="role_self")).id
+        read_before = review_mod._pending_node(s, nid)  # machine B reads "proposed"
+        review(s, nid, first, "machine-a")  # machine A decides
+        monkeypatch.setattr(review_mod, "_pending_node", lambda store, node_id: read_before)
+        with pytest.raises(UsageError, match="not waiting for review"):
+            review(s, nid, second, "machine-b")
+        with s.reader() as r:
+            node = r.get_nodes([nid])[nid]
+        assert node.lifecycle == ("accepted" if first else "retired")
+        verdicts = [r for r in s.receipts(target_id=nid) if r.op == "review_node"]
+        assert [r.actor for r in verdicts] == ["machine-a"]
+    finally:
+        s.close()
+
+
 def test_cli_rejection_is_one_error_line_naming_the_law(monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 

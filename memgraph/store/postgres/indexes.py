@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgraph.store.rows import (
-    VoiceIndexStats,
-)
+from memgraph.store.rows import VoiceIndexStats, ledger_totals
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode
@@ -32,6 +30,8 @@ class PgVoiceIndex(PgVoiceSearch):
     """The voice index: ``PgVoiceSearch``'s search plus stats, sessions, reindex."""
 
     def stats(self) -> VoiceIndexStats:
+        from memgraph.store.postgres.lookups import ledger_rows
+
         live = "FROM voice_messages WHERE lifecycle NOT IN ('retired', 'forgotten')"
         with self.store.reader() as txn:
             conn = txn.conn
@@ -50,6 +50,7 @@ class PgVoiceIndex(PgVoiceSearch):
             by_cls = conn.execute(
                 f"SELECT classification, count(*) {live} GROUP BY classification"
             ).fetchall()
+            ledger, ledger_dropped = ledger_totals(ledger_rows(conn))
         return VoiceIndexStats(
             messages=int(messages),
             sessions=int(sessions),
@@ -59,6 +60,8 @@ class PgVoiceIndex(PgVoiceSearch):
             last=last or None,
             by_constellation=tuple((str(k), int(c)) for k, c in by_const),
             by_classification=tuple((None if k is None else str(k), int(c)) for k, c in by_cls),
+            ledger=ledger,
+            ledger_dropped=ledger_dropped,
             forgotten=int(forgotten),
         )
 
@@ -104,6 +107,7 @@ def pg_indexes(store: PostgresStore) -> StoreIndexes:
     from memgraph.store.interfaces import StoreIndexes
     from memgraph.store.postgres.lookups import (
         PgActivity,
+        PgLedger,
         PgNoteAppend,
         PgRegistry,
         PgSessionIndex,
@@ -119,4 +123,5 @@ def pg_indexes(store: PostgresStore) -> StoreIndexes:
         terms=PgTermStats(store),
         activity=PgActivity(store),
         scrub=PgScrub(store),
+        ledger=PgLedger(store),
     )

@@ -23,11 +23,14 @@ from memgraph.store.postgres.voice_sql import nul, one
 from memgraph.store.rows import (
     ActivityRow,
     ActivitySource,
+    LedgerRow,
     NoteIndexRow,
     NoteWrite,
     RegistryRow,
     SessionRow,
     TermFrequencies,
+    ledger_columns,
+    ledger_row,
 )
 
 if TYPE_CHECKING:
@@ -82,6 +85,47 @@ class PgRegistry:
                     row.processed_at,
                 ),
             )
+
+
+# -- ingest ledger ------------------------------------------------------------------
+
+
+class PgLedger:
+    """``IngestLedger``: the latest row per transcript path (migration 9, ``voice_ledger``)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def put(self, rows: Sequence[LedgerRow], recorded_at: str) -> None:
+        if not rows:
+            return
+        with self.store.transaction() as txn, txn.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO voice_ledger VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (path) DO UPDATE SET lines = excluded.lines,"
+                " captured = excluded.captured, filtered = excluded.filtered,"
+                " dropped = excluded.dropped, file_error = excluded.file_error,"
+                " recorded_at = excluded.recorded_at",
+                [(*ledger_columns(r), recorded_at) for r in rows],
+            )
+
+    def rows(self) -> list[LedgerRow]:
+        with self.store.reader() as txn:
+            return ledger_rows(txn.conn)
+
+
+def ledger_rows(conn: Any) -> list[LedgerRow]:
+    """Every ledger row by path, read on ``conn`` (psycopg or the lean libpq client);
+    none on a store an older memgraph migrated (no ``voice_ledger`` yet: a read-only
+    open does not migrate, and ``voice --stats`` must still answer)."""
+    there = conn.execute("SELECT to_regclass('voice_ledger') IS NOT NULL").fetchone()
+    if not there or not there[0]:
+        return []
+    raw = conn.execute(
+        "SELECT path, lines, captured, filtered, dropped, file_error FROM voice_ledger"
+        " ORDER BY path"
+    ).fetchall()
+    return [ledger_row(*r) for r in raw]
 
 
 # -- session index and the lean note append ------------------------------------------

@@ -253,6 +253,21 @@ EXTENSION_MIGRATIONS: list[Migration] = [
         """,
     ),
     Migration(
+        9,
+        "voice: ingest ledger (per transcript: lines read, captured, filtered, dropped)",
+        f"""
+        CREATE TABLE voice_ledger (
+            path text {C} PRIMARY KEY,
+            lines bigint NOT NULL,
+            captured bigint NOT NULL,
+            filtered text NOT NULL,
+            dropped text NOT NULL,
+            file_error text,
+            recorded_at text NOT NULL
+        );
+        """,
+    ),
+    Migration(
         10,
         "session: note and session index tables kept by triggers on nodes",
         f"""

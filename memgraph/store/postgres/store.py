@@ -82,6 +82,7 @@ class PostgresStore(DocStore):
         self.conn = self._connect()
         try:
             self._check_server()
+            self._retry(self._refuse_newer)
             if readonly:
                 if not self._has_schema():
                     raise StoreError(f"no memgraph store in {self.location}")
@@ -165,6 +166,25 @@ class PostgresStore(DocStore):
     def _has_schema(self) -> bool:
         row = self.conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
         return bool(row and row[0])
+
+    def _refuse_newer(self) -> None:
+        """A store migrated by a newer memgraph (another machine of the fleet upgraded
+        first) is refused before any write, as ``guard.check_schema`` refuses a newer
+        SQLite file: this version would write rows the newer schema does not expect."""
+        if not self._has_schema():
+            return
+        known = {m.version for m in all_migrations()}
+        newer = sorted(
+            int(r[0])
+            for r in self.conn.execute("SELECT version FROM schema_migrations")
+            if int(r[0]) not in known
+        )
+        if newer:
+            raise StoreError(
+                f"store {self.location} was migrated by a newer memgraph (schema version(s) "
+                f"{', '.join(map(str, newer[:5]))} unknown to this one); upgrade memgraph on "
+                "this machine, nothing written"
+            )
 
     def _pending(self) -> list[int]:
         done: set[int] = set()

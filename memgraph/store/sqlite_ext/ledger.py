@@ -7,9 +7,11 @@ read); see ``profiles.voice.ledger`` for the model and its invariant.
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections.abc import Sequence
 
+from memgraph.store.rows import LEDGER_REDACTED as REDACTED
+from memgraph.store.rows import LedgerRow, ledger_columns, ledger_row
 from memgraph.store.schema import Migration
 
 TYPE_CHECKING = False
@@ -34,34 +36,15 @@ MIGRATIONS: list[Migration] = [
     )
 ]
 
-# (path, lines, captured, filtered {rule: n}, dropped {reason: n}, file_error,
-#  redacted {kind: n})
-LedgerRow = tuple[str, int, int, dict[str, int], dict[str, int], str | None, dict[str, int]]
-# Redaction counts (profiles.voice.privacy) ride in the ``filtered`` JSON under
-# ``redacted:<kind>`` keys (no schema change); they are not lines, so the line
-# sums below leave them out.
-REDACTED = "redacted:"
 
-
-def put_rows(conns: Conns, rows: list[LedgerRow], recorded_at: str) -> None:
+def put_rows(conns: Conns, rows: Sequence[LedgerRow], recorded_at: str) -> None:
     """Keep the latest row per transcript path (one transaction)."""
     if not rows:
         return
     with conns.write() as conn:
         conn.executemany(
             "INSERT OR REPLACE INTO voice_ledger VALUES (?,?,?,?,?,?,?)",
-            [
-                (
-                    p,
-                    n,
-                    c,
-                    json.dumps({**f, **{REDACTED + k: v for k, v in r.items()}}, sort_keys=True),
-                    json.dumps(d, sort_keys=True),
-                    e,
-                    recorded_at,
-                )
-                for p, n, c, f, d, e, r in rows
-            ],
+            [(*ledger_columns(row), recorded_at) for row in rows],
         )
 
 
@@ -74,23 +57,20 @@ def all_rows(conns: Conns) -> list[LedgerRow]:
             "SELECT path, lines, captured, filtered, dropped, file_error FROM voice_ledger "
             "ORDER BY path"
         ).fetchall()
-    out: list[LedgerRow] = []
-    for path, lines, captured, filtered, dropped, error in raw:
-        try:
-            f, d = json.loads(filtered), json.loads(dropped)
-            if not isinstance(f, dict) or not isinstance(d, dict):
-                raise ValueError
-            counts = {str(k): int(v) for k, v in f.items()}
-            out.append(
-                (str(path), int(lines), int(captured),
-                 {k: v for k, v in counts.items() if not k.startswith(REDACTED)},
-                 {str(k): int(v) for k, v in d.items()},
-                 str(error) if error else None,
-                 {k[len(REDACTED):]: v for k, v in counts.items() if k.startswith(REDACTED)})
-            )  # fmt: skip
-        except (ValueError, TypeError):
-            out.append((str(path), 0, 0, {}, {}, "damaged_ledger_row", {}))
-    return out
+    return [ledger_row(*r) for r in raw]
+
+
+class SQLiteLedger:
+    """``IngestLedger`` on a SQLite store (``memgraph.store.interfaces``)."""
+
+    def __init__(self, conns: Conns) -> None:
+        self.conns = conns
+
+    def put(self, rows: Sequence[LedgerRow], recorded_at: str) -> None:
+        put_rows(self.conns, rows, recorded_at)
+
+    def rows(self) -> list[LedgerRow]:
+        return all_rows(self.conns)
 
 
 def totals_conn(

@@ -151,3 +151,48 @@ def test_show_missing_session_and_missing_file(store, tmp_path: Path) -> None:
     info.file.unlink()
     assert len(show_session(store, "s1").notes) == 1  # re-rendered from the store
     assert info.file.is_file()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_session_started_on_another_machine_is_viewed_in_this_machines_workspace(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Machine A starts a session in its workspace; machine B (sharing the store) notes
+    into it. A's workspace is not a folder on B: B's view goes to B's workspace, and A's
+    path is never recreated on B (it was, and B's workspace got nothing)."""
+    import shutil
+
+    where = request.getfixturevalue("pg_url") if backend == "postgres" else tmp_path / "mg.db"
+    ws_a, ws_b = tmp_path / "machine-a" / "ws", tmp_path / "machine-b" / "ws"
+    ws_a.mkdir(parents=True)
+    s = open_store(where)
+    try:
+        start_session(s, StartRequest("s-fleet", ws_a, "builder"))
+        shutil.rmtree(tmp_path / "machine-a")  # machine B does not have A's folders
+        done = note(s, NoteRequest("s-fleet", "from machine B", ws_b))
+        mine = ws_b.resolve() / ".memgraph/personas/builder/sessions/s-fleet.yaml"
+        assert done.file == mine and "from machine B" in mine.read_text()
+        again = start_session(s, StartRequest("s-fleet", ws_b, "builder"))
+        assert again.file == mine and not again.created
+        show_session(s, "s-fleet", ws_b)
+        assert not (tmp_path / "machine-a").exists()
+    finally:
+        s.close()
+    # the CLI: the lean `note` path (a SQLite file) and the typer path, as machines C, D
+    from typer.testing import CliRunner
+
+    from memgraph.cli import session_fast
+    from memgraph.cli.app import app
+
+    monkeypatch.setenv("MEMGRAPH_STORE", str(where))
+    for machine in ("c", "d"):
+        ws = tmp_path / f"machine-{machine}" / "ws"
+        monkeypatch.setenv("MEMGRAPH_WORKSPACE", str(ws))
+        argv = ["from machine " + machine, "--session", "s-fleet"]
+        if machine == "c" and backend == "sqlite":
+            assert session_fast.run(argv) == 0
+        else:
+            assert CliRunner().invoke(app, ["note", *argv]).exit_code == 0
+        view = ws / ".memgraph/personas/builder/sessions/s-fleet.yaml"
+        assert "from machine " + machine in view.read_text()
+    assert not (tmp_path / "machine-a").exists()

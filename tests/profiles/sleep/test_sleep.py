@@ -435,3 +435,41 @@ def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     assert "sleep: last run 2026-03-01 03:00 UTC (applied" in out
     data = json.loads(runner.invoke(app, ["probe", "--json"]).output)
     assert data["sleep"]["last_changed"] == "2026-03-01T03:00:00Z"
+
+
+def test_the_report_counts_only_this_runs_receipts(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a shared store other machines write while a sleep pass runs: their receipts
+    are not this pass's (the classify and windows stages reported the store's receipt
+    count difference, so a pass that wrote nothing said '426 receipts')."""
+    import profiles.activity.passes as passes
+    import profiles.voice.classify.night as night
+
+    said: list[str] = []
+
+    def other_machine() -> None:  # another process: its own connection and context
+        other = open_store(tmp_path / "sleep.db")
+        said.append(f"written by another machine, number {len(said)}")
+        try:
+            remember(other, mem(said[-1], session_id="s-other"), T0)
+        finally:
+            other.close()
+
+    for module, name in ((night, "run_night_pass"), (passes, "run_windows")):
+        real = getattr(module, name)
+
+        def meanwhile(*args: Any, _real: Any = real, **kw: Any) -> Any:
+            done = _real(*args, **kw)
+            t = threading.Thread(target=other_machine)
+            t.start()
+            t.join()
+            return done
+
+        monkeypatch.setattr(module, name, meanwhile)
+    before = store.counts()["receipts"]
+    report = sleep(store, T0 + timedelta(hours=1), state_path=tmp_path / "sleep.json")
+    by_stage = {s.name: s.receipts for s in report.stages}
+    assert by_stage["classify"] == 0 and by_stage["windows"] == 0
+    # the other machine's two rememberings wrote 2 receipts; the pass wrote the rest
+    assert report.receipts == store.counts()["receipts"] - before - 2

@@ -324,3 +324,30 @@ def test_digest_worker_hashes_each_file_in_turn(tmp_path: Path) -> None:
     worker.close()  # twice: nothing to stop
     assert worker.submit(paths[1]).get() is not None  # restarts after close
     worker.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_ledger_is_kept_on_a_shared_store_too(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A damaged line captured into the fleet's PostgreSQL store is counted in the ledger
+    there (it was kept only in SQLite files: `voice --stats`, `probe` and `doctor` on a
+    shared store said 0 lines read, 0 dropped)."""
+    from profiles.voice.ledger import ledger_entries
+    from profiles.voice.search import voice_stats
+
+    where = request.getfixturevalue("pg_url") if backend == "postgres" else tmp_path / "mg.db"
+    s = open_store(where)
+    try:
+        files = tree(tmp_path / "tx")
+        with files[0].open("a") as f:
+            f.write('{"type": "user", "message": \n')  # damaged: invalid JSON
+        run_backfill(s, req(tmp_path))
+        entries = {e.path: e for e in ledger_entries(s)}
+        assert len(entries) == 3 and all(e.balanced for e in entries.values())
+        assert entries[str(files[0])].dropped == {"invalid_json": 1}
+        stats = voice_stats(s)
+        assert stats.ledger[0] == sum(e.lines for e in entries.values()) > 0
+        assert stats.ledger[3] == 1 and stats.ledger_dropped == (("invalid_json", 1),)
+    finally:
+        s.close()

@@ -257,3 +257,50 @@ def test_stats_count_tombstones_apart(backend: Store, tmp_path: Path) -> None:
     assert sum(c for _, c in after.by_constellation) == 2
     assert sum(c for _, c in after.by_classification) == 2
     assert after.first is not None and after.last is not None
+
+
+@pytest.mark.parametrize("whole_session", [False, True])
+def test_another_machines_vault_loses_the_text_on_its_next_render(
+    backend: Store, tmp_path: Path, whole_session: bool
+) -> None:
+    """A fleet: `forget` runs on machine A; machine B's vault, rendered from the shared
+    store before, still held the text, and B's render (and capture) left it there.
+    B's next render removes the page, or rewrites it carrying B's own notes."""
+    from profiles.render import RenderRequest, render_views
+
+    vault_a, vault_b = tmp_path / "vault-a", tmp_path / "vault-b"
+    _capture(backend, vault_a, [SECRET, OTHER, "and a third message about tests", "yes"])
+    render_views(backend, RenderRequest(vault=vault_b, workspace=tmp_path / "ws-b"))
+    (page_b,) = [p for p in vault_b.rglob("*.md") if p.name != "log.md"]
+    page_b.write_text(page_b.read_text() + "\nmy own note on machine B\n")
+    assert "quokka" in page_b.read_text()
+    asked = ForgetRequest(session_ids=(SID,)) if whole_session else ForgetRequest(query="quokka")
+    forget(backend, ForgetRequest(**{**asked.__dict__, "vault": vault_a}))
+
+    report = render_views(backend, RenderRequest(vault=vault_b, workspace=tmp_path / "ws-b"))
+    assert report.forgotten == 1
+    left = [p for p in vault_b.rglob("*") if p.is_file()]
+    assert [p for p in left if "quokka" in p.read_text()] == []
+    if whole_session:
+        assert not page_b.exists()
+    else:
+        text = page_b.read_text()
+        assert "jitter" in text and "my own note on machine B" in text
+    again = render_views(backend, RenderRequest(vault=vault_b, workspace=tmp_path / "ws-b"))
+    assert again.forgotten == 0 and again.written == []
+
+
+def test_another_machines_capture_of_a_forgotten_session_removes_its_page(
+    backend: Store, tmp_path: Path
+) -> None:
+    """Machine B's hook captures a session machine A forgot ('no page: forgotten'):
+    B's page of it, written before the forget, goes too (it was left with the text)."""
+    vault_a, vault_b = tmp_path / "vault-a", tmp_path / "vault-b"
+    texts = [SECRET, OTHER, "and a third message about tests"]
+    _capture(backend, vault_b, texts)
+    (page_b,) = [p for p in vault_b.rglob("*.md") if p.name != "log.md"]
+    forget(backend, ForgetRequest(session_ids=(SID,), vault=vault_a))
+    assert "quokka" in page_b.read_text()
+    _capture(backend, vault_b, texts)  # B's transcript still holds the session
+    assert not page_b.exists()
+    assert [p for p in vault_b.rglob("*") if p.is_file() and "quokka" in p.read_text()] == []

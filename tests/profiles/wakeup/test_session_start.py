@@ -366,3 +366,22 @@ def test_a_bad_payload_is_named_in_the_hooks_words(raw: bytes, said: str) -> Non
 
     with pytest.raises(ReaderError, match=said):
         parse_payload(raw)
+
+
+def test_session_start_reads_the_fleets_shared_store(tmp_path: Path, pg_url: str) -> None:
+    """With MEMGRAPH_STORE=postgresql://... every machine's SessionStart packet comes
+    from the shared store (it read <home>/memgraph.db, absent on a fleet machine:
+    'memgraph has no store yet' in every new session, whatever the fleet knew)."""
+    work = tmp_path / "orchard"
+    work.mkdir()
+    machine_a = _env(tmp_path / "a", MEMGRAPH_STORE=pg_url, MEMGRAPH_SESSION="s-a")
+    assert mg(machine_a, "remember", "the etag decides the cache key", cwd=work).returncode == 0
+    assert mg(machine_a, "note", "half way through the cache refactor", cwd=work).returncode == 0
+    machine_b = _env(tmp_path / "b", MEMGRAPH_STORE=pg_url)
+    done = mg(machine_b, "hook", "session-start", stdin=_payload(work), cwd=work)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    context = _context(done.stdout)
+    assert "no store yet" not in context
+    assert "half way through the cache refactor" in context  # the wake token
+    assert "the etag decides the cache key" in context  # short-term memory of 'orchard'
+    assert not (tmp_path / "b" / "mg-home" / "memgraph.db").exists()
