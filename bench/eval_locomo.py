@@ -255,8 +255,19 @@ def build(
         words = sync_words(message_texts(store), cached, tmp / "words")
         timings["word_vectors_s"] = time.perf_counter() - t0
         counts["words"] = words.words
+        # the token vectors (late interaction), kept beside the vector cache: the
+        # table reuses the rows of unchanged text, so it is its own cache
+        from context_cut.token_vectors import sync_tokens, token_embedder, voice_texts
+
+        late = token_embedder(embedder)
+        tokens_dir = (cache if cache is not None else tmp) / "token-vectors"
+        if late is not None:
+            t0 = time.perf_counter()
+            tokens = sync_tokens(voice_texts(store), late, tokens_dir)
+            timings["token_vectors_s"] = time.perf_counter() - t0
+            counts["token_rows"], counts["token_turns_embedded"] = tokens.rows, tokens.embedded
         # queries are embedded by the model itself: their latency is measured
-        nerve = VectorNerve(index, embedder, words_dir=tmp / "words")
+        nerve = VectorNerve(index, embedder, words_dir=tmp / "words", tokens_dir=tokens_dir)
     return Built(store, nerve, timings, counts)
 
 

@@ -58,6 +58,9 @@ class MemoEmbedder:
     def dimension(self) -> int:
         return int(self.inner.dimension)
 
+    def __getattr__(self, name: str) -> Any:  # embed_tokens, pieces: the model's own
+        return getattr(self.inner, name)
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         todo = [t for t in texts if t not in self.seen]
         if todo:

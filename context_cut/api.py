@@ -70,6 +70,9 @@ class MemoNerve:
     def __init__(self, nerve: VectorSource) -> None:
         self.nerve = nerve
         self.notices: list[str] = []
+        # what late interaction reads (``context_cut.token_vectors.late_for``)
+        self.embedder = getattr(nerve, "embedder", None)
+        self.tokens_dir = getattr(nerve, "tokens_dir", None)
         self._seen: dict[
             tuple[str, tuple[str, ...] | None], tuple[int, list[tuple[str, float]]]
         ] = {}

@@ -122,6 +122,15 @@ def _erf(x: Any) -> Any:
     return np.where(x >= 0, 1.0 - erfc, erfc - 1.0)
 
 
+def _pool(x: Any, mask: Any) -> Any:
+    """Mean over the unmasked tokens, L2-normalised (sentence-transformers' pooling)."""
+    import numpy as np
+
+    m = mask[:, :, None]
+    pooled = (x * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
+    return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
 class NumpyMiniLM:
     """The embedder: ``embed(texts)`` -> unit vectors of 384 floats."""
 
@@ -195,6 +204,12 @@ class NumpyMiniLM:
         return self.hidden
 
     def _forward(self, ids: Any, mask: Any) -> Any:
+        """Mean-pooled, unit-length sentence vectors (n, hidden)."""
+
+        return _pool(self._states(ids, mask), mask)
+
+    def _states(self, ids: Any, mask: Any) -> Any:
+        """The last hidden state (n, length, hidden): one contextual vector a token."""
         import numpy as np
 
         w, eps, h = self.w, self.eps, self.hidden
@@ -240,9 +255,7 @@ class NumpyMiniLM:
                 w[p + "output.LayerNorm.bias"],
                 eps,
             )
-        m = mask[:, :, None]
-        pooled = (x * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
-        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return x
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
 
@@ -277,3 +290,60 @@ class NumpyMiniLM:
             for row, i in enumerate(chunk):
                 out[i] = [float(v) for v in vectors[row]]
         return out
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[tuple[Any, Any]]:
+        """Per text: (token ids, unit token vectors) of its word pieces, [CLS] and
+        [SEP] left out; the contextual states the pooled vector averages (ColBERT-style
+        late interaction scores a query's tokens against them). float32 arrays."""
+        if not texts:
+            return []
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._embed_tokens(texts)
+
+    def embed_with_tokens(
+        self, pooled: Sequence[str], tokens: Sequence[str]
+    ) -> tuple[list[list[float]], list[tuple[Any, Any]]]:
+        """``embed(pooled)`` and ``embed_tokens(tokens)`` from one forward pass over
+        both (a few short queries: a batch costs about what one text does)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            got = self._embed_tokens([*pooled, *tokens], len(pooled))
+        vectors = [[float(v) for v in row] for row in got[: len(pooled)]]
+        return vectors, got[len(pooled) :]
+
+    def _embed_tokens(self, texts: Sequence[str], pooled: int = 0) -> list[Any]:
+        """Token states of each text, or for the first ``pooled`` its pooled vector."""
+        import numpy as np
+
+        clean = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+        encodings = self.tokenizer.encode_batch(clean)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        empty = (np.zeros(0, dtype=np.int64), np.zeros((0, self.hidden), dtype=np.float32))
+        out: list[Any] = [empty for _ in texts]
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            length = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), length), dtype=np.int64)
+            mask = np.zeros((len(chunk), length), dtype=np.float32)
+            for row, i in enumerate(chunk):
+                e = encodings[i].ids
+                ids[row, : len(e)] = e
+                mask[row, : len(e)] = 1.0
+            states = self._states(ids, mask)
+            means = _pool(states, mask) if any(i < pooled for i in chunk) else states
+            for row, i in enumerate(chunk):
+                n = len(encodings[i].ids)
+                if i < pooled:
+                    out[i] = means[row]
+                    continue
+                x = states[row, 1 : n - 1]  # without [CLS] and [SEP]
+                norms = np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
+                out[i] = (ids[row, 1 : n - 1].copy(), (x / norms).astype(np.float32))
+        return out
+
+    def pieces(self, ids: Sequence[int]) -> list[str]:
+        """The word pieces of token ids ("violin", "##q", ".")."""
+        return [self.tokenizer.id_to_token(int(i)) or "" for i in ids]

@@ -39,19 +39,24 @@ def normalised(
 
 
 def fuse(
-    bm25: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]], weights: TurnWeights
+    bm25: Sequence[tuple[str, float]],
+    vector: Sequence[tuple[str, float]],
+    weights: TurnWeights,
+    late: Sequence[tuple[str, float]] = (),
 ) -> dict[str, float]:
-    """Each turn's own score: the lexical and dense rankings fused."""
+    """Each turn's own score: the lexical, dense and late-interaction rankings fused."""
     if weights.rrf > 0:
         k = weights.rrf
         own: dict[str, float] = {}
-        for i, (n, _) in enumerate(bm25, start=1):
-            own[n] = own.get(n, 0.0) + weights.lexical * (k + 1) / (k + i)
-        for i, (n, _) in enumerate(vector, start=1):
-            own[n] = own.get(n, 0.0) + weights.dense * (k + 1) / (k + i)
+        for ranking, w in ((bm25, weights.lexical), (vector, weights.dense), (late, weights.late)):
+            for i, (n, _) in enumerate(ranking, start=1):
+                own[n] = own.get(n, 0.0) + w * (k + 1) / (k + i)
         return own
     b, v = normalised(bm25), normalised(vector, weights.dense_floor)
-    return {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
+    own = {n: weights.lexical * b.get(n, 0.0) + weights.dense * v.get(n, 0.0) for n in {*b, *v}}
+    for n, s in normalised(late, minmax=True).items():
+        own[n] = own.get(n, 0.0) + weights.late * s
+    return own
 
 
 def feedback_terms(

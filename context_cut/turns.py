@@ -33,6 +33,7 @@ from datetime import datetime
 from context_cut.answer_types import asked_types, typed_factor
 from context_cut.candidates import VectorSource, bm25_ranking, query_terms
 from context_cut.embedders import fold
+from context_cut.token_vectors import late_for, late_query
 from context_cut.turn_scoring import (
     diverse,
     feedback_terms,
@@ -110,6 +111,10 @@ class TurnWeights:
     related_per: int = 5  # stored words per question word
     related_scale: bool = True  # False: scaled by the second round's own best
     related_common: float = 1.0  # no word in more than this share of the messages
+    # late interaction (``context_cut.token_vectors``): the scope's best ``late_pool``
+    # turns by MaxSim over MiniLM's token states, min-max normalised, x ``late`` (l21b)
+    late: float = 1.0
+    late_pool: int = 100
 
 
 WEIGHTS = TurnWeights()
@@ -281,10 +286,12 @@ def rank_turns(
         else []
     )
     vector: list[tuple[str, float]] = []
+    late: list[tuple[str, float]] = []
     if nerve is not None:
         try:
             how = weights.packet_dense_query if packet else weights.dense_query
             asked = _dense_text(store, text, bm25, how)
+            query = late_query(nerve, text, asked) if weights.late > 0 else None
             if lexical and weights.related > 0:  # question words the word table lacks:
                 prime(nerve, asked, out.terms)  # embedded in the question's batch
             hits = nerve.search(store, asked, pool * weights.fetch, ["voice"])
@@ -296,7 +303,13 @@ def rank_turns(
         nerve.notices = []
         keep = _in_scope_ids(store, [n for n, _ in hits], scope)
         vector = [(n, s) for n, s in hits if keep is None or n in keep][:pool]
-    own = fuse(bm25, vector, weights)
+        if out.vectors_used and weights.late > 0:
+            where = (scope.project, scope.constellation)
+            late, why = late_for(
+                nerve, query, lambda ids: _in_scope_ids(store, ids, scope), weights.late_pool, where
+            )
+            out.notices += [f"token vectors ignored: {why}; run `memgraph index`"] if why else []
+    own = fuse(bm25, vector, weights, late)
     seeds = sorted(own, key=lambda n: (-own[n], n))[: max(limit * 4, weights.seeds)]
     with store.reader() as reader:
         docs = reader.get_nodes(seeds)
@@ -316,7 +329,7 @@ def rank_turns(
     content = [t for t in out.terms if t not in speakers]
     if lexical and not weights.speaker_terms and content and len(content) < len(out.terms):
         bm25 = lexical_ranking(store, content, scope, pool, weights.stems, weights.title_weight)
-        own = fuse(bm25, vector, weights)
+        own = fuse(bm25, vector, weights, late)
         fresh = sorted(own, key=lambda n: (-own[n], n))[: len(seeds)]
     if lexical and weights.prf > 0:
         extra = feedback_terms(docs, own, {*out.terms, *speakers}, weights)

@@ -39,6 +39,8 @@ class VectorNerve:
     heal: bool = True
     # the word-vector table (``context_cut.word_vectors``) recall reads, if any
     words_dir: Path | None = None
+    # the token-vector table (``context_cut.token_vectors``, late interaction), if any
+    tokens_dir: Path | None = None
     # (text, vector) embedded ahead for the next search of that text
     # (``context_cut.word_vectors.prime``); taken once
     primed: tuple[str, list[float]] | None = None

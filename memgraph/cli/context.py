@@ -173,6 +173,8 @@ def index(
             for line in state.lines():
                 print(line)
         return
+    from context_cut.token_vectors import sync_tokens, token_embedder, voice_texts
+
     s = existing_store(home, store)  # before the vector dirs are made for it
     try:
         nerve, _ = nerve_for(cfg, required=True)
@@ -189,15 +191,22 @@ def index(
             from context_cut.word_vectors import message_texts, sync_words
 
             words = sync_words(message_texts(s), nerve.embedder, nerve.words_dir)
+        tokens = None
+        late = token_embedder(nerve.embedder)
+        if nerve.tokens_dir is not None and late and (wanted is None or "voice" in wanted):
+            tokens = sync_tokens(voice_texts(s), late, nerve.tokens_dir)
     finally:
         nerve.index.close()
         s.close()
     if as_json:
-        print_json_line({**asdict(report), **({"words": asdict(words)} if words else {})})
+        extra = {"words": asdict(words)} if words else {}
+        extra |= {"tokens": asdict(tokens)} if tokens else {}
+        print_json_line({**asdict(report), **extra})
     else:
         print(report.line())
-        if words is not None:
-            print(words.line())
+        for done in (words, tokens):
+            if done is not None:
+                print(done.line())
 
 
 def register(app: typer.Typer) -> None:

@@ -125,6 +125,7 @@ def nerve_config(
 def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
     """The configured nerve, or (None, one-line notice) when vectors are off or down."""
     from context_cut.embedders import make_embedder
+    from context_cut.token_vectors import tokens_dir_for
     from context_cut.vectors import open_nerve
     from context_cut.word_vectors import words_dir_for
     from memgraph.errors import BackendUnavailable, MissingExtra, UsageError
@@ -145,6 +146,7 @@ def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None
     try:
         nerve = open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine)
         nerve.words_dir = words_dir_for(cfg.home)
+        nerve.tokens_dir = tokens_dir_for(cfg.home)
     except (MissingExtra, BackendUnavailable) as exc:
         if required:
             raise

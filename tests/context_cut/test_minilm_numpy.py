@@ -90,3 +90,28 @@ def test_a_damaged_model_is_one_clear_error(tmp_path: Path) -> None:
     (bad / "config.json").unlink()
     with pytest.raises(BackendUnavailable, match="cannot load MiniLM"):
         NumpyMiniLM(bad)
+
+
+def test_token_states_are_contextual_unit_vectors_without_specials(model: NumpyMiniLM) -> None:
+    import numpy as np
+
+    texts = ["I sat on the river bank", "I paid at the bank", "", "word " * 400]
+    got = model.embed_tokens(texts)
+    assert model.embed_tokens([]) == []
+    for text, (ids, vecs) in zip(texts, got, strict=True):
+        expected = model.tokenizer.encode(text).ids[1:-1]  # [CLS] ... [SEP]
+        assert ids.tolist() == expected and vecs.shape == (len(expected), 384)
+        assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert len(got[3][0]) == 254  # truncated at 256 with the two specials
+    bank = model.tokenizer.token_to_id("bank")
+    river = got[0][1][got[0][0].tolist().index(bank)]
+    paid = got[1][1][got[1][0].tolist().index(bank)]
+    assert float(river @ paid) < 0.99  # the same word piece, two contexts
+    alone = model.embed_tokens([texts[0]])[0][1]
+    assert np.abs(alone - got[0][1]).max() < 1e-4  # batching does not change them
+
+
+def test_token_states_leave_the_pooled_vector_alone(model: NumpyMiniLM) -> None:
+    before = model.embed(TEXTS)
+    model.embed_tokens(TEXTS)
+    assert model.embed(TEXTS) == before
