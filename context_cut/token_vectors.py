@@ -261,16 +261,22 @@ def voice_texts(store: Store) -> Iterable[tuple[str, str, tuple[str, str]]]:
 
 
 def sync_tokens(
-    texts: Iterable[tuple[str, str, tuple[str, str]]], embedder: TokenEmbedder, directory: Path
+    texts: Iterable[tuple[str, str, tuple[str, str]]],
+    embedder: TokenEmbedder,
+    directory: Path,
+    rebuild: bool = False,
 ) -> TokenSyncReport:
     """Make the table hold the token vectors of ``texts`` (``voice_texts``): unchanged
-    texts keep their rows, new ones are embedded. Written only if it changed."""
+    texts keep their rows, new ones are embedded (``rebuild``: every one). Written
+    only if it changed."""
     import numpy as np
 
     rows = sorted(texts)
     places = [w for _, _, w in rows]
     wanted = [(n, t) for n, t, _ in rows]
-    old, reason = read_tokens(directory, embedder.name, embedder.dimension)
+    old, reason = (
+        (None, None) if rebuild else read_tokens(directory, embedder.name, embedder.dimension)
+    )
     hashes = [text_hash(t) for _, t in wanted]
     report = TokenSyncReport(turns=len(wanted), rebuilt=reason)
     same = old is not None and (old.ids, old.hashes, old.places) == (

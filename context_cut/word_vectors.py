@@ -104,15 +104,22 @@ class WordSyncReport:
 
 
 def sync_words(
-    texts: Iterable[str], embedder: Embedder, directory: Path, limit: int = MAX_WORDS
+    texts: Iterable[str],
+    embedder: Embedder,
+    directory: Path,
+    limit: int = MAX_WORDS,
+    rebuild: bool = False,
 ) -> WordSyncReport:
     """Make the table the vocabulary of ``texts``: words already in it keep their
-    vectors, new ones are embedded, gone ones dropped. Written only if it changed."""
+    vectors, new ones are embedded (``rebuild``: every one), gone ones dropped.
+    Written only if it changed."""
     import numpy as np
 
     vocab = vocabulary(texts, limit)
     wanted = vocab.words
-    old, reason = read_table(directory, embedder.name, embedder.dimension)
+    old, reason = (
+        (None, None) if rebuild else read_table(directory, embedder.name, embedder.dimension)
+    )
     old = old or empty_table(embedder.name, embedder.dimension)
     report = WordSyncReport(words=len(wanted), rebuilt=reason)
     same = (old.words, old.df, old.texts) == (wanted, vocab.df, vocab.texts)

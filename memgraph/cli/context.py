@@ -190,11 +190,11 @@ def index(
         if nerve.words_dir is not None and (wanted is None or "voice" in wanted):
             from context_cut.word_vectors import message_texts, sync_words
 
-            words = sync_words(message_texts(s), nerve.embedder, nerve.words_dir)
+            words = sync_words(message_texts(s), nerve.embedder, nerve.words_dir, rebuild=rebuild)
         tokens = None
         late = token_embedder(nerve.embedder)
         if nerve.tokens_dir is not None and late and (wanted is None or "voice" in wanted):
-            tokens = sync_tokens(voice_texts(s), late, nerve.tokens_dir)
+            tokens = sync_tokens(voice_texts(s), late, nerve.tokens_dir, rebuild=rebuild)
     finally:
         nerve.index.close()
         s.close()

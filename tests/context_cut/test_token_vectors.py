@@ -114,6 +114,9 @@ def test_sync_writes_reuses_and_reads_back(tmp_path: Path) -> None:
     assert (again.embedded, again.reused) == (0, 2) and emb.calls == []
     changed = sync_tokens([texts[0], ("n2", "Pottery", ("p", "c"))], emb, tmp_path)
     assert changed.embedded == 1 and emb.calls == ["Pottery"]  # only the changed text
+    emb.calls.clear()  # `memgraph index --rebuild`: "drop and re-embed everything"
+    redone = sync_tokens([texts[0], ("n2", "Pottery", ("p", "c"))], emb, tmp_path, rebuild=True)
+    assert redone.embedded == 2 and sorted(emb.calls) == ["A rescue dog.", "Pottery"]
 
 
 def test_an_unreadable_table_is_a_reason_and_is_rebuilt(tmp_path: Path) -> None:

@@ -108,6 +108,9 @@ def test_sync_writes_two_files_and_reads_them_back(tmp_path: Path) -> None:
     emb.calls.clear()
     more = sync_words([*TEXTS, "The piano arrived"], emb, tmp_path)
     assert more.embedded == 2 and sorted(emb.calls[0]) == ["arrived", "piano"]
+    # `memgraph index --rebuild` ("drop and re-embed everything") re-embeds every word
+    redone = sync_words([*TEXTS, "The piano arrived"], emb, tmp_path, rebuild=True)
+    assert redone.embedded == redone.words == more.words and redone.reused == 0
     grown, _ = read_table(tmp_path, emb.name, emb.dimension)
     assert grown is not None
     assert np.array_equal(grown.matrix[grown.index["violin"]], table.matrix[table.index["violin"]])
