@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -269,15 +269,15 @@ class NumpyMiniLM:
         with threadpool_limits(limits=1, user_api="blas"):
             return self._embed(texts)
 
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def _batches(self, texts: Sequence[str]) -> Iterator[tuple[list[int], Any, Any]]:
+        """(text indexes, padded token ids, mask) per batch; similar lengths share one."""
         import numpy as np
 
         # the tokenizer takes valid UTF-8 only: a lone surrogate becomes U+FFFD
         clean = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
         encodings = self.tokenizer.encode_batch(clean)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), _BATCH):  # similar lengths share a batch
+        for start in range(0, len(order), _BATCH):
             chunk = order[start : start + _BATCH]
             length = max(len(encodings[i].ids) for i in chunk)
             ids = np.zeros((len(chunk), length), dtype=np.int64)
@@ -286,6 +286,11 @@ class NumpyMiniLM:
                 e = encodings[i].ids
                 ids[row, : len(e)] = e
                 mask[row, : len(e)] = 1.0
+            yield chunk, ids, mask
+
+    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = [[] for _ in texts]
+        for chunk, ids, mask in self._batches(texts):
             vectors = self._forward(ids, mask)
             for row, i in enumerate(chunk):
                 out[i] = [float(v) for v in vectors[row]]
@@ -318,24 +323,13 @@ class NumpyMiniLM:
         """Token states of each text, or for the first ``pooled`` its pooled vector."""
         import numpy as np
 
-        clean = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
-        encodings = self.tokenizer.encode_batch(clean)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         empty = (np.zeros(0, dtype=np.int64), np.zeros((0, self.hidden), dtype=np.float32))
         out: list[Any] = [empty for _ in texts]
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
-            length = max(len(encodings[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), length), dtype=np.int64)
-            mask = np.zeros((len(chunk), length), dtype=np.float32)
-            for row, i in enumerate(chunk):
-                e = encodings[i].ids
-                ids[row, : len(e)] = e
-                mask[row, : len(e)] = 1.0
+        for chunk, ids, mask in self._batches(texts):
             states = self._states(ids, mask)
             means = _pool(states, mask) if any(i < pooled for i in chunk) else states
             for row, i in enumerate(chunk):
-                n = len(encodings[i].ids)
+                n = int(mask[row].sum())
                 if i < pooled:
                     out[i] = means[row]
                     continue
