@@ -333,9 +333,10 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
 def _check_sleep(report: DoctorReport, settings: Any) -> None:
     from memgraph.errors import MemgraphError
     from profiles.sleep.schedule import Schedule, scheduled
-    from profiles.sleep.state import STATE_FILE, sleep_status
+    from profiles.sleep.state import STATE_FILE, sleep_status, store_key
 
-    status = sleep_status(settings.home / STATE_FILE)
+    key = store_key(settings.store or settings.store_path)
+    status = sleep_status(settings.home / STATE_FILE, key)
     last = status["last_run"] or "never"
     sched = Schedule(
         settings.sleep_schedule, "memgraph sleep", "02:00", settings.crontab, settings.systemctl
