@@ -610,3 +610,56 @@ def test_passes_over_several_stores_from_one_home_keep_every_entry(
     for t in threads:
         t.join()
     assert sorted(json.loads(state.read_text())["stores"]) == keys
+
+
+def test_a_pass_that_loses_a_race_says_what_it_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two passes over one store, planning from the same state before either writes:
+    the loser printed 'classify: 213 planned, 0 receipts (command 91, ...)' and
+    'windows: ... (37 window(s), 37 new)' though it wrote nothing (fleet34, left 2).
+    Each line now says what this pass applied and what another run had done."""
+    import profiles.activity.passes as passes
+    import profiles.voice.classify.night as night
+
+    seed = open_store(tmp_path / "shared.db")
+    _voice_messages(seed)
+    before = seed.counts()["receipts"]
+    seed.close()
+    barrier = threading.Barrier(2, timeout=60)
+    for module, name in ((night, "apply_or_reject"), (passes, "store_windows")):
+        real = getattr(module, name)
+
+        def together(*args: Any, _real: Any = real, **kw: Any) -> Any:
+            barrier.wait()  # both planned from the store before either wrote
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(module, name, together)
+    reports: list[SleepReport] = []
+
+    def machine() -> None:
+        s = open_store(tmp_path / "shared.db")
+        try:
+            reports.append(sleep(s, T0 + timedelta(hours=1)))
+        finally:
+            s.close()
+
+    threads = [threading.Thread(target=machine) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = sorted(line for r in reports for line in r.lines() if "classify" in line)
+    assert lines == [
+        "  classify: 6 planned, 0 applied, 6 already done by another run, 0 receipts",
+        "  classify: 6 planned, 12 receipts (command 6)",
+    ]
+    windows = sorted(line for r in reports for line in r.lines() if "windows:" in line)
+    assert windows[0].startswith("  windows: 2 planned, 0 applied, 2 already done by another run")
+    assert windows[0].endswith("(2 window(s), 0 new)") and windows[1].endswith("2 new)")
+    # each stage written once, by one pass or the other: together, the store's growth
+    s = open_store(tmp_path / "shared.db")
+    try:
+        assert sum(r.receipts for r in reports) == s.counts()["receipts"] - before
+    finally:
+        s.close()
