@@ -122,9 +122,11 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     if file_ok and not any(c.name == "config" for c in report.checks):
         report.add("config", OK, f"{cfg_path}" if cfg_path.is_file() else "defaults (no file)")
     location = settings.store or str(settings.store_path)
+    from memgraph.store.postgres import is_store_url, redact
+
     report.paths.update(
         {
-            "store": location,
+            "store": redact(location) if is_store_url(location) else location,  # no password
             "vault": str(settings.vault),
             "workspace": str(settings.workspace),
             "home": str(settings.home),

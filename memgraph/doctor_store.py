@@ -1,6 +1,6 @@
-"""``memgraph doctor``'s checks of the store and of what it holds: the store opens
-read-only (never created or migrated here), passes SQLite's ``quick_check`` and has
-this memgraph's schema; the vault is there when the store has pages; the capture
+"""``memgraph doctor``'s checks of the store and of what it holds: the store (a
+SQLite file or a PostgreSQL server) opens read-only (never created or migrated
+here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema; the vault is there when the store has pages; the capture
 registry and the ingest ledger's drops; subject-vector files of repos the store
 no longer has. Each adds its ``Check`` to the report (``memgraph.doctor``).
 """
@@ -20,8 +20,7 @@ def check_store(report: DoctorReport, location: str) -> Any:
     from memgraph.errors import MemgraphError
 
     if is_url(location):
-        report.add("store", OK, "PostgreSQL store (not checked here: `memgraph stats`)")
-        return None
+        return _check_postgres(report, location)
     path = Path(location)
     if not path.exists():
         folder = path.parent
@@ -148,3 +147,39 @@ def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
             f"{sum(n for _p, n in found):,} bytes: {sizes}{more}",
             "rm -- " + " ".join(shlex.quote(str(p)) for p, _n in found),
         )
+
+
+def _check_postgres(report: DoctorReport, url: str) -> Any:
+    """A PostgreSQL store, opened read-only: reachable, holds a store, its schema.
+    (The server keeps its own pages sound: there is no ``quick_check`` to run.)"""
+    from memgraph.errors import MemgraphError, StoreMissing
+    from memgraph.store.postgres import open_postgres, redact
+    from memgraph.store.postgres.schema import all_migrations
+
+    where = redact(url)
+    try:
+        store = open_postgres(url, readonly=True)  # never created or migrated here
+    except StoreMissing:
+        report.add("store", WARN, f"no memgraph store yet in {where}", "memgraph voice --backfill")
+        return None
+    except MemgraphError as exc:
+        fix = "check MEMGRAPH_STORE (or store in the config file) and that the server is up"
+        report.add("store", PROBLEM, one_line(exc), fix)
+        return None
+    try:
+        have = max(store.schema_versions(), default=0)
+    except MemgraphError as exc:
+        store.close()
+        report.add("store", PROBLEM, one_line(exc), "memgraph stats  (names the failing query)")
+        return None
+    latest = max(m.version for m in all_migrations())
+    if have < latest:
+        report.add(
+            "store",
+            WARN,
+            f"{where}: schema {have}, this memgraph writes {latest} (migrated on the next write)",
+            "memgraph voice --backfill",
+        )
+    else:
+        report.add("store", OK, f"{where}: schema {have}")
+    return store
