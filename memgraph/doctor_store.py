@@ -1,8 +1,9 @@
 """``memgraph doctor``'s checks of the store and of what it holds: the store (a
 SQLite file or a PostgreSQL server) opens read-only (never created or migrated
-here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema; the vault is there when the store has pages; the capture
-registry and the ingest ledger's drops; subject-vector files of repos the store
-no longer has. Each adds its ``Check`` to the report (``memgraph.doctor``).
+here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema;
+the vault is there when the store has pages; the capture registry and the ingest
+ledger's drops; subject-vector files of repos the store no longer has. Each adds
+its ``Check`` to the report (``memgraph.doctor``).
 """
 
 from __future__ import annotations
