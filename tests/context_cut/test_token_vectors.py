@@ -14,14 +14,12 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from context_cut.token_table import quantised, read_tokens, table_paths  # noqa: E402
 from context_cut.token_vectors import (  # noqa: E402
     late_for,
     late_query,
     maxsim,
-    quantised,
-    read_tokens,
     sync_tokens,
-    table_paths,
     voice_texts,
 )
 from context_cut.turn_scoring import fuse  # noqa: E402
