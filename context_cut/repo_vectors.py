@@ -5,7 +5,8 @@ subjects of the newest ``HISTORY_WINDOW`` commits on the repo's history node.
 Embedding those 50 subjects cost a whole-process ``memgraph context --cut repo``
 ~3.8 s of its 4.7 s (notes/repo.md, m17), paid again by every process; so
 ``memgraph repo scan`` (with MiniLM configured) keeps them in one plain file per
-repo and model in ``<home>/repo-vectors/`` (``sync_subjects``), and the cut takes
+repo and model in ``<home>/repo-vectors/<store>/`` (``sync_subjects``; a folder per
+store: ``memgraph.home_dirs``), and the cut takes
 them from there (``prime``: into ``repo_nearest``'s process memo), embedding
 only the subjects the file lacks (remembered for the process, never written at
 query time: a cut stays read-only).
@@ -54,9 +55,26 @@ MAX_BYTES = 64 * 1024 * 1024  # a larger file is not ours (50 subjects x 384 dim
 _HEAD_MAX = 512
 
 
-def vectors_dir_for(home: Path) -> Path:
-    """Where ``memgraph repo scan`` keeps subject vectors for the store at ``home``."""
-    return Path(os.fspath(home)) / "repo-vectors"
+def vectors_dir_for(home: Path, location: str | Path) -> Path:
+    """Where the subject vectors of the store at ``location`` are read (its folder
+    in ``<home>/repo-vectors``; the flat files of a home from before until it has one)."""
+    from memgraph.home_dirs import REPO_VECTORS, cache_dir
+
+    return cache_dir(home, REPO_VECTORS, location)
+
+
+def prepared_vectors_dir(home: Path, store: Store) -> Path:
+    """Where ``memgraph repo scan`` writes them for ``store``: its own folder, made on
+    first use with the flat files of a home from before that are of its repos."""
+    from memgraph.home_dirs import REPO_VECTORS, prepared_dir
+
+    known = _known_repos(store)
+
+    def ours(name: str) -> bool:
+        match = _FILE.match(name)
+        return match is not None and match.group(1) in known
+
+    return prepared_dir(home, REPO_VECTORS, store.location, keep=ours)
 
 
 def _slug(text: str) -> str:
@@ -178,23 +196,29 @@ def sync_subjects(
     model: str,
     subjects: Sequence[str],
     make_embedder: Callable[[], Embedder],
+    target: Callable[[], Path] | None = None,
 ) -> SubjectSync:
     """Make the repo's file hold the vectors of ``subjects`` (the history window's,
     ``repo_nearest.window_subjects``): stored ones are kept, new ones embedded in
     one batch (in window order: the batch a cut without the file would embed),
     gone ones dropped. Nothing written, and no embedder built, when it already
-    holds exactly these. ``make_embedder`` must give an embedder named ``model``."""
+    holds exactly these. ``make_embedder`` must give an embedder named ``model``.
+    ``target``: the folder written in when it is not ``directory`` (asked only
+    when something is written: ``prepared_vectors_dir`` makes it)."""
+    out = target or (lambda: directory)
     wanted = list(dict.fromkeys(subjects))
     keys = [subject_key(s) for s in wanted]
     stored, reason = read_vectors(directory, repo, model)
     report = SubjectSync(model, subjects=len(wanted), rebuilt=reason)
     if stored is not None and set(stored) == set(keys):
         report.kept = len(keys)
+        if target is not None:  # the store's folder, made (with the file) if it was not
+            target()
         return report
     if not wanted:  # no history (any more): no file, and nothing to embed
         if stored is not None or reason is not None:
             with contextlib.suppress(FileNotFoundError):
-                vectors_path(directory, repo, model).unlink()
+                vectors_path(out(), repo, model).unlink()
                 report.written = True
         return report
     embedder = make_embedder()
@@ -206,7 +230,7 @@ def sync_subjects(
     todo = [s for s, k in zip(wanted, keys, strict=True) if k not in held]
     fresh = dict(zip(todo, embedder.embed(todo), strict=True)) if todo else {}
     rows = [(k, held[k] if k in held else fresh[s]) for s, k in zip(wanted, keys, strict=True)]
-    write_vectors(directory, repo, model, embedder.dimension, rows)
+    write_vectors(out(), repo, model, embedder.dimension, rows)
     report.embedded, report.kept, report.written = len(todo), len(wanted) - len(todo), True
     return report
 
@@ -242,7 +266,12 @@ def _scanned_window(store: Store, repo: str, setting: str) -> tuple[str, list[st
 
 
 def sync_scanned(
-    store: Store, repo: str, directory: Path, setting: str, make_embedder: Callable[[], Embedder]
+    store: Store,
+    repo: str,
+    directory: Path,
+    setting: str,
+    make_embedder: Callable[[], Embedder],
+    target: Callable[[], Path] | None = None,
 ) -> SubjectSync | None:
     """``sync_subjects`` for the window on the repo's stored history node, when
     ``setting`` (the configured embedder) names a model the signal takes; None
@@ -251,7 +280,7 @@ def sync_scanned(
     if window is None:
         return None
     model, subjects = window
-    return sync_subjects(directory, repo, model, subjects, make_embedder)
+    return sync_subjects(directory, repo, model, subjects, make_embedder, target)
 
 
 def vector_status(store: Store, repo: str, directory: Path, setting: str) -> str | None:
@@ -274,22 +303,27 @@ def vector_status(store: Store, repo: str, directory: Path, setting: str) -> str
 _FILE = re.compile(r"^[a-z0-9_]+-([0-9a-f]{12})\.[a-z0-9_]+\.vec$")
 
 
+def _known_repos(store: Store) -> set[str]:
+    """The repo digests (as in a file's name) of the store's live history nodes."""
+    from profiles.repo_scan.keys import ARCH
+
+    return {
+        digest(str(node.attributes.get("repo") or ""), length=12)
+        for node in store.iter_nodes(profile=ARCH.value, kind="history")
+        if node.lifecycle != "retired"
+    }
+
+
 def orphaned_files(store: Store, directory: Path) -> list[tuple[Path, int]]:
     """(path, size in bytes) of the subject-vector files in ``directory`` whose repo
     has no live history node in ``store`` (a repo scanned under another name, a store
     replaced): nothing reads them any more and no scan rewrites them. Reads only; a
     name that is not ``vectors_path``'s is not ours and never listed."""
-    from profiles.repo_scan.keys import ARCH
-
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    known = {
-        digest(str(node.attributes.get("repo") or ""), length=12)
-        for node in store.iter_nodes(profile=ARCH.value, kind="history")
-        if node.lifecycle != "retired"
-    }
+    known = _known_repos(store)
     out: list[tuple[Path, int]] = []
     for entry in entries:
         match = _FILE.match(entry.name)

@@ -61,9 +61,13 @@ def token_embedder(embedder: object) -> TokenEmbedder | None:
     return embedder if ok else None  # type: ignore[return-value]
 
 
-def tokens_dir_for(home: Path) -> Path:
-    """Where ``memgraph index`` keeps the token vectors of the store at ``home``."""
-    return Path(os.fspath(home)) / "token-vectors"
+def tokens_dir_for(home: Path, location: str | Path) -> Path:
+    """Where the token vectors of the store at ``location`` are read: its folder in
+    ``<home>/token-vectors`` (``memgraph.home_dirs``; ``memgraph index`` writes
+    there through ``prepared_dir``), the flat files of a home from before until then."""
+    from memgraph.home_dirs import TOKEN_VECTORS, cache_dir
+
+    return cache_dir(home, TOKEN_VECTORS, location)
 
 
 def _punctuation(piece: str) -> bool:

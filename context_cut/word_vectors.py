@@ -18,7 +18,6 @@ the process (never written at query time: recall stays read-only).
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -229,9 +228,13 @@ def related_words(
     return sorted(best.values(), key=lambda r: (-r.similarity, r.word))
 
 
-def words_dir_for(home: Path) -> Path:
-    """Where ``memgraph index`` keeps the word vectors of the store at ``home``."""
-    return Path(os.fspath(home)) / "word-vectors"
+def words_dir_for(home: Path, location: str | Path) -> Path:
+    """Where the word vectors of the store at ``location`` are read: its folder in
+    ``<home>/word-vectors`` (``memgraph.home_dirs``; ``memgraph index`` writes
+    there through ``prepared_dir``), the flat files of a home from before until then."""
+    from memgraph.home_dirs import WORD_VECTORS, cache_dir
+
+    return cache_dir(home, WORD_VECTORS, location)
 
 
 def nerve_table(nerve: object) -> tuple[WordTable | None, Embedder | None, str | None]:

@@ -132,13 +132,20 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
             "home": str(settings.home),
         }
     )
-    from memgraph.doctor_store import check_capture, check_repo_vectors, check_store, check_vault
+    from memgraph.doctor_store import (
+        check_capture,
+        check_flat_caches,
+        check_repo_vectors,
+        check_store,
+        check_vault,
+    )
 
     store = check_store(report, location)
     try:
         check_vault(report, settings.vault, store)
         check_capture(report, store)
         check_repo_vectors(report, settings.home, store)
+        check_flat_caches(report, settings.home)
     finally:
         if store is not None:
             store.close()
@@ -202,8 +209,9 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
 
 def _check_sleep(report: DoctorReport, settings: Any) -> None:
     from memgraph.errors import MemgraphError
+    from memgraph.home_dirs import store_key
     from profiles.sleep.schedule import Schedule, scheduled
-    from profiles.sleep.state import STATE_FILE, sleep_status, store_key
+    from profiles.sleep.state import STATE_FILE, sleep_status
 
     key = store_key(settings.store or settings.store_path)
     status = sleep_status(settings.home / STATE_FILE, key)

@@ -2,7 +2,8 @@
 SQLite file or a PostgreSQL server) opens read-only (never created or migrated
 here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema;
 the vault is there when the store has pages; the capture registry and the ingest
-ledger's drops; subject-vector files of repos the store no longer has. Each adds
+ledger's drops; subject-vector files of repos the store no longer has (in its own
+folder) and the vector caches of a home from before per-store folders. Each adds
 its ``Check`` to the report (``memgraph.doctor``).
 """
 
@@ -132,12 +133,16 @@ def check_capture(report: DoctorReport, store: Any) -> None:
 
 
 def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
-    """Subject-vector files (``memgraph repo scan``) of repos the store no longer has."""
+    """Subject-vector files (``memgraph repo scan``) of repos the store no longer has,
+    in the store's own folder only: another store's files (or the flat files of a
+    home from before, which any store of the home may still read) are not its to judge."""
     import shlex
 
-    from context_cut.repo_vectors import orphaned_files, vectors_dir_for
+    from context_cut.repo_vectors import orphaned_files
+    from memgraph.home_dirs import REPO_VECTORS, own_dir
 
-    found = orphaned_files(store, vectors_dir_for(home)) if store is not None else []
+    mine = own_dir(home, REPO_VECTORS, store.location) if store is not None else None
+    found = orphaned_files(store, mine) if mine is not None else []
     if found:
         sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
         more = f" and {len(found) - 5} more" if len(found) > 5 else ""
@@ -148,6 +153,32 @@ def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
             f"{sum(n for _p, n in found):,} bytes: {sizes}{more}",
             "rm -- " + " ".join(shlex.quote(str(p)) for p, _n in found),
         )
+
+
+def check_flat_caches(report: DoctorReport, home: Path) -> None:
+    """Vector-cache files of a home from before each store had its own folder
+    (``memgraph.home_dirs``): any store of the home that has no folder yet still
+    reads them, so they are only pointed at, with when removing them is safe."""
+    import shlex
+
+    from memgraph.home_dirs import CACHES, legacy_files
+
+    found = [p for cache in CACHES for p in legacy_files(home / cache)]
+    if not found:
+        return
+    size = sum(p.lstat().st_size for p in found)
+    where = ", ".join(sorted({str(p.parent) for p in found}))
+    report.add(
+        "vector-caches",
+        WARN,
+        f"{len(found)} file(s) from before each store had its own cache folder, "
+        f"{size:,} bytes, in {where}: a store without a folder yet still reads them, "
+        "and its next `memgraph index` / `memgraph repo scan` takes them over",
+        "rm -- "
+        + " ".join(shlex.quote(str(p)) for p in found)
+        + "  (once every store this home is pointed at has run `memgraph index` "
+        "and `memgraph repo scan`)",
+    )
 
 
 def _check_postgres(report: DoctorReport, url: str) -> Any:

@@ -174,10 +174,11 @@ def index(
                 print(line)
         return
     from context_cut.token_vectors import sync_tokens, token_embedder, voice_texts
+    from memgraph.home_dirs import TOKEN_VECTORS, WORD_VECTORS
 
     s = existing_store(home, store)  # before the vector dirs are made for it
     try:
-        nerve, _ = nerve_for(cfg, required=True)
+        nerve, _ = nerve_for(cfg, required=True, location=s.location)
     except BaseException:
         s.close()
         raise
@@ -187,14 +188,17 @@ def index(
             s, nerve.index, nerve.embedder, rebuild=rebuild, profiles=wanted, optimize=optimize
         )
         words = None
-        if nerve.words_dir is not None and (wanted is None or "voice" in wanted):
+        voice = wanted is None or "voice" in wanted
+        if nerve.words_dir is not None and voice:
             from context_cut.word_vectors import message_texts, sync_words
 
-            words = sync_words(message_texts(s), nerve.embedder, nerve.words_dir, rebuild=rebuild)
+            where = _written(cfg.home, WORD_VECTORS, s.location)
+            words = sync_words(message_texts(s), nerve.embedder, where, rebuild=rebuild)
         tokens = None
         late = token_embedder(nerve.embedder)
-        if nerve.tokens_dir is not None and late and (wanted is None or "voice" in wanted):
-            tokens = sync_tokens(voice_texts(s), late, nerve.tokens_dir, rebuild=rebuild)
+        if nerve.tokens_dir is not None and late and voice:
+            where = _written(cfg.home, TOKEN_VECTORS, s.location)
+            tokens = sync_tokens(voice_texts(s), late, where, rebuild=rebuild)
     finally:
         nerve.index.close()
         s.close()
@@ -207,6 +211,22 @@ def index(
         for done in (words, tokens):
             if done is not None:
                 print(done.line())
+
+
+def _written(home: Path, cache: str, location: str) -> Path:
+    """The store's own folder of ``cache`` for ``index`` to write in (made on first
+    use with the flat files of a home from before: ``memgraph.home_dirs``)."""
+    from memgraph.errors import StoreError
+    from memgraph.home_dirs import prepared_dir
+
+    try:
+        return prepared_dir(home, cache, location)
+    except OSError as exc:
+        where = exc.filename or home / cache
+        raise StoreError(
+            f"cannot make the {cache} folder at {where}: {exc.strerror or exc} "
+            "(make it a writable directory and rerun `memgraph index`)"
+        ) from None
 
 
 def register(app: typer.Typer) -> None:

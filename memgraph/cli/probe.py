@@ -53,7 +53,8 @@ def probe(
             result = run_probe(store, request)
         finally:
             store.close()
-    from profiles.sleep.state import STATE_FILE, sleep_status, store_key
+    from memgraph.home_dirs import store_key
+    from profiles.sleep.state import STATE_FILE, sleep_status
 
     where = store_key(settings.store or settings.store_path)
     sleep = sleep_status(settings.home / STATE_FILE, where, utc)

@@ -122,8 +122,11 @@ def nerve_config(
     return NerveConfig(**{"home": default_home(), **paths, **raw, "ollama_timeout": float(timeout)})
 
 
-def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None, str | None]:
-    """The configured nerve, or (None, one-line notice) when vectors are off or down."""
+def nerve_for(
+    cfg: NerveSettings, *, required: bool, location: str
+) -> tuple[VectorNerve | None, str | None]:
+    """The configured nerve for the store at ``location`` (its word and token tables:
+    ``memgraph.home_dirs``), or (None, one-line notice) when vectors are off or down."""
     from context_cut.embedders import make_embedder
     from context_cut.token_vectors import tokens_dir_for
     from context_cut.vectors import open_nerve
@@ -145,8 +148,8 @@ def nerve_for(cfg: NerveSettings, *, required: bool) -> tuple[VectorNerve | None
     path = cfg.qdrant_path or cfg.home / "qdrant"
     try:
         nerve = open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine)
-        nerve.words_dir = words_dir_for(cfg.home)
-        nerve.tokens_dir = tokens_dir_for(cfg.home)
+        nerve.words_dir = words_dir_for(cfg.home, location)
+        nerve.tokens_dir = tokens_dir_for(cfg.home, location)
     except (MissingExtra, BackendUnavailable) as exc:
         if required:
             raise
@@ -177,7 +180,7 @@ def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = Fa
     try:
         if vectors_wanted(src.embedder):
             cfg = nerve_config(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
-            nerve, notice = nerve_for(cfg, required=False)
+            nerve, notice = nerve_for(cfg, required=False, location=s.location)
         else:
             nerve, notice = None, VECTORS_OFF
     except BaseException:
@@ -391,9 +394,14 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
     request = RepoCutRequest(
         text=args.text, repo_path=repo, budget_tokens=args.budget, limit=min(args.limit, 200)
     )
-    embedder, vectors_dir = _repo_embedder(args)
+    embedder, home = _repo_embedder(args)
     s = existing_store(args.home, args.store, for_reading=True)
     try:
+        vectors_dir = None
+        if home is not None:  # the store's folder of subject vectors (memgraph.home_dirs)
+            from context_cut.repo_vectors import vectors_dir_for
+
+            vectors_dir = vectors_dir_for(home, s.location)
         packet = repo_cut(s, request, embedder, vectors_dir).packet
     finally:
         s.close()
@@ -404,13 +412,12 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
 
 def _repo_embedder(args: ContextArgs) -> tuple[Any, Path | None]:
     """The configured embedder for the repo cut's nearest-past-commit signal and
-    where the scan stored subject vectors (``context_cut/repo_nearest.py``: MiniLM
-    only), or (None, None): nothing configured (no vector code loads), another
+    the home the scan stored subject vectors under (``context_cut/repo_nearest.py``:
+    MiniLM only), or (None, None): nothing configured (no vector code loads), another
     model, or the extra missing (one stderr line)."""
     if not vectors_wanted(args.embedder):
         return None, None
     from context_cut.repo_nearest import configured_embedder
-    from context_cut.repo_vectors import vectors_dir_for
 
     cfg = nerve_config(args.home, args.embedder, args.qdrant_path, args.qdrant_url)
     embedder, notice = configured_embedder(
@@ -418,4 +425,4 @@ def _repo_embedder(args: ContextArgs) -> tuple[Any, Path | None]:
     )
     if notice:
         say(notice)
-    return (embedder, vectors_dir_for(cfg.home)) if embedder is not None else (None, None)
+    return (embedder, cfg.home) if embedder is not None else (None, None)

@@ -85,7 +85,7 @@ def subject_vectors(store: Store, repo: str, home: str | Path | None) -> Subject
 
     if not vectors_wanted():
         return None
-    from context_cut.repo_vectors import sync_scanned, vectors_dir_for
+    from context_cut.repo_vectors import prepared_vectors_dir, sync_scanned, vectors_dir_for
     from memgraph.cli.ranked import nerve_config
     from memgraph.errors import BackendUnavailable, MissingExtra
 
@@ -101,12 +101,15 @@ def subject_vectors(store: Store, repo: str, home: str | Path | None) -> Subject
             raise BackendUnavailable(f"no embedder for {cfg.embedder!r}")
         return embedder
 
+    where = vectors_dir_for(cfg.home, store.location)  # this store's (memgraph.home_dirs)
     try:
-        return sync_scanned(store, repo, vectors_dir_for(cfg.home), cfg.embedder, make)
+        return sync_scanned(
+            store, repo, where, cfg.embedder, make, lambda: prepared_vectors_dir(cfg.home, store)
+        )
     except (MissingExtra, BackendUnavailable) as exc:
         why = f"{exc}"
     except OSError as exc:  # a read-only home: the cut embeds the subjects itself
-        why = f"cannot write {exc.filename or vectors_dir_for(cfg.home)}: {exc.strerror or exc}"
+        why = f"cannot write {exc.filename or where}: {exc.strerror or exc}"
     line = f"subject vectors not stored (the repo cut embeds them per process): {why}"
     print(" ".join(line.split()), file=sys.stderr)
     return None

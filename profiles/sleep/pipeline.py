@@ -22,10 +22,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memgraph.errors import ConfigError, UsageError
+from memgraph.home_dirs import store_key
 from memgraph.store.protocol import Store
 from profiles.sleep import stages
 from profiles.sleep.sleep_types import SleepReport, SleepRequest, Stage
-from profiles.sleep.state import STATE_FILE, last_run, store_key, write_state
+from profiles.sleep.state import STATE_FILE, last_run, write_state
 
 # the library's surface: a caller needs only this module to run a night pass
 __all__ = ["STATE_FILE", "SleepReport", "SleepRequest", "Stage", "run_sleep"]

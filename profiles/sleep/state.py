@@ -2,9 +2,9 @@
 ``probe`` and ``doctor`` report it).
 
 One home can point at several stores (``MEMGRAPH_STORE``, ``--store``): each
-store has its own entry under ``"stores"``, keyed by ``store_key`` (a file by its
-real path, a PostgreSQL URL without its password). A store slept nowhere else
-starts from the beginning, not from another store's last run.
+store has its own entry under ``"stores"``, keyed by ``memgraph.home_dirs.store_key``
+(a file by its real path, a PostgreSQL URL without its password). A store slept
+nowhere else starts from the beginning, not from another store's last run.
 
 A file from before (one flat ``last_run`` for whatever store the home pointed
 at) is still read: for a store without an entry of its own it is the last run,
@@ -14,7 +14,6 @@ and the first pass that writes moves it under that pass's store.
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,19 +25,6 @@ FIELDS = ("last_run", "last_status", "last_receipts", "last_changed")
 
 def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def store_key(location: str | Path) -> str:
-    """Which store a state entry is for: ``store.location`` or a store as configured
-    (a path, or a ``postgresql://`` URL, password or not)."""
-    from memgraph.store.postgres import is_store_url, redact
-
-    text = str(location)
-    if is_store_url(text):
-        return redact(text)
-    if text == ":memory:":
-        return text
-    return os.path.realpath(text)
 
 
 def read_state(path: Path | None) -> dict[str, Any]:

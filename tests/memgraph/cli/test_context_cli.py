@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from context_cut.word_vectors import words_dir_for
 from memgraph.cli.app import app
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, UpsertNode
 from memgraph.engine import apply_patch, new_patch
@@ -137,9 +138,9 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     report = json.loads(first.stdout)
     assert report["embedded"] == 3 and report["manifests"] == 3
-    # the word vectors of the voice messages' words, beside the store's home
+    # the word vectors of the voice messages' words, in the store's folder of the home
     assert report["words"]["words"] == 3 and report["words"]["embedded"] == 3  # cache tokens longer
-    assert sorted(p.suffix for p in (tmp_path / "mg-home" / "word-vectors").iterdir()) == [
+    assert sorted(p.suffix for p in words_dir_for(tmp_path / "mg-home", str(db)).iterdir()) == [
         ".f32",
         ".words",
     ]
@@ -160,7 +161,7 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
 def test_a_word_table_in_a_bad_state_is_one_line_on_each_command(db: Path, tmp_path: Path) -> None:
     args = ["--store", str(db), "--embedder", "hash", "--qdrant-path", str(tmp_path / "q")]
     assert runner.invoke(app, ["index", *args]).exit_code == 0
-    words = next((tmp_path / "mg-home" / "word-vectors").glob("*.words"))
+    words = next(words_dir_for(tmp_path / "mg-home", str(db)).glob("*.words"))
     words.unlink()
     os.mkfifo(words)  # recall neither waits on it nor fails: it says so and goes on
     rec = runner.invoke(app, ["recall", "caching tokens longer", *args])

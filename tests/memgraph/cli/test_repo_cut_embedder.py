@@ -43,8 +43,9 @@ def test_minilm_is_used_and_a_missing_extra_is_one_line(
 ) -> None:
     fake = FakeMiniLM({})
     monkeypatch.setattr(embedders, "make_embedder", lambda *_a, **_k: fake)
-    # the embedder, and the folder the scan keeps subject vectors in (context_cut/repo_vectors.py)
-    assert _repo_embedder(_args(tmp_path, "minilm")) == (fake, tmp_path / "repo-vectors")
+    # the embedder, and the home the scan keeps subject vectors under (a folder per
+    # store in it: context_cut/repo_vectors.py, memgraph/home_dirs.py)
+    assert _repo_embedder(_args(tmp_path, "minilm")) == (fake, tmp_path)
 
     def missing(*_a: Any, **_k: Any) -> None:
         raise MissingExtra("local-embeddings", "tokenizers")

@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from context_cut import embedders, repo_nearest
-from context_cut.repo_vectors import read_vectors, vectors_path
+from context_cut.repo_vectors import read_vectors, vectors_dir_for, vectors_path
 from memgraph.cli import repo_fast
 from memgraph.cli.app import app
-from memgraph.config import load_settings
+from memgraph.config import load_settings, store_location
 from memgraph.errors import MissingExtra
 from memgraph.mcp_server import MemgraphTools
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
@@ -48,6 +48,11 @@ def minilm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[FakeMiniLM]:
     return built
 
 
+def stored_in(tmp_path: Path) -> Path:
+    """The configured store's folder of subject vectors in the home ``tmp_path/mg``."""
+    return vectors_dir_for(tmp_path / "mg", store_location())
+
+
 def _missing(*_a: Any, **_k: Any) -> None:
     raise MissingExtra("local-embeddings", "tokenizers")
 
@@ -61,7 +66,7 @@ def test_scan_stores_them_and_a_cli_cut_embeds_only_its_task(
         "subject vectors (minilm:all-MiniLM-L6-v2): 4 subjects (4 embedded, 0 kept)" in out.stdout
     )
     assert [f.calls for f in minilm] == [[SUBJECTS]]
-    held, why = read_vectors(tmp_path / "mg" / "repo-vectors", "proj", repo_nearest.MINILM, 3)
+    held, why = read_vectors(stored_in(tmp_path), "proj", repo_nearest.MINILM, 3)
     assert why is None and held is not None and len(held) == 4
     again = runner.invoke(app, ["repo", "scan", str(repo), "--json"])
     sync = json.loads(again.stdout)["subject_vectors"]
@@ -78,7 +83,7 @@ def test_the_lean_scan_stores_them_too(
 ) -> None:
     assert repo_fast.run(["scan", str(repo)]) == 0
     assert "(4 embedded, 0 kept)" in capsys.readouterr().out
-    assert vectors_path(tmp_path / "mg" / "repo-vectors", "proj", repo_nearest.MINILM).exists()
+    assert vectors_path(stored_in(tmp_path), "proj", repo_nearest.MINILM).exists()
 
 
 def test_a_missing_extra_is_one_line_and_the_scan_stands(
@@ -143,7 +148,7 @@ def test_repo_status_says_how_many_are_stored(
         == line
     )
     assert len(minilm) == 1  # status reads the file: no embedder built
-    path = vectors_path(tmp_path / "mg" / "repo-vectors", "proj", repo_nearest.MINILM)
+    path = vectors_path(stored_in(tmp_path), "proj", repo_nearest.MINILM)
     path.write_bytes(b"not ours\n")
     out = runner.invoke(app, ["repo", "status", str(repo)])
     assert "subject vectors (minilm:all-MiniLM-L6-v2): unusable, repo vectors:" in out.stdout
@@ -176,7 +181,7 @@ def test_doctor_reports_files_of_repos_the_store_no_longer_has(
     if backend == "postgres":
         monkeypatch.setenv("MEMGRAPH_STORE", request.getfixturevalue("pg_url"))
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
-    vectors = tmp_path / "mg" / "repo-vectors"
+    vectors = stored_in(tmp_path)
     kept = vectors_path(vectors, "proj", repo_nearest.MINILM)
     clean = json.loads(runner.invoke(app, ["doctor", "--json"]).stdout)
     assert not [c for c in clean["checks"] if c["name"] == "repo-vectors"]
