@@ -64,7 +64,7 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
     report = RenderReport()
     seen: set[str] = set()
     if request.voice:
-        from profiles.voice.forget import clear_forgotten_pages
+        from profiles.voice.forget_views import clear_forgotten_pages
         from profiles.voice.views import write_session_page_ex
 
         for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):

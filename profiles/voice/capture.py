@@ -139,7 +139,7 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
                     # forgotten on another machine: this vault's page and log still held
                     # it. Before the page write below: that drops the text from the page
                     # but not from log.md, and leaves no mark to find the log lines by
-                    from profiles.voice.forget import clear_forgotten_pages
+                    from profiles.voice.forget_views import clear_forgotten_pages
 
                     clear_forgotten_pages(store, request.vault, plan.session_id)
                 if plan.skipped is None and request.write_pages:
