@@ -27,7 +27,7 @@ def main() -> None:
 
     from memgraph.store import open_store
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceSearch
+    from memgraph.store.voice_rows import VoiceSearch
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=20_000)

@@ -155,7 +155,7 @@ def build_vault(root: Path, pages: int, pg_url: str) -> None:
 def search_in_process(locations: dict[str, str], iterations: int) -> None:
     from memgraph.store import open_store
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceSearch
+    from memgraph.store.voice_rows import VoiceSearch
 
     stores = {name: open_store(loc) for name, loc in locations.items()}
     servers = {name: _backend_pid(store) for name, store in stores.items()}
@@ -194,7 +194,7 @@ def turns_in_process(locations: dict[str, str], iterations: int) -> None:
     """Turn ranking (``TurnIndex.rank_any``, context_cut.turns) on both stores."""
     from memgraph.store import open_store
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceScope
+    from memgraph.store.voice_rows import VoiceScope
 
     stores = {name: open_store(loc) for name, loc in locations.items()}
     servers = {name: _backend_pid(store) for name, store in stores.items()}

@@ -31,7 +31,7 @@ def resolve(store: Store, project: str | None, session: str | None) -> Filters:
     matches (the ranking then finds nothing, and the caller says why). An
     ambiguous session prefix is a ``UsageError``."""
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceSearch
+    from memgraph.store.voice_rows import VoiceSearch
 
     voice = indexes(store).voice
     if voice is None:

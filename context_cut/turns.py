@@ -47,7 +47,8 @@ from context_cut.turn_weights import WEIGHTS, TurnWeights
 from context_cut.word_vectors import prime, related_for
 from memgraph.errors import MemgraphError
 from memgraph.store.protocol import Store
-from memgraph.store.rows import VoiceScope, iso
+from memgraph.store.rows import iso
+from memgraph.store.voice_rows import VoiceScope
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -43,12 +43,9 @@ if TYPE_CHECKING:
         RegistryRow,
         SessionRow,
         TermFrequencies,
-        VoiceIndexStats,
-        VoiceRow,
-        VoiceScope,
-        VoiceSearch,
     )
     from memgraph.store.scrub import ScrubReport, ScrubRequest
+    from memgraph.store.voice_rows import VoiceIndexStats, VoiceRow, VoiceScope, VoiceSearch
 
 
 class VoiceIndex(Protocol):
@@ -158,8 +155,8 @@ class TurnIndex(Protocol):
         messages in ``scope`` matching
         ANY of ``words`` ((plain folded word, is_prefix)), over title (weighted
         ``title_weight``) and body. Common words (as ``VoiceSearch``): when more than
-        ``max(limit, rows.CANDIDATES)`` messages in scope match and every plain word
-        is in >= 1/``rows.COMMON_SHARE`` of all nodes (each prefix being a prefix of
+        ``max(limit, voice_rows.CANDIDATES)`` messages in scope match and every plain word
+        is in >= 1/``voice_rows.COMMON_SHARE`` of all nodes (each prefix being a prefix of
         one of them), only that many matches inserted last are ranked."""
         ...
 

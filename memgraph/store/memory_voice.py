@@ -19,14 +19,14 @@ from memgraph.documents import (
     MemoryNode,
 )
 from memgraph.fts import plan_words, query_terms, to_fts5_query
-from memgraph.store.rows import (
+from memgraph.store.sqlite_txn import iso
+from memgraph.store.voice_rows import (
     BARE_COMMAND,
     VoiceIndexStats,
     VoiceRow,
     VoiceSearch,
     common_plan,
 )
-from memgraph.store.sqlite_txn import iso
 
 if TYPE_CHECKING:
     from memgraph.store.memory import MemoryStore

@@ -129,7 +129,7 @@ def _session_messages(store: Store, sid: str) -> list[MemoryNode]:
 def find_targets(store: Store, request: ForgetRequest) -> ForgetResult:
     """The messages (every version) and sessions ``request`` names; writes nothing."""
     from memgraph.fts import query_terms
-    from memgraph.store.rows import VoiceSearch
+    from memgraph.store.voice_rows import VoiceSearch
     from profiles.voice.nodes import session_node_id
 
     if not (request.message_ids or request.session_ids or (request.query or "").strip()):

@@ -26,7 +26,8 @@ from datetime import UTC, datetime
 from memgraph import dates
 from memgraph.errors import InvalidId, MemgraphError, UsageError
 from memgraph.fts import to_fts5_query
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch, record
+from memgraph.store.rows import record
+from memgraph.store.voice_rows import VoiceIndexStats, VoiceRow, VoiceSearch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:

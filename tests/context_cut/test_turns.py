@@ -121,7 +121,7 @@ def test_packet_turns_carry_date_and_speaker_and_provenance_goes_last(store: Sto
 
 def test_turn_index_quotes_words_and_scopes(tmp_path: Path) -> None:
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceScope
+    from memgraph.store.voice_rows import VoiceScope
 
     s = open_store(tmp_path / "q.db")
     import_conversations(s, ImportRequest(path=_write(tmp_path, "chat-q", ROWS, "q1")))

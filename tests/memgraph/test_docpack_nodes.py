@@ -16,8 +16,8 @@ from memgraph.errors import StoreError
 from memgraph.snapshot import render_snapshot
 from memgraph.store import open_store
 from memgraph.store.docpack import doc_sql, pack, unpack
-from memgraph.store.rows import VoiceSearch
 from memgraph.store.sqlite import node_row
+from memgraph.store.voice_rows import VoiceSearch
 from profiles.voice.capture import CaptureRequest, capture_transcript
 
 DOC_TABLES = ("nodes", "edges", "node_history", "edge_history")

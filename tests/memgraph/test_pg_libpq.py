@@ -21,7 +21,7 @@ import pytest
 
 from memgraph.store import open_store
 from memgraph.store.postgres import fast, libpq
-from memgraph.store.rows import VoiceSearch
+from memgraph.store.voice_rows import VoiceSearch
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 SAMPLE = Path(__file__).resolve().parents[2] / "memgraph" / "sample"

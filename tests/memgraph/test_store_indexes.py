@@ -17,7 +17,8 @@ from memgraph.documents import UpsertNode
 from memgraph.engine import apply_patch, new_patch
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
-from memgraph.store.rows import ActivitySource, RegistryRow, VoiceSearch
+from memgraph.store.rows import ActivitySource, RegistryRow
+from memgraph.store.voice_rows import VoiceSearch
 
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 TEXTS = [
@@ -140,7 +141,7 @@ BARE = ["/model", "/exit", "/model opus", "use /model to switch", "/model\nthen 
 def test_bare_slash_commands_left_out_on_request(mg_store: Store) -> None:
     """``bare_commands=False``: a message that is one slash command and nothing else
     (``/model``, ``/exit``) is left out of searches and listings; with arguments or
-    prose it stays. Every backend applies the same rule (rows.BARE_COMMAND)."""
+    prose it stays. Every backend applies the same rule (voice_rows.BARE_COMMAND)."""
     patch = new_patch([UpsertNode(node=n) for n in _messages(BARE)], patch_id="p-bare")
     apply_patch(mg_store, patch, now=T0 + timedelta(days=300))
     voice = indexes(mg_store).voice

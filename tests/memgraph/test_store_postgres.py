@@ -380,7 +380,7 @@ def test_voice_term_tables_follow_every_write(pg_url: str) -> None:
     a reclassification (an upsert) and a retirement; search agrees with SQLite."""
     from memgraph.documents import RetireNode
     from memgraph.store.interfaces import indexes
-    from memgraph.store.rows import VoiceSearch
+    from memgraph.store.voice_rows import VoiceSearch
     from tests.memgraph.test_store_indexes import _fill, _messages
 
     store = open_store(pg_url)

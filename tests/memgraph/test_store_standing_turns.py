@@ -20,7 +20,7 @@ from memgraph.documents import UpsertNode
 from memgraph.engine import apply_patch, new_patch
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
-from memgraph.store.rows import VoiceScope
+from memgraph.store.voice_rows import VoiceScope
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 TEXTS = [
@@ -152,7 +152,7 @@ def test_turn_common_words_rank_only_the_newest(
     pair: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past ``CANDIDATES`` in-scope matches of common words only the newest are
-    ranked (``rows.common_plan``): same cut on both backends."""
+    ranked (``voice_rows.common_plan``): same cut on both backends."""
     import memgraph.store.postgres.turns as pg_turns
     import memgraph.store.sqlite_ext.turn_index as sqlite_turns
 

@@ -18,7 +18,7 @@ from memgraph.documents import UpsertNode
 from memgraph.engine import apply_patch, new_patch
 from memgraph.fts import plan_words
 from memgraph.store.interfaces import indexes
-from memgraph.store.rows import VoiceSearch, common_plan
+from memgraph.store.voice_rows import VoiceSearch, common_plan
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 ALL = 10**9
@@ -144,8 +144,8 @@ def turns(voice: Any) -> Any:
 
 
 def test_turn_ranking_bounds_only_common_words(turns: Any, monkeypatch: Any) -> None:
-    from memgraph.store.rows import VoiceScope
     from memgraph.store.sqlite_ext import turn_index
+    from memgraph.store.voice_rows import VoiceScope
 
     scope = VoiceScope(project="atlas")
     full = turns.rank_any([("the", False), ("plan", False)], scope, 100)
@@ -168,7 +168,7 @@ def test_turn_ranking_bounds_only_common_words(turns: Any, monkeypatch: Any) -> 
 
 
 def test_in_scope_joins_by_node_id(turns: Any, voice: Any) -> None:
-    from memgraph.store.rows import VoiceScope
+    from memgraph.store.voice_rows import VoiceScope
 
     ids = [r.node_id for r in voice.search(VoiceSearch(limit=100))]
     assert len(ids) == 60

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from memgraph.store.postgres import redact
-from memgraph.store.rows import VoiceIndexStats, VoiceRow, VoiceSearch
+from memgraph.store.voice_rows import VoiceIndexStats, VoiceRow, VoiceSearch
 
 # the newest PostgreSQL schema version this path reads (schema.all_migrations)
 READY_VERSION = 103

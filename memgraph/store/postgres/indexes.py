@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgraph.store.rows import VoiceIndexStats, ledger_totals
+from memgraph.store.rows import ledger_totals
+from memgraph.store.voice_rows import VoiceIndexStats
 
 if TYPE_CHECKING:
     from memgraph.documents import MemoryNode

@@ -11,7 +11,7 @@ SQLite's. Each word is tokenised as FTS5 tokenises a quoted string
 (``'lake" OR "x'`` is the phrase "lake or x"); such a phrase of several tokens,
 or a prefix of more than ``PREFIX_TERMS`` lexemes, is counted on the bodies.
 
-Common words (``rows.common_plan``): when more than ``max(limit, CANDIDATES)``
+Common words (``voice_rows.common_plan``): when more than ``max(limit, CANDIDATES)``
 messages in scope match and every plain word is in >= 1/``COMMON_SHARE`` of
 all nodes (each prefix a prefix of one of them), only that many matches
 inserted last (``nodes.seq``, SQLite's rowid order) are ranked.
@@ -31,7 +31,7 @@ from memgraph.store.postgres.fts import (
     tsquery_text,
 )
 from memgraph.store.postgres.schema import FTS, N_FTS
-from memgraph.store.rows import CANDIDATES, VoiceScope, common_plan
+from memgraph.store.voice_rows import CANDIDATES, VoiceScope, common_plan
 
 if TYPE_CHECKING:
     from memgraph.store.postgres.store import PostgresStore

@@ -30,11 +30,7 @@ from memgraph.store.postgres.voice_sql import (
     is_bare,
     voice_row,
 )
-from memgraph.store.rows import (
-    VoiceRow,
-    VoiceSearch,
-    common_plan,
-)
+from memgraph.store.voice_rows import VoiceRow, VoiceSearch, common_plan
 
 if TYPE_CHECKING:
     from memgraph.store.postgres.store import PostgresStore

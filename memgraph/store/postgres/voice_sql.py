@@ -15,11 +15,7 @@ from memgraph.store.postgres.fts import (
     phrase_tsquery,
 )
 from memgraph.store.postgres.schema import VOICE
-from memgraph.store.rows import (
-    BARE_COMMAND,
-    VoiceRow,
-    VoiceSearch,
-)
+from memgraph.store.voice_rows import BARE_COMMAND, VoiceRow, VoiceSearch
 
 
 def one(cursor: Any) -> tuple[Any, ...]:
@@ -62,7 +58,7 @@ def filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         where.append("v.node_id = ANY(%s)")
         args.append(list(q.only))
     if not q.bare_commands:
-        # rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
+        # voice_rows.BARE_COMMAND (SQLite's and the memory backend's test, as a POSIX regex)
         where.append(NOT_BARE)
         args.append("^" + BARE_COMMAND + "$")
     return where, args
@@ -75,7 +71,7 @@ NOT_BARE = (
 
 
 def is_bare(body: str) -> bool:
-    """Could this hit be a bare command (``rows.BARE_COMMAND``)? Its body is one,
+    """Could this hit be a bare command (``voice_rows.BARE_COMMAND``)? Its body is one,
     whole (the title test is not repeated: a false yes only costs the exact query)."""
     import re
 

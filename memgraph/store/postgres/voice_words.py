@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgraph.store.postgres.fts import Phrase, bm25, idf
-from memgraph.store.rows import VoiceRow, VoiceSearch
+from memgraph.store.voice_rows import VoiceRow, VoiceSearch
 
 if TYPE_CHECKING:
     from memgraph.store.postgres.voice_search import PgVoiceSearch
@@ -159,7 +159,7 @@ def bounded(
     args: list[object],
     found: list[str] | None = None,
 ) -> list[VoiceRow]:
-    """Common words (``rows.common_plan``): the newest ``max(candidates, limit)``
+    """Common words (``voice_rows.common_plan``): the newest ``max(candidates, limit)``
     matches meeting the filters (``newest``; ``found`` when the caller has them),
     ranked by the law (``"bounded"``) or ordered by time (``"recent"``, score 0.0)."""
     cap = max(q.candidates, q.limit)

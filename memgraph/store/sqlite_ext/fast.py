@@ -12,9 +12,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memgraph.store.rows import RegistryRow, VoiceIndexStats, VoiceRow, VoiceSearch
+from memgraph.store.rows import RegistryRow
 from memgraph.store.sqlite_ext.base import LightSQLite
 from memgraph.store.sqlite_ext.voice_index import SQLiteVoiceIndex
+from memgraph.store.voice_rows import VoiceIndexStats, VoiceRow, VoiceSearch
 
 
 def _open(path: Path) -> LightSQLite | None:

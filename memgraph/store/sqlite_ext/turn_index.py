@@ -11,8 +11,8 @@ import sqlite3
 from collections.abc import Sequence
 
 from memgraph.errors import StoreError
-from memgraph.store.rows import CANDIDATES, VoiceScope, common_plan
 from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
+from memgraph.store.voice_rows import CANDIDATES, VoiceScope, common_plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

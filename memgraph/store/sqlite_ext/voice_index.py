@@ -13,14 +13,7 @@ import sqlite3
 
 from memgraph.errors import StoreError
 from memgraph.fts import plan_words, query_terms, to_fts5_query
-from memgraph.store.rows import (
-    BARE_COMMAND,
-    VoiceIndexStats,
-    VoiceRow,
-    VoiceSearch,
-    as_dict,
-    common_plan,
-)
+from memgraph.store.rows import as_dict
 from memgraph.store.sqlite_ext import voice_substring as substring
 from memgraph.store.sqlite_ext.common_words import frequencies, newest_floor
 from memgraph.store.sqlite_ext.turn_index import SQLiteTurnIndex
@@ -31,6 +24,13 @@ from memgraph.store.sqlite_ext.voice_schema import (
     NEW_NODE_ROWS,
     PACKED_DOC_TRIGGERS,
     columns,
+)
+from memgraph.store.voice_rows import (
+    BARE_COMMAND,
+    VoiceIndexStats,
+    VoiceRow,
+    VoiceSearch,
+    common_plan,
 )
 
 TYPE_CHECKING = False
@@ -77,7 +77,7 @@ def _filters(q: VoiceSearch) -> tuple[list[str], list[object]]:
         where.append(f"v.node_id IN ({','.join('?' * len(q.only))})")
         args += list(q.only)
     if not q.bare_commands:
-        # rows.BARE_COMMAND; the title (first line, short) is tested first so the
+        # voice_rows.BARE_COMMAND; the title (first line, short) is tested first so the
         # body is read only for the few messages that start with "/"
         where.append(
             "NOT EXISTS (SELECT 1 FROM nodes AS x WHERE x.rowid = v.rowid"

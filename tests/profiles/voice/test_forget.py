@@ -12,8 +12,8 @@ from memgraph.documents import to_json
 from memgraph.errors import PatchRejected
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
-from memgraph.store.rows import VoiceSearch
 from memgraph.store.sqlite import SQLiteStore
+from memgraph.store.voice_rows import VoiceSearch
 from profiles.voice.capture import CaptureRequest, capture_messages
 from profiles.voice.forget import ForgetRequest, find_targets, forget
 from profiles.voice.policy import FORGOTTEN
