@@ -13,14 +13,8 @@ from pathlib import Path
 import typer
 
 from memgraph.cli.common import existing_store, print_json_line
-from memgraph.cli.ranked import (
-    ContextArgs,
-    RecallArgs,
-    config_for,
-    context_command,
-    nerve_for,
-    recall_command,
-)
+from memgraph.cli.nerve import config_for, nerve_for
+from memgraph.cli.ranked import ContextArgs, RecallArgs, context_command, recall_command
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(

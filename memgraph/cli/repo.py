@@ -124,7 +124,7 @@ def _vector_status(store: Store, repo: str, home: Path | None) -> str | None:
     if not vectors_wanted():
         return None
     from context_cut.repo_vectors import vector_status, vectors_dir_for
-    from memgraph.cli.ranked import nerve_config
+    from memgraph.cli.nerve import nerve_config
 
     cfg = nerve_config(home, None, None, None)
     return vector_status(store, repo, vectors_dir_for(cfg.home, store.location), cfg.embedder)

@@ -86,7 +86,7 @@ def subject_vectors(store: Store, repo: str, home: str | Path | None) -> Subject
     if not vectors_wanted():
         return None
     from context_cut.repo_vectors import prepared_vectors_dir, sync_scanned, vectors_dir_for
-    from memgraph.cli.ranked import nerve_config
+    from memgraph.cli.nerve import nerve_config
     from memgraph.errors import BackendUnavailable, MissingExtra
 
     cfg = nerve_config(Path(home) if home is not None else None, None, None, None)

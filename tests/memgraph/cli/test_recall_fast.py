@@ -167,7 +167,7 @@ def test_vectors_configured_loads_them(db: Path, tmp_path: Path) -> None:  # noq
 def test_nerve_config_is_what_settings_say(
     env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgraph.cli.ranked import NerveConfig, config_for, nerve_config
+    from memgraph.cli.nerve import NerveConfig, config_for, nerve_config
 
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     for key, value in env.items():
@@ -179,7 +179,7 @@ def test_nerve_config_is_what_settings_say(
 
 
 def test_nerve_config_leaves_bad_values_to_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memgraph.cli.ranked import nerve_config
+    from memgraph.cli.nerve import nerve_config
     from memgraph.errors import ConfigError
 
     monkeypatch.setenv("MEMGRAPH_OLLAMA_TIMEOUT", "soon")
