@@ -307,6 +307,10 @@ def run_repo(
                 }
                 row.update(components(index, c.message, commits_seen, allowed))
                 row.update(extra_components(store, index, c.message, commits_seen))
+                if os.environ.get("MG_BENCH_PROSE") == "1":  # prose35 candidate, opt-in
+                    from bench_repo_localise_prose import prose_components
+
+                    row.update(prose_components(tree, index, c.message))
                 dump.append(row)
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))
