@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from context_cut import turns
 from context_cut.api import select_context_cut
-from context_cut.turns import WEIGHTS, TurnScope, TurnWeights, rank_turns
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import WEIGHTS, TurnScope, rank_turns
 from memgraph.documents import MemoryContextQuery
 
 _spec = importlib.util.spec_from_file_location(

@@ -56,7 +56,8 @@ from context_cut import turns as turns_mod
 from context_cut.candidates import STOPWORDS, query_terms
 from context_cut.embedders import fold
 from context_cut.turn_scoring import normalised
-from context_cut.turns import WEIGHTS, TurnScope, TurnWeights
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import WEIGHTS, TurnScope
 from context_cut.vector_projection import project
 from memgraph.store.protocol import Store
 

@@ -19,7 +19,7 @@ from context_cut.embedders import fold
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from context_cut.turns import TurnWeights
+    from context_cut.turn_weights import TurnWeights
 
 MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"

@@ -19,7 +19,8 @@ from context_cut.embedders import fold
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from context_cut.turns import RankedTurn, TurnWeights
+    from context_cut.turn_weights import TurnWeights
+    from context_cut.turns import RankedTurn
     from memgraph.documents import MemoryNode  # or a plain one: memgraph.documents.plain
 
 

@@ -7,7 +7,8 @@ config file (readable, unknown keys), the store (opens read-only, SQLite
 Claude Code hooks, the nightly sleep (scheduled? last run), optional extras
 (importable: ``importlib.util.find_spec``, nothing heavy is imported), the last
 capture, the ingest ledger's drops, hand-edited views waiting beside their
-render, subject-vector files of repos the store lost. A check is ``ok``, ``warn``
+render, subject-vector files of repos the store lost (the checks reading the
+store: ``memgraph.doctor_store``). A check is ``ok``, ``warn``
 (worth knowing) or ``problem`` (something does not work); each warn/problem
 carries the command that fixes it. The existing pieces are reused:
 ``profiles.voice.probe.view_conflicts``, the ledger totals,
@@ -121,19 +122,23 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     if file_ok and not any(c.name == "config" for c in report.checks):
         report.add("config", OK, f"{cfg_path}" if cfg_path.is_file() else "defaults (no file)")
     location = settings.store or str(settings.store_path)
+    from memgraph.store.postgres import is_store_url, redact
+
     report.paths.update(
         {
-            "store": location,
+            "store": redact(location) if is_store_url(location) else location,  # no password
             "vault": str(settings.vault),
             "workspace": str(settings.workspace),
             "home": str(settings.home),
         }
     )
-    store = _check_store(report, location)
+    from memgraph.doctor_store import check_capture, check_repo_vectors, check_store, check_vault
+
+    store = check_store(report, location)
     try:
-        _check_vault(report, settings.vault, store)
-        _check_capture(report, store)
-        _check_repo_vectors(report, settings.home, store)
+        check_vault(report, settings.vault, store)
+        check_capture(report, store)
+        check_repo_vectors(report, settings.home, store)
     finally:
         if store is not None:
             store.close()
@@ -155,141 +160,6 @@ def _settings(load: Any, request: DoctorRequest, env: Mapping[str, str], file_ok
     clean = {**env, "MEMGRAPH_CONFIG": os.devnull}
     raw = resolve({"home": request.home}, clean)
     return Settings(**raw)
-
-
-def _check_store(report: DoctorReport, location: str) -> Any:
-    from memgraph.config import is_url
-    from memgraph.errors import MemgraphError
-
-    if is_url(location):
-        report.add("store", OK, "PostgreSQL store (not checked here: `memgraph stats`)")
-        return None
-    path = Path(location)
-    if not path.exists():
-        folder = path.parent
-        if folder.exists() and not folder.is_dir():  # the fix below could not create it
-            report.add(
-                "store",
-                PROBLEM,
-                f"{folder} (the store's folder) is not a directory",
-                "set MEMGRAPH_HOME / home (or --home) to a directory",
-            )
-            return None
-        report.add("store", WARN, f"no store yet at {path}", "memgraph voice --backfill")
-        return None
-    from memgraph.store.schema import all_migrations
-    from memgraph.store.sqlite import SQLiteStore
-
-    move = f"restore a copy made by `memgraph backup`, or move {path} away and rerun "
-    move += "`memgraph voice --backfill`"
-    try:
-        store = SQLiteStore(path, readonly=True)  # read-only: never migrated here
-    except (MemgraphError, OSError, Exception) as exc:
-        report.add("store", PROBLEM, f"{path} cannot be opened: {_line(exc)}", move)
-        return None
-    try:
-        verdict = store.integrity()
-        have = max(store.schema_versions(), default=0)
-    except Exception as exc:
-        store.close()
-        report.add("store", PROBLEM, f"{path} cannot be read: {_line(exc)}", move)
-        return None
-    latest = max(m.version for m in all_migrations())
-    if verdict != "ok":
-        report.add("store", PROBLEM, f"{path}: quick_check: {verdict}", move)
-    elif have < latest:
-        report.add(
-            "store",
-            WARN,
-            f"{path}: schema {have}, this memgraph writes {latest} (migrated on the next write)",
-            "memgraph voice --backfill",
-        )
-    else:
-        report.add("store", OK, f"{path}: quick_check ok, schema {have}")
-    return store
-
-
-def _check_vault(report: DoctorReport, vault: Path, store: Any) -> None:
-    if vault.is_dir():
-        report.add("vault", OK, str(vault))
-        return
-    pages = 0
-    if store is not None:
-        try:
-            from profiles.voice.search import voice_stats
-
-            pages = voice_stats(store).pages
-        except Exception:
-            pages = 0
-    if vault.exists():
-        report.add("vault", PROBLEM, f"{vault} is not a directory", "set MEMGRAPH_VAULT or vault")
-    elif pages:
-        report.add(
-            "vault",
-            PROBLEM,
-            f"{vault} is missing but the store has {pages} voice page(s)",
-            "memgraph render  (or point MEMGRAPH_VAULT / vault at the vault)",
-        )
-    else:
-        report.add("vault", WARN, f"{vault} does not exist yet", "memgraph voice --backfill")
-
-
-def _check_capture(report: DoctorReport, store: Any) -> None:
-    if store is None:
-        return
-    from memgraph.errors import MemgraphError
-    from profiles.voice.backfill import registry_rows
-    from profiles.voice.ledger import ledger_entries, summary_line, totals_of
-
-    try:
-        rows = registry_rows(store)
-        totals = totals_of(ledger_entries(store))
-    except (MemgraphError, Exception) as exc:
-        report.add("capture", PROBLEM, f"cannot read the registry: {_line(exc)}")
-        return
-    if not rows:
-        report.add("capture", WARN, "nothing captured yet", "memgraph voice --backfill")
-    else:
-        last = max(rows, key=lambda r: r.processed_at)
-        paged = sum(1 for r in rows if r.status == "paged")
-        report.add(
-            "capture",
-            OK,
-            f"last capture {last.processed_at} ({Path(last.path).name}, {last.status}); "
-            f"{paged}/{len(rows)} transcripts paged",
-        )
-    errors = [r for r in rows if r.status == "error"]
-    if errors:
-        report.add(
-            "capture",
-            WARN,
-            f"{len(errors)} transcript(s) failed to capture, e.g. {errors[-1].path}: "
-            f"{errors[-1].reason}",
-            "memgraph voice --backfill  (retries them)",
-        )
-    if totals.get("dropped") or totals.get("files_not_read"):
-        report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
-    elif rows:
-        report.add("ledger", OK, summary_line(totals))
-
-
-def _check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
-    """Subject-vector files (``memgraph repo scan``) of repos the store no longer has."""
-    import shlex
-
-    from context_cut.repo_vectors import orphaned_files, vectors_dir_for
-
-    found = orphaned_files(store, vectors_dir_for(home)) if store is not None else []
-    if found:
-        sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
-        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
-        report.add(
-            "repo-vectors",
-            WARN,
-            f"{len(found)} subject-vector file(s) of repos no longer in the store, "
-            f"{sum(n for _p, n in found):,} bytes: {sizes}{more}",
-            "rm -- " + " ".join(shlex.quote(str(p)) for p, _n in found),
-        )
 
 
 def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None:
@@ -314,7 +184,7 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
     try:
         events = installed_events(path)
     except MemgraphError as exc:
-        report.add("hooks", PROBLEM, _line(exc), f"fix the JSON in {path}")
+        report.add("hooks", PROBLEM, one_line(exc), f"fix the JSON in {path}")
         return
     missing = [e for e in EVENTS if e not in events]
     if not events:
@@ -333,9 +203,10 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
 def _check_sleep(report: DoctorReport, settings: Any) -> None:
     from memgraph.errors import MemgraphError
     from profiles.sleep.schedule import Schedule, scheduled
-    from profiles.sleep.state import STATE_FILE, sleep_status
+    from profiles.sleep.state import STATE_FILE, sleep_status, store_key
 
-    status = sleep_status(settings.home / STATE_FILE)
+    key = store_key(settings.store or settings.store_path)
+    status = sleep_status(settings.home / STATE_FILE, key)
     last = status["last_run"] or "never"
     sched = Schedule(
         settings.sleep_schedule, "memgraph sleep", "02:00", settings.crontab, settings.systemctl
@@ -343,7 +214,7 @@ def _check_sleep(report: DoctorReport, settings: Any) -> None:
     try:
         where = scheduled(sched)
     except MemgraphError as exc:
-        report.add("sleep", WARN, f"schedule unknown ({_line(exc)}); last run {last}")
+        report.add("sleep", WARN, f"schedule unknown ({one_line(exc)}); last run {last}")
         return
     if where is None:
         report.add("sleep", WARN, f"not scheduled; last run {last}", "memgraph sleep --install")
@@ -386,7 +257,7 @@ def _importable(util: Any, module: str) -> bool:
         return False
 
 
-def _line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300] or type(exc).__name__
 
 

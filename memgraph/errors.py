@@ -73,6 +73,10 @@ class StoreBusy(StoreError):
     """The store stayed locked by other writers past the retry deadline."""
 
 
+class StoreMissing(StoreError):
+    """Opened read-only where no store is yet (a read-only open never creates one)."""
+
+
 class SnapshotError(MemgraphError):
     """A snapshot file is unreadable, malformed or inconsistent."""
 

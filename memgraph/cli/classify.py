@@ -61,6 +61,8 @@ def classify(
             result = run_night_pass(graph, request, proposer, update)
     finally:
         graph.close()
+    elsewhere = f" ({result.already_done} already classified by another run)"
+    elsewhere = elsewhere if result.already_done else ""
     if as_json:
         print_json_line(result.as_dict())
     elif quiet:
@@ -74,12 +76,13 @@ def classify(
         typer.echo("no messages to classify")
     elif result.status == "unchanged":
         checked = plural(result.selected, "message")
-        typer.echo(f"{checked} checked ({result.classifier}); nothing changed")
+        typer.echo(f"{checked} checked ({result.classifier}); nothing changed{elsewhere}")
     else:
         labels = ", ".join(f"{k} {v}" for k, v in result.by_label.items())
         typer.echo(
             f"classified {result.classified} of {plural(result.selected, 'message')} "
             f"({result.classifier}): {labels}; {plural(len(result.pages), 'page')} re-rendered"
+            f"{elsewhere}"
         )
     if result.unanswered and not as_json:
         typer.echo(

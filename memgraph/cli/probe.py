@@ -53,9 +53,10 @@ def probe(
             result = run_probe(store, request)
         finally:
             store.close()
-    from profiles.sleep.state import STATE_FILE, sleep_status
+    from profiles.sleep.state import STATE_FILE, sleep_status, store_key
 
-    sleep = sleep_status(settings.home / STATE_FILE, utc)
+    where = store_key(settings.store or settings.store_path)
+    sleep = sleep_status(settings.home / STATE_FILE, where, utc)
     if as_json:
         print(json.dumps({**probe_json(result), "sleep": sleep}, ensure_ascii=False))
     else:

@@ -120,6 +120,7 @@ def recompute_around(
         total.created += stats.created
         total.superseded += stats.superseded
         total.unchanged += stats.unchanged
+        total.already_done += stats.already_done
         total.patches += stats.patches
         total.changed_sessions |= stats.changed_sessions
         total.changed_windows |= stats.changed_windows

@@ -115,6 +115,8 @@ class StoreStats:
     patches: int = 0
     changed_sessions: set[str] = field(default_factory=set)
     changed_windows: set[str] = field(default_factory=set)  # window ids written or superseded
+    # planned, but found so when written: another run over the same store got there first
+    already_done: int = 0
 
 
 def current_windows(store: Store, lo: datetime, hi: datetime) -> list[MemoryNode]:
@@ -152,13 +154,23 @@ def store_windows(
     olds = {n.id: n for n in old}
     wanted: set[str] = set()
     ops: list[GraphOp] = []
+    created: list[str] = []  # window node ids in ``ops``, written ...
+    superseded: list[str] = []  # ... and superseded
     gap_minutes = gap.total_seconds() / 60
 
     def flush() -> None:
         if ops:
-            apply_patch(store, new_patch(list(ops), proposer=PROPOSER, reason="activity windows"))
+            patch = new_patch(list(ops), proposer=PROPOSER, reason="activity windows")
+            written = {r.target_id for r in apply_patch(store, patch).receipts}
             stats.patches += 1
+            # a window with no receipt was already so: another run wrote it meanwhile
+            late = [sum(n not in written for n in ids) for ids in (created, superseded)]
+            stats.created -= late[0]
+            stats.superseded -= late[1]
+            stats.already_done += sum(late)
             ops.clear()
+            created.clear()
+            superseded.clear()
 
     for region in regions:
         region_start = region[0].start
@@ -173,6 +185,7 @@ def store_windows(
             node = window_node(window, gap)
             ops.append(UpsertNode(node=node))
             ops.extend(UpsertEdge(edge=e) for e in _edges(node, "current"))
+            created.append(node.id)
             stats.created += 1
             stats.changed_sessions |= _sessions(window)
             stats.changed_windows.add(window.id)
@@ -182,12 +195,14 @@ def store_windows(
                 continue
             if vf <= region_end and vt >= region_start:
                 ops.extend(_supersede(prior, stats))
+                superseded.append(oid)
                 del olds[oid]
         if len(ops) >= PATCH_OPS:
             flush()
     for oid, prior in olds.items():
         if oid not in wanted:
             ops.extend(_supersede(prior, stats))
+            superseded.append(oid)
     flush()
     return stats
 

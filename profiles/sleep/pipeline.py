@@ -12,7 +12,7 @@ receipt per effect) and plans from the store as it is, so a rerun with nothing
 new plans no op and writes nothing. ``dry_run`` plans every stage against the
 current store and writes nothing at all (later stages then see the store
 before the earlier stages' effects). The period is ``since`` (default: the
-last run, from ``<home>/sleep.json``) up to ``now``.
+last run on this store, from ``<home>/sleep.json``) up to ``now``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from memgraph.errors import ConfigError, UsageError
 from memgraph.store.protocol import Store
 from profiles.sleep import stages
 from profiles.sleep.sleep_types import SleepReport, SleepRequest, Stage
-from profiles.sleep.state import STATE_FILE, last_run, write_state
+from profiles.sleep.state import STATE_FILE, last_run, store_key, write_state
 
 # the library's surface: a caller needs only this module to run a night pass
 __all__ = ["STATE_FILE", "SleepReport", "SleepRequest", "Stage", "run_sleep"]
@@ -50,7 +50,8 @@ def run_sleep(
     now = (req.now or datetime.now(UTC)).astimezone(UTC)
     if req.now is not None and req.now.tzinfo is None:
         raise ConfigError("sleep needs a timezone-aware time")
-    since = req.since if req.since is not None else last_run(req.state_path)
+    key = store_key(store.location)  # each store its own last run (one home, many stores)
+    since = req.since if req.since is not None else last_run(req.state_path, key)
     if req.since is not None and req.since > now:  # the windows pass said "--until is before"
         raise UsageError("--since is after the time of the run (now, or --at): nothing to sleep on")
     report = SleepReport(status="planned" if req.dry_run else "unchanged", since=since, until=now)
@@ -84,7 +85,7 @@ def run_sleep(
         if report.receipts:
             report.status = "applied"
         if req.state_path is not None:
-            write_state(req.state_path, report.until, report.status, report.receipts)
+            write_state(req.state_path, key, report.until, report.status, report.receipts)
     return report
 
 

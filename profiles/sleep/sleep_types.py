@@ -39,10 +39,17 @@ class Stage:
     planned: int = 0
     receipts: int = 0
     notes: list[str] = field(default_factory=list)
+    # of the planned, found done when this pass wrote: another run over the same
+    # store (another machine's sleep or classify) got there first
+    already_done: int = 0
 
     def line(self) -> str:
         extra = f" ({'; '.join(self.notes)})" if self.notes else ""
-        return f"{self.name}: {self.planned} planned, {self.receipts} receipts{extra}"
+        done = f"{self.planned} planned"
+        if self.already_done:
+            applied = self.planned - self.already_done
+            done += f", {applied} applied, {self.already_done} already done by another run"
+        return f"{self.name}: {done}, {self.receipts} receipts{extra}"
 
 
 @dataclass

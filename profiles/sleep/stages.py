@@ -74,7 +74,8 @@ def classify(store: Store, req: SleepRequest, now: datetime, report: SleepReport
         return
     with counting_receipts() as written:  # this run's, not other machines' meanwhile
         result = run_night_pass(store, night, proposer)
-    stage.planned = result.classified
+    stage.planned = result.classified + result.already_done
+    stage.already_done = result.already_done
     stage.receipts = written[0]
     report.receipts += stage.receipts
     if result.by_label:
@@ -103,7 +104,8 @@ def windows(
                 vault=req.vault,
             ),
         )
-    stage.planned = result.stats.created + result.stats.superseded
+    stage.planned = result.stats.created + result.stats.superseded + result.stats.already_done
+    stage.already_done = result.stats.already_done
     stage.receipts = written[0]
     report.receipts += stage.receipts
     stage.notes.append(f"{len(result.windows)} window(s), {result.stats.created} new")

@@ -1,20 +1,48 @@
-"""When sleep last ran: ``<home>/sleep.json`` (the default ``--since``; ``probe`` reports it)."""
+"""When sleep last ran, per store: ``<home>/sleep.json`` (the default ``--since``;
+``probe`` and ``doctor`` report it).
+
+One home can point at several stores (``MEMGRAPH_STORE``, ``--store``): each
+store has its own entry under ``"stores"``, keyed by ``store_key`` (a file by its
+real path, a PostgreSQL URL without its password). A store slept nowhere else
+starts from the beginning, not from another store's last run.
+
+A file from before (one flat ``last_run`` for whatever store the home pointed
+at) is still read: for a store without an entry of its own it is the last run,
+and the first pass that writes moves it under that pass's store.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 STATE_FILE = "sleep.json"
+# the fields of one store's entry (and of the flat file from before)
+FIELDS = ("last_run", "last_status", "last_receipts", "last_changed")
 
 
 def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def store_key(location: str | Path) -> str:
+    """Which store a state entry is for: ``store.location`` or a store as configured
+    (a path, or a ``postgresql://`` URL, password or not)."""
+    from memgraph.store.postgres import is_store_url, redact
+
+    text = str(location)
+    if is_store_url(text):
+        return redact(text)
+    if text == ":memory:":
+        return text
+    return os.path.realpath(text)
+
+
 def read_state(path: Path | None) -> dict[str, Any]:
+    """The whole file (``{}`` when missing or unreadable)."""
     if path is None:
         return {}
     try:
@@ -24,18 +52,28 @@ def read_state(path: Path | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def last_run(path: Path | None) -> datetime | None:
-    value = read_state(path).get("last_run")
+def store_state(path: Path | None, key: str) -> dict[str, Any]:
+    """The entry of store ``key``; else the flat state from before, if any."""
+    data = read_state(path)
+    stores = data.get("stores")
+    entry = stores.get(key) if isinstance(stores, dict) else None
+    if isinstance(entry, dict):
+        return entry
+    return {k: data[k] for k in FIELDS if k in data}
+
+
+def last_run(path: Path | None, key: str) -> datetime | None:
+    value = store_state(path, key).get("last_run")
     try:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
     except ValueError:
         return None
 
 
-def sleep_status(path: Path, utc: bool = False) -> dict[str, Any]:
-    """When sleep last ran (for ``memgraph probe``): the state file, in one line too
+def sleep_status(path: Path, key: str, utc: bool = False) -> dict[str, Any]:
+    """When sleep last ran on store ``key`` (for ``memgraph probe``), in one line too
     (times in local time with the zone, UTC with ``utc``; the dict keeps ISO UTC)."""
-    state = read_state(path)
+    state = store_state(path, key)
     last = state.get("last_run")
     if not last:
         line = "sleep: never run (`memgraph sleep --now`, or `memgraph sleep --install`)"
@@ -53,21 +91,22 @@ def sleep_status(path: Path, utc: bool = False) -> dict[str, Any]:
     }
 
 
-def write_state(path: Path, until: datetime, status: str, receipts: int) -> None:
-    from memgraph.fileio import atomic_write_text
+def write_state(path: Path, key: str, until: datetime, status: str, receipts: int) -> None:
+    """Record a pass over store ``key``. Under a lock: passes over two stores from
+    one home at once both keep their entry."""
+    from memgraph.fileio import atomic_write_text, file_lock
 
-    state = read_state(path)
-    state.update(
-        {
-            "last_run": iso(until),
-            "last_status": status,
-            "last_receipts": receipts,
-        }
-    )
-    if receipts:
-        state["last_changed"] = iso(until)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(state, sort_keys=True) + "\n")
+    with file_lock(path):
+        data = read_state(path)
+        entry = store_state(path, key)  # the flat state from before moves here
+        for k in FIELDS:
+            data.pop(k, None)
+        entry.update({"last_run": iso(until), "last_status": status, "last_receipts": receipts})
+        if receipts:
+            entry["last_changed"] = iso(until)
+        stores = data.get("stores")
+        data["stores"] = {**(stores if isinstance(stores, dict) else {}), key: entry}
+        atomic_write_text(path, json.dumps(data, sort_keys=True) + "\n")
 
 
 def _shown(value: Any, utc: bool) -> str | None:

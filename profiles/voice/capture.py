@@ -135,8 +135,10 @@ def capture_many(store: Store, items: list[CaptureItem]) -> list[CaptureResult]:
     for (result, plans), (_, request, _) in zip(pairs, items, strict=True):
         try:
             for plan in plans:
-                if plan.skipped == "forgotten" and request.write_pages:
-                    # forgotten on another machine: this vault's page still held it
+                if request.write_pages and (plan.skipped == "forgotten" or plan.forgotten):
+                    # forgotten on another machine: this vault's page and log still held
+                    # it. Before the page write below: that drops the text from the page
+                    # but not from log.md, and leaves no mark to find the log lines by
                     from profiles.voice.forget import clear_forgotten_pages
 
                     clear_forgotten_pages(store, request.vault, plan.session_id)
@@ -238,6 +240,7 @@ def _session_ops(
     qualifying = [n for n in everything.values() if is_qualifying(n)]
     plan = SessionCapture(sid, project, constellation, len(msgs), len(qualifying))
     plan.revised = revised
+    plan.forgotten = any(n.lifecycle == "forgotten" for n in stored_msgs)
     relpath: PurePosixPath | None = None
     if len(qualifying) < max(1, request.min_messages):
         plan.skipped = f"too_few_messages:{len(qualifying)}"

@@ -42,6 +42,9 @@ class SessionCapture:
     page_written: bool = False
     skipped: str | None = None  # e.g. "too_few_messages:2"
     revised: int = 0  # records whose text changed since capture: stored as new versions
+    # the store holds forgotten messages of it (``memgraph forget``, maybe on another
+    # machine): a page of it in this vault may still hold their text
+    forgotten: bool = False
 
 
 @dataclass

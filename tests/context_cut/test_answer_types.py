@@ -19,7 +19,8 @@ from context_cut.answer_types import (
     says_shown,
     says_title,
 )
-from context_cut.turns import TurnScope, TurnWeights, rank_turns
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import TurnScope, rank_turns
 from memgraph.store import open_store
 from profiles.voice.importers import ImportRequest, import_conversations
 

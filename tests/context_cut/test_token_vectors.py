@@ -14,18 +14,17 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from context_cut.token_table import quantised, read_tokens, table_paths  # noqa: E402
 from context_cut.token_vectors import (  # noqa: E402
     late_for,
     late_query,
     maxsim,
-    quantised,
-    read_tokens,
     sync_tokens,
-    table_paths,
     voice_texts,
 )
 from context_cut.turn_scoring import fuse  # noqa: E402
-from context_cut.turns import TurnScope, TurnWeights, rank_turns  # noqa: E402
+from context_cut.turn_weights import TurnWeights  # noqa: E402
+from context_cut.turns import TurnScope, rank_turns  # noqa: E402
 from memgraph.store import Store, open_store  # noqa: E402
 from memgraph.store.memory import MemoryStore  # noqa: E402
 from profiles.voice.importers import ImportRequest, import_conversations  # noqa: E402

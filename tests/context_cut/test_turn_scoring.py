@@ -16,7 +16,8 @@ from context_cut.turn_scoring import (
     session_boost,
     sessions_of,
 )
-from context_cut.turns import RankedTurn, TurnScope, TurnWeights, rank_turns
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import RankedTurn, TurnScope, rank_turns
 from memgraph.documents import MemoryNode, ProfileName
 from memgraph.store import Store, open_store
 from profiles.voice.importers import ImportRequest, import_conversations

@@ -10,7 +10,8 @@ import pytest
 from context_cut.api import RecallRequest, recall, select_context_cut
 from context_cut.budget import node_text, packet_tokens
 from context_cut.embedders import HashEmbedder
-from context_cut.turns import TurnScope, TurnWeights, rank_turns, stem, words
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import TurnScope, rank_turns, stem, words
 from context_cut.vector_index import VectorIndex
 from context_cut.vector_sync import sync_index
 from context_cut.vectors import VectorNerve

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from context_cut.embedders import HashEmbedder
-from context_cut.turns import TurnScope, TurnWeights, rank_turns
+from context_cut.turn_weights import TurnWeights
+from context_cut.turns import TurnScope, rank_turns
 from context_cut.vector_index import VectorIndex
 from context_cut.vector_sync import sync_index
 from context_cut.vectors import VectorNerve

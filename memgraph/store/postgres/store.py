@@ -30,7 +30,7 @@ from psycopg import errors as pg_errors
 from memgraph.documents import (
     utcnow,
 )
-from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.errors import SnapshotError, StoreBusy, StoreError, StoreMissing
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
@@ -85,7 +85,7 @@ class PostgresStore(DocStore):
             self._retry(self._refuse_newer)
             if readonly:
                 if not self._has_schema():
-                    raise StoreError(f"no memgraph store in {self.location}")
+                    raise StoreMissing(f"no memgraph store in {self.location}")
             else:
                 self._migrate()
         except BaseException:

@@ -108,7 +108,8 @@ class NightPassResult:
     local_time: str
     classifier: str = RULES
     selected: int = 0
-    classified: int = 0
+    classified: int = 0  # messages this pass changed
+    already_done: int = 0  # planned, but found so when written (another run's work)
     unanswered: int = 0
     patch_id: str | None = None
     by_label: dict[str, int] = field(default_factory=dict)
@@ -241,8 +242,11 @@ def run_night_pass(
     applied = apply_or_reject(store, patch, now)
     result.status = "applied" if applied.changed else "unchanged"
     result.patch_id = patch.id if applied.changed else None
-    touched = {op.node_id for op in ops if isinstance(op, ReviseNode | TransitionNode)}
+    planned = {op.node_id for op in ops if isinstance(op, ReviseNode | TransitionNode)}
+    # a message another run classified meanwhile gets no receipt from this one
+    touched = planned & {r.target_id for r in applied.receipts}
     result.classified = len(touched)
+    result.already_done = len(planned) - len(touched)
     result.by_label = dict(
         Counter(
             p.attributes()["classification"] for p in proposals if p.id in touched

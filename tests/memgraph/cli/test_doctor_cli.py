@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import memgraph
 from memgraph.cli.app import app
+from memgraph.store.postgres import redact
 
 runner = CliRunner()
 SAMPLE = Path(memgraph.__file__).parent / "sample"
@@ -214,3 +216,39 @@ def test_configured_extra_missing_is_a_problem(
     code, out, _ = _doctor()
     assert code == 1
     assert "fix: pip install 'memgraph[ollama]'" in out
+
+
+def test_a_postgresql_store_is_opened_read_only_and_checked(
+    isolated_env: Path, pg_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """doctor said 'PostgreSQL store (not checked here)' and checked nothing that reads
+    the store; the paths line showed the URL with its password."""
+    import psycopg
+
+    name = pg_server.create_database()
+    url = name.replace("postgres@", "postgres:s3cret@", 1)  # trust auth: ignored
+    monkeypatch.setenv("MEMGRAPH_STORE", url)
+    code, out, report = _doctor()
+    assert "s3cret" not in out + json.dumps(report)
+    assert f"warn     store: no memgraph store yet in {redact(url)}" in out
+    assert _statuses(report)["store"] == {"warn"} and "capture" not in _statuses(report)
+    monkeypatch.setenv("MEMGRAPH_TRANSCRIPTS", str(SAMPLE / "claude" / "projects"))
+    assert runner.invoke(app, ["voice", "--backfill"]).exit_code == 0
+    code, out, report = _doctor()
+    assert "s3cret" not in out + json.dumps(report)
+    statuses = _statuses(report)
+    assert statuses["store"] == {"ok"} and statuses["capture"] == {"ok"}, out
+    assert f"ok       store: {redact(url)}: schema " in out and "last capture 20" in out
+    with psycopg.connect(name) as conn:  # read only: nothing written
+        before = conn.execute("SELECT count(*) FROM receipts").fetchone()
+        _doctor()
+        assert conn.execute("SELECT count(*) FROM receipts").fetchone() == before
+    pg_server_down = url.replace(f":{pg_server.port}/", ":1/", 1)
+    monkeypatch.setenv("MEMGRAPH_STORE", pg_server_down)
+    code, out, report = _doctor()
+    assert code == 1
+    assert (
+        "problem  store: cannot connect to PostgreSQL store postgresql://postgres@127.0.0.1:1/"
+        in out
+    )
+    assert "s3cret" not in out

@@ -156,16 +156,25 @@ def test_repo_status_says_how_many_are_stored(
     assert "subject vectors" not in runner.invoke(app, ["repo", "status", str(repo)]).stdout
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_doctor_reports_files_of_repos_the_store_no_longer_has(
-    repo: Path, minilm: list[FakeMiniLM], tmp_path: Path
+    repo: Path,
+    minilm: list[FakeMiniLM],
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A subject-vector file outlived its repo (scanned under another name, the store
-    replaced): nothing read or removed it. `doctor` names it, its size and the `rm`."""
+    replaced): nothing read or removed it. `doctor` names it, its size and the `rm`;
+    on a PostgreSQL store too (doctor opened only SQLite stores, so it never looked)."""
     import shlex
     import subprocess
 
     from context_cut.repo_vectors import write_vectors
 
+    if backend == "postgres":
+        monkeypatch.setenv("MEMGRAPH_STORE", request.getfixturevalue("pg_url"))
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
     vectors = tmp_path / "mg" / "repo-vectors"
     kept = vectors_path(vectors, "proj", repo_nearest.MINILM)

@@ -78,7 +78,7 @@ def test_forced_sleep_accounts_for_every_short_term_node(store: Store, tmp_path:
     again = sleep(store, T0 + timedelta(hours=2), state_path=tmp_path / "sleep.json")
     assert again.receipts == 0 and again.status == "unchanged"
     assert store.counts() == before
-    state = json.loads((tmp_path / "sleep.json").read_text())
+    (state,) = json.loads((tmp_path / "sleep.json").read_text())["stores"].values()
     assert state["last_run"].startswith("2026-03-01T05:00") and state["last_changed"].startswith(
         "2026-03-01T04:00"
     )
@@ -435,6 +435,8 @@ def test_probe_reports_the_last_sleep_run(tmp_path: Path) -> None:
     assert "sleep: last run 2026-03-01 03:00 UTC (applied" in out
     data = json.loads(runner.invoke(app, ["probe", "--json"]).output)
     assert data["sleep"]["last_changed"] == "2026-03-01T03:00:00Z"
+    other = {"MEMGRAPH_STORE": str(tmp_path / "other.db")}  # the same home, another store
+    assert "sleep: never run" in runner.invoke(app, ["probe"], env=other).output
 
 
 def test_the_report_counts_only_this_runs_receipts(
@@ -473,3 +475,191 @@ def test_the_report_counts_only_this_runs_receipts(
     assert by_stage["classify"] == 0 and by_stage["windows"] == 0
     # the other machine's two rememberings wrote 2 receipts; the pass wrote the rest
     assert report.receipts == store.counts()["receipts"] - before - 2
+
+
+def _voice_messages(store: Store) -> None:
+    """Six voice messages in two sessions an hour before T0 (activity windows' input)."""
+    from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, UpsertNode
+    from memgraph.engine import apply_patch, new_patch
+    from memgraph.ids import anchor_id, node_id
+
+    ops = []
+    for i in range(6):
+        sid, uuid = f"s-{i // 3}", f"u-{i}"
+        when = T0 - timedelta(hours=2) + timedelta(minutes=3 * i + 40 * (i // 3))
+        node = MemoryNode(
+            id=node_id("voice", "message", sid, uuid),
+            domain_id="voice:orchard",
+            profile="voice",
+            kind="message",
+            title=f"message {i}",
+            claim=f"please fix the orchard importer, step {i}",
+            anchors=[
+                MemoryAnchor(
+                    id=anchor_id("transcript", sid, uuid),
+                    kind=AnchorKind.transcript,
+                    ref=f"transcripts/{sid}.jsonl",
+                    line=1,
+                    record_uuid=uuid,
+                )
+            ],
+            lifecycle="captured",
+            created_at=when,
+            updated_at=when,
+            valid_from=when,
+            attributes={"session_id": sid, "record_uuid": uuid, "project": "orchard"},
+        )
+        ops.append(UpsertNode(node=node))
+    apply_patch(store, new_patch(ops, proposer="test", reason="voice messages"))
+
+
+def _store_urls(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> list[str]:
+    if kind == "sqlite":
+        return [str(tmp_path / "x.db"), str(tmp_path / "y.db")]
+    server = request.getfixturevalue("pg_server")
+    return [str(server.create_database()), str(server.create_database())]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_each_store_has_its_own_last_run(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """``<home>/sleep.json`` kept one "last run" whatever store the home pointed at:
+    a fresh import Y of store X's data, slept after X, started at X's last run and
+    made "0 window(s)" (fleet34, left 1). Each store now has its own."""
+    state = tmp_path / "sleep.json"
+    urls = _store_urls(kind, tmp_path, request)
+    reports: list[SleepReport] = []
+    for url in urls:
+        s = open_store(url)
+        try:
+            _voice_messages(s)
+            reports.append(sleep(s, T0 + timedelta(hours=1), state_path=state))
+        finally:
+            s.close()
+    windows = [[s.notes for s in r.stages if s.name == "windows"] for r in reports]
+    assert reports[1].since is None, "store Y was never slept"
+    assert windows == [[["2 window(s), 2 new"]]] * 2
+    stores = json.loads(state.read_text())["stores"]
+    assert len(stores) == 2 and all(
+        v["last_run"] == "2026-03-01T04:00:00Z" for v in stores.values()
+    )
+    # a rerun on X starts at X's own last run
+    s = open_store(urls[0])
+    try:
+        again = sleep(s, T0 + timedelta(hours=2), state_path=state)
+    finally:
+        s.close()
+    assert again.since == T0 + timedelta(hours=1) and again.receipts == 0
+
+
+def test_a_sleep_json_from_before_is_read_then_moved_under_its_store(tmp_path: Path) -> None:
+    """The flat file from before (one last run for the home): still the last run,
+    and the first pass moves it under its store, keeping the last change."""
+    state = tmp_path / "sleep.json"
+    before = {"last_run": "2026-03-01T02:00:00Z", "last_status": "applied", "last_receipts": 7}
+    state.write_text(json.dumps({**before, "last_changed": "2026-02-28T02:00:00Z"}))
+    x = open_store(tmp_path / "x.db")
+    try:
+        report = sleep(x, T0 + timedelta(hours=1), state_path=state)
+    finally:
+        x.close()
+    assert report.since == datetime(2026, 3, 1, 2, 0, tzinfo=UTC) and report.receipts == 0
+    data = json.loads(state.read_text())
+    assert list(data) == ["stores"]
+    assert data["stores"] == {
+        os.path.realpath(tmp_path / "x.db"): {
+            "last_run": "2026-03-01T04:00:00Z",
+            "last_status": "unchanged",
+            "last_receipts": 0,
+            "last_changed": "2026-02-28T02:00:00Z",
+        }
+    }
+    y = open_store(tmp_path / "y.db")
+    try:
+        assert sleep(y, T0 + timedelta(hours=1), state_path=state).since is None
+    finally:
+        y.close()
+    assert len(json.loads(state.read_text())["stores"]) == 2
+
+
+def test_passes_over_several_stores_from_one_home_keep_every_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One sleep.json, four stores' passes ending at once (a slow disk between the
+    read and the write): each store's entry is kept."""
+    import time
+
+    import memgraph.fileio as fileio
+    from profiles.sleep.state import write_state
+
+    real = fileio.atomic_write_text
+
+    def slow(*args: Any, **kw: Any) -> Any:
+        time.sleep(0.05)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(fileio, "atomic_write_text", slow)
+    state = tmp_path / "sleep.json"
+    keys = [str(tmp_path / f"s{i}.db") for i in range(4)]
+    threads = [
+        threading.Thread(target=write_state, args=(state, key, T0, "applied", 1)) for key in keys
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(json.loads(state.read_text())["stores"]) == keys
+
+
+def test_a_pass_that_loses_a_race_says_what_it_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two passes over one store, planning from the same state before either writes:
+    the loser printed 'classify: 213 planned, 0 receipts (command 91, ...)' and
+    'windows: ... (37 window(s), 37 new)' though it wrote nothing (fleet34, left 2).
+    Each line now says what this pass applied and what another run had done."""
+    import profiles.activity.passes as passes
+    import profiles.voice.classify.night as night
+
+    seed = open_store(tmp_path / "shared.db")
+    _voice_messages(seed)
+    before = seed.counts()["receipts"]
+    seed.close()
+    barrier = threading.Barrier(2, timeout=60)
+    for module, name in ((night, "apply_or_reject"), (passes, "store_windows")):
+        real = getattr(module, name)
+
+        def together(*args: Any, _real: Any = real, **kw: Any) -> Any:
+            barrier.wait()  # both planned from the store before either wrote
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(module, name, together)
+    reports: list[SleepReport] = []
+
+    def machine() -> None:
+        s = open_store(tmp_path / "shared.db")
+        try:
+            reports.append(sleep(s, T0 + timedelta(hours=1)))
+        finally:
+            s.close()
+
+    threads = [threading.Thread(target=machine) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = sorted(line for r in reports for line in r.lines() if "classify" in line)
+    assert lines == [
+        "  classify: 6 planned, 0 applied, 6 already done by another run, 0 receipts",
+        "  classify: 6 planned, 12 receipts (command 6)",
+    ]
+    windows = sorted(line for r in reports for line in r.lines() if "windows:" in line)
+    assert windows[0].startswith("  windows: 2 planned, 0 applied, 2 already done by another run")
+    assert windows[0].endswith("(2 window(s), 0 new)") and windows[1].endswith("2 new)")
+    # each stage written once, by one pass or the other: together, the store's growth
+    s = open_store(tmp_path / "shared.db")
+    try:
+        assert sum(r.receipts for r in reports) == s.counts()["receipts"] - before
+    finally:
+        s.close()

@@ -304,3 +304,24 @@ def test_another_machines_capture_of_a_forgotten_session_removes_its_page(
     _capture(backend, vault_b, texts)  # B's transcript still holds the session
     assert not page_b.exists()
     assert [p for p in vault_b.rglob("*") if p.is_file() and "quokka" in p.read_text()] == []
+
+
+@pytest.mark.parametrize("more", [False, True])
+def test_another_machines_capture_after_a_partial_forget_rewrites_its_page(
+    backend: Store, tmp_path: Path, more: bool
+) -> None:
+    """Machine A forgets one message of a session machine B captured; B's hook then
+    captures the session again (nothing new, or one more message): B's page held the
+    forgotten text (only B's render and a wholly forgotten session cleared it)."""
+    vault_a, vault_b = tmp_path / "vault-a", tmp_path / "vault-b"
+    texts = [SECRET, OTHER, "and a third message about tests"]
+    _capture(backend, vault_b, texts)
+    (page_b,) = [p for p in vault_b.rglob("*.md") if p.name != "log.md"]
+    page_b.write_text(page_b.read_text() + "\nmy own note on machine B\n")
+    forget(backend, ForgetRequest(query="quokka", vault=vault_a))
+    assert "quokka" in page_b.read_text()
+    _capture(backend, vault_b, [*texts, "one more about the release"] if more else texts)
+    assert [p for p in vault_b.rglob("*") if p.is_file() and "quokka" in p.read_text()] == []
+    text = page_b.read_text()
+    assert "jitter" in text and "my own note on machine B" in text
+    assert ("one more about the release" in text) == more

@@ -86,6 +86,24 @@ def test_rerun_changes_nothing(store: Store, messages: list[MemoryNode]) -> None
     assert graph_state(store) == before
 
 
+def test_messages_another_run_classified_meanwhile_are_not_counted(
+    store: Store, messages: list[MemoryNode]
+) -> None:
+    """Another pass (another machine on a shared store) classifies two messages while
+    this one asks its proposer: this pass classified 3, not 5 (it said 5, and a
+    pass that wrote nothing said it classified every message it had selected)."""
+
+    class Racing(RuleClassifier):
+        def propose(self, items: Any) -> Any:
+            other = run_night_pass(store, request(limit=2), RuleClassifier())
+            assert other.classified == 2
+            return super().propose(items)
+
+    result = run_night_pass(store, request(), Racing())
+    assert (result.status, result.selected, result.classified) == ("applied", 5, 3)
+    assert result.already_done == 2 and sum(result.by_label.values()) == 3
+
+
 def test_outside_window_does_nothing_unless_now(store: Store, messages: list[MemoryNode]) -> None:
     before = graph_state(store)
     result = run_night_pass(store, request(now=DAY), RuleClassifier())

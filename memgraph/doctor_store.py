@@ -1,0 +1,186 @@
+"""``memgraph doctor``'s checks of the store and of what it holds: the store (a
+SQLite file or a PostgreSQL server) opens read-only (never created or migrated
+here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema;
+the vault is there when the store has pages; the capture registry and the ingest
+ledger's drops; subject-vector files of repos the store no longer has. Each adds
+its ``Check`` to the report (``memgraph.doctor``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memgraph.doctor import OK, PROBLEM, WARN, DoctorReport, one_line
+
+
+def check_store(report: DoctorReport, location: str) -> Any:
+    """The store at ``location``, opened read-only for the checks below (None when it
+    cannot be: the reason is reported)."""
+    from memgraph.config import is_url
+    from memgraph.errors import MemgraphError
+
+    if is_url(location):
+        return _check_postgres(report, location)
+    path = Path(location)
+    if not path.exists():
+        folder = path.parent
+        if folder.exists() and not folder.is_dir():  # the fix below could not create it
+            report.add(
+                "store",
+                PROBLEM,
+                f"{folder} (the store's folder) is not a directory",
+                "set MEMGRAPH_HOME / home (or --home) to a directory",
+            )
+            return None
+        report.add("store", WARN, f"no store yet at {path}", "memgraph voice --backfill")
+        return None
+    from memgraph.store.schema import all_migrations
+    from memgraph.store.sqlite import SQLiteStore
+
+    move = f"restore a copy made by `memgraph backup`, or move {path} away and rerun "
+    move += "`memgraph voice --backfill`"
+    try:
+        store = SQLiteStore(path, readonly=True)  # read-only: never migrated here
+    except (MemgraphError, OSError, Exception) as exc:
+        report.add("store", PROBLEM, f"{path} cannot be opened: {one_line(exc)}", move)
+        return None
+    try:
+        verdict = store.integrity()
+        have = max(store.schema_versions(), default=0)
+    except Exception as exc:
+        store.close()
+        report.add("store", PROBLEM, f"{path} cannot be read: {one_line(exc)}", move)
+        return None
+    latest = max(m.version for m in all_migrations())
+    if verdict != "ok":
+        report.add("store", PROBLEM, f"{path}: quick_check: {verdict}", move)
+    elif have < latest:
+        report.add(
+            "store",
+            WARN,
+            f"{path}: schema {have}, this memgraph writes {latest} (migrated on the next write)",
+            "memgraph voice --backfill",
+        )
+    else:
+        report.add("store", OK, f"{path}: quick_check ok, schema {have}")
+    return store
+
+
+def check_vault(report: DoctorReport, vault: Path, store: Any) -> None:
+    if vault.is_dir():
+        report.add("vault", OK, str(vault))
+        return
+    pages = 0
+    if store is not None:
+        try:
+            from profiles.voice.search import voice_stats
+
+            pages = voice_stats(store).pages
+        except Exception:
+            pages = 0
+    if vault.exists():
+        report.add("vault", PROBLEM, f"{vault} is not a directory", "set MEMGRAPH_VAULT or vault")
+    elif pages:
+        report.add(
+            "vault",
+            PROBLEM,
+            f"{vault} is missing but the store has {pages} voice page(s)",
+            "memgraph render  (or point MEMGRAPH_VAULT / vault at the vault)",
+        )
+    else:
+        report.add("vault", WARN, f"{vault} does not exist yet", "memgraph voice --backfill")
+
+
+def check_capture(report: DoctorReport, store: Any) -> None:
+    if store is None:
+        return
+    from memgraph.errors import MemgraphError
+    from profiles.voice.backfill import registry_rows
+    from profiles.voice.ledger import ledger_entries, summary_line, totals_of
+
+    try:
+        rows = registry_rows(store)
+        totals = totals_of(ledger_entries(store))
+    except (MemgraphError, Exception) as exc:
+        report.add("capture", PROBLEM, f"cannot read the registry: {one_line(exc)}")
+        return
+    if not rows:
+        report.add("capture", WARN, "nothing captured yet", "memgraph voice --backfill")
+    else:
+        last = max(rows, key=lambda r: r.processed_at)
+        paged = sum(1 for r in rows if r.status == "paged")
+        report.add(
+            "capture",
+            OK,
+            f"last capture {last.processed_at} ({Path(last.path).name}, {last.status}); "
+            f"{paged}/{len(rows)} transcripts paged",
+        )
+    errors = [r for r in rows if r.status == "error"]
+    if errors:
+        report.add(
+            "capture",
+            WARN,
+            f"{len(errors)} transcript(s) failed to capture, e.g. {errors[-1].path}: "
+            f"{errors[-1].reason}",
+            "memgraph voice --backfill  (retries them)",
+        )
+    if totals.get("dropped") or totals.get("files_not_read"):
+        report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
+    elif rows:
+        report.add("ledger", OK, summary_line(totals))
+
+
+def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
+    """Subject-vector files (``memgraph repo scan``) of repos the store no longer has."""
+    import shlex
+
+    from context_cut.repo_vectors import orphaned_files, vectors_dir_for
+
+    found = orphaned_files(store, vectors_dir_for(home)) if store is not None else []
+    if found:
+        sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        report.add(
+            "repo-vectors",
+            WARN,
+            f"{len(found)} subject-vector file(s) of repos no longer in the store, "
+            f"{sum(n for _p, n in found):,} bytes: {sizes}{more}",
+            "rm -- " + " ".join(shlex.quote(str(p)) for p, _n in found),
+        )
+
+
+def _check_postgres(report: DoctorReport, url: str) -> Any:
+    """A PostgreSQL store, opened read-only: reachable, holds a store, its schema.
+    (The server keeps its own pages sound: there is no ``quick_check`` to run.)"""
+    from memgraph.errors import MemgraphError, StoreMissing
+    from memgraph.store.postgres import open_postgres, redact
+    from memgraph.store.postgres.schema import all_migrations
+
+    where = redact(url)
+    try:
+        store = open_postgres(url, readonly=True)  # never created or migrated here
+    except StoreMissing:
+        report.add("store", WARN, f"no memgraph store yet in {where}", "memgraph voice --backfill")
+        return None
+    except MemgraphError as exc:
+        fix = "check MEMGRAPH_STORE (or store in the config file) and that the server is up"
+        report.add("store", PROBLEM, one_line(exc), fix)
+        return None
+    try:
+        have = max(store.schema_versions(), default=0)
+    except MemgraphError as exc:
+        store.close()
+        report.add("store", PROBLEM, one_line(exc), "memgraph stats  (names the failing query)")
+        return None
+    latest = max(m.version for m in all_migrations())
+    if have < latest:
+        report.add(
+            "store",
+            WARN,
+            f"{where}: schema {have}, this memgraph writes {latest} (migrated on the next write)",
+            "memgraph voice --backfill",
+        )
+    else:
+        report.add("store", OK, f"{where}: schema {have}")
+    return store
