@@ -303,6 +303,7 @@ def run_repo(
                     "truth": sorted(truth),
                     "allowed": sorted(allowed),
                     "cut": ranked[:10],
+                    "cut_model": "fitted-1",  # repo_model.py (the offline replay is of the cut before)
                     "bm25": _round(base),
                 }
                 row.update(components(index, c.message, commits_seen, allowed))

@@ -207,9 +207,10 @@ def fit(data: Data, rounds: int, fixed: set[str]) -> np.ndarray:
             if cand is not None:
                 best, w = cand
                 moved = True
-        print(f"round {rnd + 1}: objective {best:.4f} " + " ".join(
-            f"{f}={v:g}" for f, v in zip(FEATURES, w, strict=True) if v
-        ))
+        print(
+            f"round {rnd + 1}: objective {best:.4f} "
+            + " ".join(f"{f}={v:g}" for f, v in zip(FEATURES, w, strict=True) if v)
+        )
         if not moved:
             break
     return w
@@ -265,13 +266,16 @@ def cross_validate(train: list[dict[str, Any]], fixed: set[str], args: Any) -> N
         prod = data[held].recalls(start).mean()
         for lam in lambdas:
             gains[lam].append(100 * (data[held].recalls((1 - lam) * start + lam * w).mean() - prod))
-        print(f"  held out {Path(held).parent.name:32} " + " ".join(
-            f"l{lam:g} {gains[lam][-1]:+5.1f}" for lam in lambdas
-        ))
+        print(
+            f"  held out {Path(held).parent.name:32} "
+            + " ".join(f"l{lam:g} {gains[lam][-1]:+5.1f}" for lam in lambdas)
+        )
     for lam in lambdas:
         g = gains[lam]
-        print(f"  lambda {lam:g}: mean {statistics.mean(g):+.2f}, min {min(g):+.1f}, "
-              f"repos down {sum(x < 0 for x in g)}")
+        print(
+            f"  lambda {lam:g}: mean {statistics.mean(g):+.2f}, min {min(g):+.1f}, "
+            f"repos down {sum(x < 0 for x in g)}"
+        )
 
 
 def report(rows: list[dict[str, Any]], w: np.ndarray, label: str) -> None:

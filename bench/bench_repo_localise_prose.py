@@ -153,7 +153,9 @@ def main() -> None:
 
     from bench_repo_localise_offline import PRODUCT, _scaled, pooled, rank, splits
 
-    rows = [json.loads(line) for d in sys.argv[1:] for line in open(d, encoding="utf-8")]
+    rows = [
+        json.loads(line) for d in sys.argv[1:] for line in Path(d).read_text("utf-8").splitlines()
+    ]
     parts = splits(rows)
     for repo, halves in parts.items():
         n = [r["prose_n"] for r in halves["whole"]]
