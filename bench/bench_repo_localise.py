@@ -303,10 +303,15 @@ def run_repo(
                     "truth": sorted(truth),
                     "allowed": sorted(allowed),
                     "cut": ranked[:10],
+                    "cut_model": "fitted-1",  # repo_model.py (the offline replay is of the cut before)
                     "bm25": _round(base),
                 }
                 row.update(components(index, c.message, commits_seen, allowed))
                 row.update(extra_components(store, index, c.message, commits_seen))
+                if os.environ.get("MG_BENCH_PROSE") == "1":  # prose35 candidate, opt-in
+                    from bench_repo_localise_prose import prose_components
+
+                    row.update(prose_components(tree, index, c.message))
                 dump.append(row)
             for k in (5, 10):
                 scores[f"cut@{k}"].append(recall(ranked, truth, k))

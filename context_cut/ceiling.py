@@ -8,7 +8,8 @@ measures the rendered text with the same estimator (``estimate_tokens``) and,
 while it is over the budget, trims the packet -- least important first:
 the omitted list, receipts, anchors, edges, then nodes and summaries from the
 lowest-ranked up, and only then warnings/guards/seams/obligations (a claim is
-never returned without its caveats: those outlive the items they qualify).
+never returned without its caveats: those outlive the items they qualify; the
+seams and guards naming a node that was cut go with it).
 Each step keeps the longest prefix that fits (binary search). What was cut is
 said in one notice, inside the measured text (a JSON reply trimmed to no nodes
 must not look like "nothing found"); only when even that line does not fit is
@@ -67,6 +68,8 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
 
         def fits(k: int, name: str = name, items: list[object] = items) -> bool:
             setattr(work, name, items[:k])
+            if name == "nodes":  # a cut node's caveats qualify nothing returned: they go too
+                _drop_caveats(work, packet, {getattr(n, "id", None) for n in items[k:]})
             _recount(work)
             work.notices = [*notices, trim_notice(before, work, budget)]
             return output_tokens(render(work)) <= budget
@@ -94,6 +97,14 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
             f"({output_tokens(text)} tokens for an empty packet); raise --budget"
         )
     return work, text
+
+
+def _drop_caveats(work: PacketView, packet: PacketView, gone: set[object]) -> None:
+    """``work``'s seams and guards: ``packet``'s, less those naming a node in ``gone``."""
+    ids = [i for i in gone if isinstance(i, str) and i]
+    for field in ("verification_seams", "contradiction_guards"):
+        kept = [c for c in getattr(packet, field) if not any(i in str(c) for i in ids)]
+        setattr(work, field, kept)
 
 
 _WORDS = {

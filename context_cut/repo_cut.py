@@ -33,8 +33,9 @@ from context_cut.cuts import get_cut
 from context_cut.packet import node_caveats
 from context_cut.repo_history import HISTORY_WEIGHT, history_node
 from context_cut.repo_index import ModuleIndex
+from context_cut.repo_model import model_scores
 from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files, prime
-from context_cut.repo_query import fill_up, query_weights, recent_notice
+from context_cut.repo_query import fill_up, recent_notice
 from memgraph.documents import (
     AnchorKind,
     CutName,
@@ -54,12 +55,10 @@ from profiles.repo_scan.facts import terms
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
 
-ALPHA = 0.25  # weight of centrality beside the text score (bench/bench_repo_localise.py)
-# Weight of the best code-mention score (context_cut/mentions.py) beside the text score
-# (normalised to 1.0 for the best match). Recall@5 was flat for weights 0.3-2.0 on click,
-# httpx and this project (notes/repo.md); 1.0 sits inside that range: a module named
-# outright ties the best text match, then centrality and text break the tie.
-MENTION_WEIGHT = 1.0
+# The hand-set weights the cut had before the fitted model (repo_model.py): bench/'s
+# offline replay of older dumps (bench_repo_localise_offline.py) reproduces that cut.
+ALPHA = 0.25  # centrality beside the text score
+MENTION_WEIGHT = 1.0  # the best code-mention score (context_cut/mentions.py); 0 turns it off
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 
 
@@ -89,43 +88,45 @@ def rank_modules(
     fallback: bool = True,
     embedder: Embedder | None = None,
 ) -> list[tuple[str, float]]:
-    """(path, score) best first: BM25 text match (a leading ``scope:`` prefix's
-    words weigh more: ``repo_query.py``) plus personalised PageRank, plus
-    ``mention_weight`` x the best code-mention score (0 turns mentions off), plus
-    ``history_weight`` x BM25 over past commit subjects (0 turns it off); then,
-    when fewer than ``FALLBACK_MODULES`` modules matched, the most recently
-    changed ones with score 0 (``fallback=False`` leaves them out). With a MiniLM
+    """(path, score) best first (``ranked_matches`` without the matched set)."""
+    return ranked_matches(modules, text, mention_weight, history_weight, fallback, embedder)[0]
+
+
+def ranked_matches(
+    modules: dict[str, MemoryNode] | ModuleIndex,
+    text: str,
+    mention_weight: float = MENTION_WEIGHT,
+    history_weight: float = HISTORY_WEIGHT,
+    fallback: bool = True,
+    embedder: Embedder | None = None,
+) -> tuple[list[tuple[str, float]], set[str]]:
+    """(path, score) best first by the fitted model (``repo_model.py``: text,
+    clause, PageRank, mentions, symbol names, history and the recency/size
+    priors), and the modules some word of ``text`` matched. ``mention_weight`` /
+    ``history_weight`` 0 turn mentions / history off. A text matching nothing is
+    answered with the most recently changed modules (score 0, ``repo_query.py``);
+    ``fallback=False`` leaves out every module no word matched. With a MiniLM
     ``embedder``, plus ``NEAREST_WEIGHT x`` the files of the past commits worded
-    like ``text`` (``repo_nearest.py``) once something matched."""
+    like ``text`` (``repo_nearest.py``)."""
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
-        return []
-    query = query_weights(text)
-    text_scores = index.bm25(query)
-    named = index.mentions.scores(text) if mention_weight else {}
-    past = index.history.bm25(query) if history_weight and index.history else {}
-    if not text_scores and not named and not past:
-        return fill_up([], index.recent) if fallback else []
-    top_past = max(past.values(), default=0.0) or 1.0
-    best = max(text_scores.values(), default=0.0) or 1.0
-    seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
-    ppr = index.walk.rank(seeds)
-    top_ppr = max(ppr.values(), default=0.0) or 1.0
+        return [], set()
+    scores, matched = model_scores(index, text, mention_weight != 0, history_weight != 0)
+    if not matched:
+        return (fill_up([], index.recent) if fallback else []), set()
     near = nearest_files(embedder, text, index.commits, set(index.tf)) if embedder else {}
-    scores = {
-        p: (
-            text_scores.get(p, 0.0) / best
-            + ALPHA * ppr.get(p, 0.0) / top_ppr
-            + mention_weight * named.get(p, 0.0)
-            + history_weight * past.get(p, 0.0) / top_past
-            + NEAREST_WEIGHT * near.get(p, 0.0)
+    matched |= set(near)
+    ranked = []
+    for p in index.tf:
+        if not fallback and p not in matched:
+            continue
+        s = (scores.get(p, 0.0) + NEAREST_WEIGHT * near.get(p, 0.0)) * (
+            TEST_WEIGHT if p in index.tests else 1.0
         )
-        * (TEST_WEIGHT if p in index.tests else 1.0)
-        for p in index.tf
-    }
-    ranked = [(p, s) for p, s in scores.items() if s > 0]
+        if s > 0:
+            ranked.append((p, s))
     ranked.sort(key=lambda ps: (-ps[1], ps[0]))
-    return fill_up(ranked, index.recent) if fallback else ranked
+    return ranked, matched
 
 
 _INDEX_CACHE: dict[tuple[int, str, str, str, str], ModuleIndex] = {}
@@ -219,7 +220,7 @@ def repo_cut(
     summary_ids = list(repo_node.attributes.get("summaries") or [])
     index = _index(store, repo, repo_node, paths)
     ignored = prime(embedder, index.commits, vectors_dir, repo) if vectors_dir else None
-    ranked = rank_modules(index, request.text, embedder=embedder)
+    ranked, matched = ranked_matches(index, request.text, embedder=embedder)
     top = ranked[: request.limit]
     with store.reader() as reader:
         found = reader.get_nodes([module_id(repo, p) for p, _s in top])
@@ -261,7 +262,7 @@ def repo_cut(
             units += [(s, None, p) for p, s in members]
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
-    packet.notices += recent_notice([p for p, s in top if s == 0.0])
+    packet.notices += recent_notice([p for p, _s in top if p not in matched])
     if ignored:
         packet.notices.append(ignored)
     unparsed = list(repo_node.attributes.get("unparsed") or [])

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only: no pydantic import on this module's accou
 # three, while windows of 100-400 commits favour old topics (+8 to +11 on this project).
 HISTORY_WEIGHT = 0.3
 HISTORY_WINDOW = 50  # newest commits of the stored window that count
+LONG_WINDOW = 100  # the longer window of the cut's model (repo_model.py: past100, recency)
 
 
 def history_docs(

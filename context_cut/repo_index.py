@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_cut.mentions import MentionTable
-from context_cut.repo_history import HISTORY_WINDOW, history_docs
+from context_cut.repo_history import HISTORY_WINDOW, LONG_WINDOW, history_docs
 from context_cut.repo_query import recent_modules
 from context_cut.repo_rank import Postings, Walk
 from memgraph.documents import MemoryNode
@@ -57,6 +57,10 @@ class ModuleIndex:
     history: ModuleIndex | None = None  # BM25 over past commit subjects (repo_history.py)
     recent: list[str] = field(default_factory=list)  # by the newest commit touching them
     commits: list[Any] = field(default_factory=list)  # history rows, newest first (repo_nearest)
+    history100: ModuleIndex | None = None  # the same over the newest 100 commits (repo_model)
+    symbols: ModuleIndex | None = None  # BM25 over the words of top-level names (repo_model)
+    newest: dict[str, int] = field(default_factory=dict)  # position of the newest commit touching
+    touches: dict[str, int] = field(default_factory=dict)  # how many of the newest 50 did
     _postings: Postings | None = field(default=None, init=False, repr=False)
     _walk: Walk | None = field(default=None, init=False, repr=False)
 
@@ -96,8 +100,12 @@ class ModuleIndex:
         )
         docs = history_docs(commits or [], set(modules))
         history = cls(docs, set(), []) if docs else None
+        docs100 = history_docs(commits or [], set(modules), LONG_WINDOW)
         tf = {p: module_terms(n) for p, n in modules.items()}
         recent = recent_modules(commits or [], set(modules), tests)
+        names = {p: Counter(t for s in _defined(n) for t in terms(s)) for p, n in modules.items()}
+        names = {p: c for p, c in names.items() if c}
+        newest, touches = _positions(commits or [], set(modules))
         return cls(
             tf,
             tests,
@@ -106,6 +114,10 @@ class ModuleIndex:
             history=history,
             recent=recent,
             commits=list(commits or [])[:HISTORY_WINDOW],
+            history100=cls(docs100, set(), []) if docs100 else None,
+            symbols=cls(names, set(), []) if names else None,
+            newest=newest,
+            touches=touches,
         )
 
     def bm25(self, query: list[str] | dict[str, float]) -> dict[str, float]:
@@ -116,6 +128,22 @@ class ModuleIndex:
         return self._postings.scores(
             query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
         )
+
+
+def _positions(commits: list[Any], paths: set[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per module: the position of the newest commit (of the newest LONG_WINDOW)
+    that touched it, and how many of the newest HISTORY_WINDOW did."""
+    newest: dict[str, int] = {}
+    touches: dict[str, int] = {}
+    for i, row in enumerate(commits[:LONG_WINDOW]):
+        if not isinstance(row, list | tuple) or len(row) != 3 or not row[2]:
+            continue
+        for f in row[2]:
+            if isinstance(f, str) and f in paths:
+                newest.setdefault(f, i)
+                if i < HISTORY_WINDOW:
+                    touches[f] = touches.get(f, 0) + 1
+    return newest, touches
 
 
 def _defined(node: MemoryNode) -> list[str]:

@@ -71,6 +71,6 @@ def recent_notice(shown: list[str]) -> list[str]:
     if not shown:
         return []
     return [
-        f"{len(shown)} module(s) shown because they changed recently, not because the "
-        "task's words matched them: " + ", ".join(shown[:5])
+        f"{len(shown)} module(s) shown because they changed recently (or are large), not "
+        "because the task's words matched them: " + ", ".join(shown[:5])
     ]

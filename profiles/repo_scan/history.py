@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the documents load only when the node is written (HEAD move
     from memgraph.documents import GraphOp
     from memgraph.documents.views import NodeView
 
-HISTORY_COMMITS = 50  # commits kept per repo, newest first (the cut uses 50: notes/repo.md)
+HISTORY_COMMITS = 100  # commits kept per repo, newest first (the cut reads 50 and 100)
 MAX_SUBJECT = 300  # characters of one subject
 MAX_FILES = 100  # a commit touching more files is a sweep: its files are not listed
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")

@@ -188,7 +188,12 @@ def test_what_the_ceiling_cuts_is_said_in_the_reply(mk: Any) -> None:
     assert len(fitted.nodes) < packed
     cut = packed - len(fitted.nodes)
     said = f"ceiling: {len(packet.omitted)} left-out notes, {len(packet.receipts)} receipts, "
-    assert f"{said}{cut} nodes cut to fit 900 tokens" in text
+    gone = len(packet.verification_seams) - len(fitted.verification_seams)
+    assert f"{said}{cut} nodes, {gone} seams cut to fit 900 tokens" in text
+    # the seams of the nodes cut went with them; the kept nodes keep theirs
+    cut_ids = {n.id for n in packet.nodes} - {n.id for n in fitted.nodes}
+    assert gone > 0 and not any(i in s for s in fitted.verification_seams for i in cut_ids)
+    assert all(any(n.id in s for s in fitted.verification_seams) for n in fitted.nodes)
     assert output_tokens(text) <= 900
     # the compact reply (item texts, as the packer counted them) keeps far more
     compact, _ = fit_output(packet, RENDERERS["mcp_compact"], 900)

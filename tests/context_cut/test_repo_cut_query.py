@@ -101,10 +101,14 @@ def test_a_task_matching_nothing_gets_the_recently_changed_modules(tmp_path: Pat
     assert "tests/test_m00.py" not in ranked
     assert len(ranked) == FALLBACK_MODULES and all(s == 0.0 for _p, s in cut.ranked)
     assert any("changed recently" in n for n in cut.packet.notices)
-    # a matching word ranks its module first, the fallback only fills the list up
+    # a matching word ranks its module first; the others follow by the priors alone
+    # (recency, size: repo_model.py), the recently changed ones first, and the
+    # packet says which of those shown no word matched
     cut = repo_cut(store, RepoCutRequest(text="the fern", repo="repo", voice=False))
     assert cut.ranked[0][0] == "app/m05.py" and cut.ranked[0][1] > 0
-    assert len(cut.ranked) == FALLBACK_MODULES
+    assert [p for p, _s in cut.ranked[1:3]] == ["app/m03.py", "app/m07.py"]
+    assert all(s < cut.ranked[0][1] / 2 for _p, s in cut.ranked[1:])
+    assert any("changed recently" in n and "app/m03.py" in n for n in cut.packet.notices)
     from context_cut.repo_cut import _INDEX_CACHE
 
     index = next(reversed(_INDEX_CACHE.values()))

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from context_cut.repo_cut import ALPHA, TEST_WEIGHT, RepoCutRequest, _index, rank_modules, repo_cut
 from context_cut.repo_history import HISTORY_WEIGHT
 from context_cut.repo_index import ModuleIndex, module_terms
+from context_cut.repo_model import signals
 from context_cut.repo_query import fill_up, query_weights
 from context_cut.repo_rank import Walk
 from memgraph.documents import MemoryNode, ProfileName
@@ -239,7 +240,9 @@ TASKS = [
 ]
 
 
-def test_the_cut_on_this_project_ranks_as_before() -> None:
+def test_the_cut_on_this_project_ranks_over_the_same_signals() -> None:
+    """The fitted model's text, PageRank and history signals (repo_model.py) are
+    the reference functions' scores, normalised; the cut is their weighted sum."""
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=ROOT, name="self", link_commits=False))
     first = repo_cut(store, RepoCutRequest(text=TASKS[0], repo="self", voice=False))
@@ -251,7 +254,19 @@ def test_the_cut_on_this_project_ranks_as_before() -> None:
     index = _index(store, "self", repo_node, sorted(repo_node.attributes["manifest"]))
     assert len(index.tf) > 100 and index.edges
     for text in TASKS:
-        got = dict(rank_modules(index, text))
-        _same(got, dict(reference_rank(index, text)))
+        sig = signals(index, text)
+        query = query_weights(text)
+        text_scores = reference_bm25(index.tf, query)
+        assert index.history is not None  # this project is a git checkout
+        past = reference_bm25(index.history.tf, query)
+        seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
+        ppr = reference_pagerank(index.paths, index.edges, seeds)
+        for name, want in (("text", text_scores), ("past50", past), ("ppr", ppr)):
+            top = max(want.values(), default=0.0)
+            want = {p: v / top for p, v in want.items() if v > 0} if top else {}
+            got = {p: v for p, v in sig[name].items() if v > 0}
+            assert set(got) == set(want), name
+            assert all(math.isclose(got[k], want[k], rel_tol=1e-9) for k in want), name
+        got_rank = rank_modules(index, text)
         cut = repo_cut(store, RepoCutRequest(text=text, repo="self", voice=False))
-        assert cut.ranked == list(got.items())
+        assert cut.ranked == got_rank

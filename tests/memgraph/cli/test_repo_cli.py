@@ -71,8 +71,9 @@ def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
     # the reply is the item texts (as_json: the whole document)
     assert data["nodes"][0].split("\n")[0].endswith(" app/store.py")
     assert data["tokens_used"] <= 800
+    # the whole document costs ~420 tokens a module node: a larger budget for it
     whole = tools.context(
-        "save rows in sqlite", cut="repo", budget=800, repo=str(root), as_json=True
+        "save rows in sqlite", cut="repo", budget=1500, repo=str(root), as_json=True
     )
     assert whole["nodes"][0]["title"] == "app/store.py"
 
