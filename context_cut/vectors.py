@@ -20,7 +20,12 @@ from pathlib import Path
 from context_cut.embedders import Embedder
 from context_cut.vector_backends import doc_id_of
 from context_cut.vector_index import VectorIndex
-from context_cut.vector_projection import PARTITIONS, partitions_for, qdrant_collection
+from context_cut.vector_projection import (
+    PARTITIONS,
+    collection_name,
+    partitions_for,
+    qdrant_collection,
+)
 from context_cut.vector_sync import sync_index
 from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.store.protocol import Store
@@ -55,10 +60,16 @@ class VectorNerve:
             self.embedder.name, self.embedder.dimension, partition, store=store.location
         )
 
+    def _shared(self, partition: str) -> str:
+        """The partition's collection from before per-store ones (no store tag)."""
+        return collection_name(self.embedder.name, self.embedder.dimension, partition)
+
     def ensure_ready(self, store: Store, partitions: Sequence[str]) -> None:
         """Rebuild a partition's vectors from the store when its collection was
         deleted or wiped (or never made in this Qdrant) but the store says it was
-        indexed."""
+        indexed; not when this Qdrant holds the partition's shared collection from
+        before per-store ones (an upgrade: the store's first ``memgraph index``
+        fills its own, and searches say so meanwhile)."""
         todo = [p for p in partitions if (store.location, p) not in self._checked]
         self._checked.update((store.location, p) for p in todo)
         if not self.heal or not todo:
@@ -67,10 +78,20 @@ class VectorNerve:
         empty = [
             p for p in todo if self.index.count(self.collection_for(p, store), exact=False) == 0
         ]
-        wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
         # (the store is asked only when a collection is empty: counting its tables
         # costs a reader at 100k messages more than the vector query itself)
-        if not wanted or store.counts().get("embeddings", 0) == 0:
+        if not empty or store.counts().get("embeddings", 0) == 0:
+            return
+        # A Qdrant from before per-store collections: the whole store is to embed
+        # again (minutes with MiniLM), which is `memgraph index`'s work, not a search's
+        before = [p for p in empty if self.index.dimension_of(self._shared(p)) is not None]
+        if before:
+            self.notices.append(
+                f"vector index {', '.join(self._shared(p) for p in before)} is from before "
+                "each store had its own; run `memgraph index` to fill this store's"
+            )
+        wanted = [prof for p in empty if p not in before for prof in sorted(PARTITIONS[p])]
+        if not wanted:
             return
         report = sync_index(store, self.index, self.embedder, profiles=wanted, optimize=False)
         if report.embedded:

@@ -21,6 +21,7 @@ from context_cut.vector_projection import (
 )
 from context_cut.vector_sync import sync_index
 from context_cut.vectors import VectorNerve
+from memgraph.errors import BackendUnavailable
 from memgraph.store import Store
 from memgraph.store.sqlite import SQLiteStore
 from profiles.voice.forget import ForgetRequest, forget
@@ -142,3 +143,34 @@ def test_a_stores_collections_are_named_alike_on_every_machine(tmp_path: Path) -
         same,
         "mg_voice_m_384",
     ]
+
+
+def test_a_search_after_the_upgrade_leaves_the_re_embedding_to_index(
+    index: VectorIndex, tmp_path: Path
+) -> None:
+    """The home's Qdrant holds the shared collection from before per-store ones: the
+    store's own is empty, but filling it means embedding the whole store again
+    (minutes with MiniLM), so a search says to run `memgraph index` instead of
+    doing it; `sync_index` then fills it without writing a manifest."""
+    store = SQLiteStore(tmp_path / "a.db")
+    _capture(store, tmp_path / "va", ["a quokka passed by", OTHER], sid="s-a")
+    embedder = HashEmbedder(64)
+    elsewhere = VectorIndex.open(path=":memory:")
+    sync_index(store, elsewhere, embedder)  # the manifests: indexed before
+    elsewhere.close()
+    shared = collection_name(embedder.name, 64, "voice")
+    index.ensure_collection(shared, 64)
+    index.upsert(shared, ["n-0000000000000001"], embedder.embed(["a quokka passed by"]))
+
+    nerve = VectorNerve(index, embedder)
+    with pytest.raises(BackendUnavailable, match="run `memgraph index`"):
+        nerve.search(store, "quokka", 5)
+    assert any(shared in n and "memgraph index" in n for n in nerve.notices), nerve.notices
+    own = qdrant_collection(embedder.name, 64, "voice", store=store.location)
+    assert index.count(own) == 0 and index.count(shared) == 1  # neither touched
+    report = sync_index(store, index, embedder)
+    assert report.embedded == 3 and report.manifests == 0
+    assert _search(store, "quokka")[0] in _ids(
+        VectorNerve(index, embedder).search(store, "quokka", 5)
+    )
+    store.close()
