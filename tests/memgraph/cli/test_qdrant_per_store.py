@@ -65,7 +65,7 @@ def test_doctor_reports_the_shared_collections_from_before_and_index_rebuilds_be
     own = qdrant_collection(emb.name, 256, "voice", store=db)
     report = json.loads(done.stdout)
     assert report["collections"] == [own] and report["embedded"] == 1
-    assert report["manifests"] == 1  # the manifest names the collection without the store
+    assert report["manifests"] == 1  # the store was never indexed: its first manifest
     index = VectorIndex.open(path=home / "qdrant", engine=engine)
     assert index.count(shared) == 1 and index.count(own) == 1  # the old one is left
     index.close()
