@@ -8,6 +8,14 @@
   repo_dataflow) and ``records`` (artifacts, session notes, activity). Physical
   partitions are the design's Mind/Modeling split: a cut queries only the
   partitions of its profiles, and one partition can be rebuilt alone.
+- Each store has its own copy of those collections in Qdrant
+  (``qdrant_collection``: ``mg_<partition>_<model>_<dim>__<store tag>``, the tag
+  ``memgraph.home_dirs.store_tag``), so stores sharing one Qdrant (a home's
+  ``<home>/qdrant``, a server) never see, crowd or delete each other's points.
+  The manifests keep the name without the tag (``collection_name``): the same on
+  every machine of a store, whatever Qdrant each one uses. Collections named
+  without a tag are from before (shared by every store of their Qdrant, so no
+  store can claim them): nothing reads them any more (``shared_collection``).
 - A document's vector is computed from its ``Projected.text``; the hash of that
   text (``source_hash``) is what its embedding manifest records, so a changed
   text makes the vector stale (``context_cut.vector_sync``).
@@ -18,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgraph.ids import content_hash
@@ -32,10 +41,13 @@ __all__ = [
     "PARTITIONS",
     "Projected",
     "collection_name",
+    "collections_of",
     "embed_text",
     "partition_of",
     "partitions_for",
     "project",
+    "qdrant_collection",
+    "shared_collection",
     "source_hash",
 ]
 
@@ -71,8 +83,38 @@ def partitions_for(profiles: Iterable[str] | None) -> list[str]:
 
 
 def collection_name(model: str, dimension: int, partition: str = "voice") -> str:
+    """The partition's collection for a model, as manifests record it (no store)."""
     slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:60] or "model"
     return f"mg_{partition}_{slug}_{dimension}"
+
+
+def qdrant_collection(
+    model: str, dimension: int, partition: str = "voice", *, store: str | Path
+) -> str:
+    """Where the store's vectors of that collection live in Qdrant: its name and
+    ``__`` and the store's tag (``collection_name`` never holds ``__``)."""
+    from memgraph.home_dirs import store_tag
+
+    return f"{collection_name(model, dimension, partition)}__{store_tag(store)}"
+
+
+_SHARED = re.compile(rf"^mg_({'|'.join(PARTITIONS)})_[a-z0-9_]+_[0-9]+$")
+
+
+def shared_collection(name: str) -> bool:
+    """A collection named before each store had its own (no store tag): every
+    store of its Qdrant wrote to it, so it belongs to none of them."""
+    return "__" not in name and _SHARED.match(name) is not None
+
+
+def collections_of(names: Iterable[str], store: str | Path) -> list[str]:
+    """The collections among ``names`` that hold the store's points: its own, and
+    the shared ones from before (what ``forget`` must clean: it may hold the
+    store's vectors of forgotten text, and nothing reads it any more)."""
+    from memgraph.home_dirs import store_tag
+
+    tail = f"__{store_tag(store)}"
+    return [n for n in names if n.endswith(tail) or shared_collection(n)]
 
 
 def _join(*parts: str) -> str:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 from context_cut.embedders import Embedder
 from context_cut.vector_backends import DimensionMismatch
 from context_cut.vector_index import VectorIndex
-from context_cut.vector_projection import Projected, collection_name, partitions_for, project
+from context_cut.vector_projection import (
+    Projected,
+    collection_name,
+    partitions_for,
+    project,
+    qdrant_collection,
+)
 from memgraph.store.protocol import Store
 
 if TYPE_CHECKING:  # the write path's models and engine load in sync_index only:
@@ -107,7 +113,8 @@ def sync_index(
     for d in docs:
         by_partition.setdefault(d.partition, []).append(d)
     for partition in partitions_for(profiles):
-        collection = collection_name(embedder.name, dimension, partition)
+        named = collection_name(embedder.name, dimension, partition)  # as manifests say
+        collection = qdrant_collection(embedder.name, dimension, partition, store=store.location)
         mine = by_partition.get(partition, [])
         if rebuild:
             index.drop(collection)
@@ -117,7 +124,8 @@ def sync_index(
         report.collections.append(collection)
         if index.backend.relayout(collection):  # an older shard: copied, not re-embedded
             report.relaid.append(collection)
-        _sync_partition(store, index, embedder, collection, mine, manifests, report, batch)
+        where = (named, collection)
+        _sync_partition(store, index, embedder, where, mine, manifests, report, batch)
         wants = optimize or (optimize is None and index.backend.needs_optimize(collection))
         if wants and index.backend.optimize(collection):
             report.optimized.append(collection)
@@ -128,15 +136,18 @@ def _sync_partition(
     store: Store,
     index: VectorIndex,
     embedder: Embedder,
-    collection: str,
+    where: tuple[str, str],
     docs: Sequence[Projected],
     manifests: dict[str, MemoryEmbeddingManifest],
     report: SyncReport,
     batch: int,
 ) -> None:
+    """Embed the partition's stale and missing documents into ``where``: (the
+    collection as manifests name it, the store's own collection in Qdrant)."""
     from memgraph.documents import MemoryEmbeddingManifest, RefreshEmbedding, utcnow
     from memgraph.engine import apply_patch, new_patch
 
+    named, collection = where
     present = index.present(collection, [d.doc_id for d in docs])
     todo: list[Projected] = []
     fresh_manifest: set[str] = set()
@@ -147,7 +158,7 @@ def _sync_partition(
             and m.model == embedder.name
             and m.dimension == embedder.dimension
             and m.source_hash == d.source_hash
-            and m.collection == collection
+            and m.collection == named
         )
         if current and d.doc_id in present:
             report.unchanged += 1
@@ -178,7 +189,7 @@ def _sync_partition(
                     dimension=embedder.dimension,
                     source_hash=d.source_hash,
                     embedded_at=now,
-                    collection=collection,
+                    collection=named,
                 )
             )
             for d in chunk

@@ -20,7 +20,12 @@ from pathlib import Path
 from context_cut.embedders import Embedder
 from context_cut.vector_backends import doc_id_of
 from context_cut.vector_index import VectorIndex
-from context_cut.vector_projection import PARTITIONS, collection_name, partitions_for
+from context_cut.vector_projection import (
+    PARTITIONS,
+    collection_name,
+    partitions_for,
+    qdrant_collection,
+)
 from context_cut.vector_sync import sync_index
 from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.store.protocol import Store
@@ -47,29 +52,46 @@ class VectorNerve:
     # hits below this cosine are noise, not candidates (unrelated text scores ~0)
     min_similarity: float = 0.1
     notices: list[str] = field(default_factory=list)
-    _checked: set[str] = field(default_factory=set)
+    _checked: set[tuple[str, str]] = field(default_factory=set)  # (store, partition)
 
-    @property
-    def collection(self) -> str:
-        """The voice collection (the one recall reads)."""
-        return collection_name(self.embedder.name, self.embedder.dimension, "voice")
+    def collection_for(self, partition: str, store: Store) -> str:
+        """The store's own collection of ``partition`` (``qdrant_collection``)."""
+        return qdrant_collection(
+            self.embedder.name, self.embedder.dimension, partition, store=store.location
+        )
 
-    def collection_for(self, partition: str) -> str:
+    def _shared(self, partition: str) -> str:
+        """The partition's collection from before per-store ones (no store tag)."""
         return collection_name(self.embedder.name, self.embedder.dimension, partition)
 
     def ensure_ready(self, store: Store, partitions: Sequence[str]) -> None:
         """Rebuild a partition's vectors from the store when its collection was
-        deleted or wiped but the store says it was indexed."""
-        todo = [p for p in partitions if p not in self._checked]
-        self._checked.update(todo)
+        deleted or wiped (or never made in this Qdrant) but the store says it was
+        indexed; not when this Qdrant holds the partition's shared collection from
+        before per-store ones (an upgrade: the store's first ``memgraph index``
+        fills its own, and searches say so meanwhile)."""
+        todo = [p for p in partitions if (store.location, p) not in self._checked]
+        self._checked.update((store.location, p) for p in todo)
         if not self.heal or not todo:
             return
         # (emptiness needs no exact count: Edge's exact one walks every point)
-        empty = [p for p in todo if self.index.count(self.collection_for(p), exact=False) == 0]
-        wanted = [prof for p in empty for prof in sorted(PARTITIONS[p])]
+        empty = [
+            p for p in todo if self.index.count(self.collection_for(p, store), exact=False) == 0
+        ]
         # (the store is asked only when a collection is empty: counting its tables
         # costs a reader at 100k messages more than the vector query itself)
-        if not wanted or store.counts().get("embeddings", 0) == 0:
+        if not empty or store.counts().get("embeddings", 0) == 0:
+            return
+        # A Qdrant from before per-store collections: the whole store is to embed
+        # again (minutes with MiniLM), which is `memgraph index`'s work, not a search's
+        before = [p for p in empty if self.index.dimension_of(self._shared(p)) is not None]
+        if before:
+            self.notices.append(
+                f"vector index {', '.join(self._shared(p) for p in before)} is from before "
+                "each store had its own; run `memgraph index` to fill this store's"
+            )
+        wanted = [prof for p in empty if p not in before for prof in sorted(PARTITIONS[p])]
+        if not wanted:
             return
         report = sync_index(store, self.index, self.embedder, profiles=wanted, optimize=False)
         if report.embedded:
@@ -87,7 +109,7 @@ class VectorNerve:
             return []
         partitions = [p for p in partitions_for(profiles) if p in PARTITIONS]
         self.ensure_ready(store, partitions)
-        live = [p for p in partitions if self.index.dimension_of(self.collection_for(p))]
+        live = [p for p in partitions if self.index.dimension_of(self.collection_for(p, store))]
         if not live:
             raise BackendUnavailable(
                 f"no vector collection for {', '.join(partitions)} yet; run `memgraph index`"
@@ -99,7 +121,7 @@ class VectorNerve:
         scored: dict[str, float] = {}
         rejected = 0
         for p in live:
-            hits, bad = self.index.query(self.collection_for(p), vector, limit, where)
+            hits, bad = self.index.query(self.collection_for(p, store), vector, limit, where)
             rejected += bad
             for doc, score in hits:
                 # engines store float32 or float64: rounding keeps ties tied, so

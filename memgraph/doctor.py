@@ -136,6 +136,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         check_capture,
         check_flat_caches,
         check_repo_vectors,
+        check_shared_collections,
         check_store,
         check_vault,
     )
@@ -146,6 +147,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         check_capture(report, store)
         check_repo_vectors(report, settings.home, store)
         check_flat_caches(report, settings.home)
+        check_shared_collections(report, settings.home, settings)
     finally:
         if store is not None:
             store.close()

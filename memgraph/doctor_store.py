@@ -3,7 +3,8 @@ SQLite file or a PostgreSQL server) opens read-only (never created or migrated
 here), a file passes SQLite's ``quick_check``, and it has this memgraph's schema;
 the vault is there when the store has pages; the capture registry and the ingest
 ledger's drops; subject-vector files of repos the store no longer has (in its own
-folder) and the vector caches of a home from before per-store folders. Each adds
+folder), the vector caches of a home from before per-store folders and the Qdrant
+collections of a home from before per-store collections. Each adds
 its ``Check`` to the report (``memgraph.doctor``).
 """
 
@@ -179,6 +180,67 @@ def check_flat_caches(report: DoctorReport, home: Path) -> None:
         + "  (once every store this home is pointed at has run `memgraph index` "
         "and `memgraph repo scan`)",
     )
+
+
+def check_shared_collections(report: DoctorReport, home: Path, settings: Any) -> None:
+    """Qdrant collections of an embedded Qdrant (``qdrant_path``, default
+    ``<home>/qdrant``) named before each store had its own
+    (``context_cut.vector_projection.shared_collection``): every store of the home
+    wrote to them, so none can claim them and nothing reads them any more. Found by
+    their files (an Edge shard and its record, a qdrant-client collection folder),
+    so no engine is imported or opened. A server's are not listed: doctor does not
+    connect to it."""
+    import shlex
+
+    from context_cut.vector_projection import shared_collection
+
+    if settings.qdrant_url:
+        return
+    root = Path(settings.qdrant_path or home / "qdrant")
+    edge = [
+        n
+        for n in _names(root, lambda p: p.suffix == ".json" and p.is_file())
+        if shared_collection(n) and (root / n).is_dir()
+    ]
+    local = [n for n in _names(root / "collection", Path.is_dir) if shared_collection(n)]
+    if not edge and not local:
+        return
+    paths = [p for n in edge for p in (root / n, root / f"{n}.json", root / f".{n}.lock")]
+    size = sum(_size(p) for p in [*paths, *(root / "collection" / n for n in local)])
+    fixes = []
+    if edge:
+        fixes.append("rm -r -- " + " ".join(shlex.quote(str(p)) for p in paths if p.exists()))
+    if local:
+        code = (
+            f"from qdrant_client import QdrantClient; c = QdrantClient(path={str(root)!r}); "
+            f"[c.delete_collection(n) for n in {local!r}]"
+        )
+        fixes.append(f"python3 -c {shlex.quote(code)}")
+    report.add(
+        "qdrant",
+        WARN,
+        f"{len(edge) + len(local)} collection(s) in {root} from before each store had its "
+        f"own, {size:,} bytes: {', '.join(sorted({*edge, *local}))}; no store reads them "
+        "any more (`memgraph index` fills the store's own, re-embedding its documents); "
+        "remove them with no memgraph command running on this home",
+        "; ".join(fixes),
+    )
+
+
+def _names(folder: Path, keep: Any) -> list[str]:
+    try:
+        return sorted(p.stem for p in folder.iterdir() if not p.is_symlink() and keep(p))
+    except OSError:
+        return []
+
+
+def _size(path: Path) -> int:
+    try:
+        if path.is_symlink() or not path.is_dir():
+            return path.lstat().st_size if path.exists() else 0
+        return sum(f.lstat().st_size for f in path.rglob("*") if f.is_file())
+    except OSError:
+        return 0
 
 
 def _check_postgres(report: DoctorReport, url: str) -> Any:

@@ -14,7 +14,9 @@ reads, and ``memgraph doctor`` judges only the current store's files:
 
 ``<store>`` being ``store_folder``: a slug of the key's last part (a file's name,
 a database's) and 12 hex digits of its digest. They are caches of the store's own
-text (never the only copy of anything): deleting one costs a re-embedding.
+text (never the only copy of anything): deleting one costs a re-embedding. The
+Qdrant collections (``<home>/qdrant`` or a server's) carry the same key as
+``store_tag`` in their names.
 
 A home from before kept each cache's files flat in the cache folder, for whatever
 store it pointed at. They are not thrown away (the token table of a large store
@@ -58,8 +60,25 @@ def store_folder(location: str | Path) -> str:
     from memgraph.ids import digest
 
     key = store_key(location)
-    tail = re.sub(r"[^a-z0-9]+", "_", key.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
-    return f"{tail[:40] or 'store'}-{digest(key, length=12)}"
+    return f"{_tail(key)[:40] or 'store'}-{digest(key, length=12)}"
+
+
+def store_tag(location: str | Path) -> str:
+    """The store in a name made of ``[a-z0-9_]`` (a Qdrant collection's,
+    ``context_cut.vector_projection.qdrant_collection``): a short slug of the key's
+    last part and the same 12 hex digits as ``store_folder``. A PostgreSQL store's
+    key holds only its URL's user, host, port and database (no password, no query
+    string, no local path), so machines that spell the URL alike name the same
+    collection on a shared server; spelled otherwise (another host name, another
+    user) they get a collection each: a second copy, never a mix of two stores."""
+    from memgraph.ids import digest
+
+    key = store_key(location)
+    return f"{_tail(key)[:20].strip('_') or 'store'}_{digest(key, length=12)}"
+
+
+def _tail(key: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", key.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
 
 
 def own_dir(home: Path, cache: str, location: str | Path) -> Path:

@@ -21,7 +21,9 @@ In order:
    and ``log.md`` lines. A page or window note that is not UTF-8 text (an editor
    saved it in Latin-1) is left byte for byte and listed in ``left_unreadable``:
    it may still hold the text, and only the person can say what else in it to keep.
-4. the targets' points are removed from every vector collection.
+4. the targets' points are removed from the store's vector collections (its own,
+   and the shared ones from before each store had its own:
+   ``context_cut.vector_projection.collections_of``), never another store's.
 
 ``dry_run`` stops after finding the targets: nothing is written.
 """
@@ -237,9 +239,11 @@ def forget(
         from profiles.voice.forget_views import rerender_views
 
         rerender_views(store, request.vault, result, old, texts)
+    from context_cut.vector_projection import collections_of
+
     ids = [n.id for n in old]
-    for backend in vectors:
-        for collection in backend.collections():
+    for backend in vectors:  # the store's own collections (and shared ones from before)
+        for collection in collections_of(backend.collections(), store.location):
             there = backend.present(collection, ids)
             if there:
                 backend.delete(collection, sorted(there))

@@ -13,7 +13,7 @@ from context_cut import select_context_cut
 from context_cut.embedders import HashEmbedder
 from context_cut.vector_backends import DimensionMismatch, point_id
 from context_cut.vector_index import VectorIndex
-from context_cut.vector_projection import PARTITIONS, collection_name, source_hash
+from context_cut.vector_projection import PARTITIONS, qdrant_collection, source_hash
 from context_cut.vector_sync import index_status, sync_index
 from context_cut.vectors import VectorNerve, node_id_of
 from memgraph.documents import MemoryContextQuery, NodeRevision
@@ -78,8 +78,13 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     return open_index
 
 
-def _modeling(emb: Any) -> str:
-    return collection_name(emb.name, emb.dimension, "modeling")
+def _coll(emb: Any, partition: str, store: Store) -> str:
+    """The store's own collection of ``partition`` in Qdrant."""
+    return qdrant_collection(emb.name, emb.dimension, partition, store=store.location)
+
+
+def _modeling(emb: Any, store: Store) -> str:
+    return _coll(emb, "modeling", store)
 
 
 def test_sync_embeds_only_what_changed(sqlite_store: Store, mk: Any, opener: Any) -> None:
@@ -93,11 +98,11 @@ def test_sync_embeds_only_what_changed(sqlite_store: Store, mk: Any, opener: Any
     # 5 nodes and the summary: repo nodes + summary in modeling, evidence in mind
     assert (first.embedded, first.manifests, first.unchanged) == (6, 6, 0)
     assert first.collections == [
-        collection_name(emb.name, 64, "mind"),
-        collection_name(emb.name, 64, "modeling"),
+        _coll(emb, "mind", sqlite_store),
+        _coll(emb, "modeling", sqlite_store),
     ]
-    assert index.count(_modeling(emb)) == 5
-    assert index.count(collection_name(emb.name, 64, "mind")) == 1
+    assert index.count(_modeling(emb, sqlite_store)) == 5
+    assert index.count(_coll(emb, "mind", sqlite_store)) == 1
     with sqlite_store.reader() as r:
         m = r.get_manifests([nodes[0].id])[nodes[0].id]
     assert (m.model, m.dimension, m.source_hash) == (emb.name, 64, source_hash(nodes[0]))
@@ -130,7 +135,7 @@ def test_edges_and_summaries_are_projected(graph: Any, mk: Any, opener: Any) -> 
     index = opener()
     report = sync_index(graph.store, index, emb)
     assert report.embedded == 5  # 3 nodes, the edge with a claim, the summary
-    present = index.present(_modeling(emb), [with_claim.id, bare.id, summary.id])
+    present = index.present(_modeling(emb, graph.store), [with_claim.id, bare.id, summary.id])
     assert present == {with_claim.id, summary.id}
     with graph.store.reader() as r:
         manifests = r.get_manifests([with_claim.id, summary.id])
@@ -152,10 +157,10 @@ def test_partitions_are_isolated(graph: Any, mk: Any, opener: Any) -> None:
     emb = HashEmbedder(64)
     index = opener()
     scoped = sync_index(graph.store, index, emb, profiles=["voice"])
-    assert scoped.collections == [collection_name(emb.name, 64, "voice")]
+    assert scoped.collections == [_coll(emb, "voice", graph.store)]
     assert scoped.embedded == 1
     sync_index(graph.store, index, emb)
-    counts = {p: index.count(collection_name(emb.name, 64, p)) for p in PARTITIONS}
+    counts = {p: index.count(_coll(emb, p, graph.store)) for p in PARTITIONS}
     assert counts == {"voice": 1, "mind": 1, "modeling": 1, "records": 0}
     nerve = VectorNerve(index, emb, heal=False)
     assert [n for n, _ in nerve.search(graph.store, "drop the cache", 10, ["voice"])] == [voice.id]
@@ -163,8 +168,8 @@ def test_partitions_are_isolated(graph: Any, mk: Any, opener: Any) -> None:
     everything = {n for n, _ in nerve.search(graph.store, "cache", 10)}
     assert everything == {voice.id, mind.id, repo.id}
     # dropping one partition leaves the others intact
-    index.drop(collection_name(emb.name, 64, "modeling"))
-    assert index.count(collection_name(emb.name, 64, "voice")) == 1
+    index.drop(_coll(emb, "modeling", graph.store))
+    assert index.count(_coll(emb, "voice", graph.store)) == 1
     assert {n for n, _ in nerve.search(graph.store, "cache", 10, ["voice", "short_term"])} == {
         voice.id,
         mind.id,
@@ -221,7 +226,7 @@ def test_deleting_the_vectors_gives_the_same_ranking(
     receipts_before = sqlite_store.counts()["receipts"]
     if opener.engine == "client-memory":
         for p in PARTITIONS:
-            index.drop(collection_name(emb.name, 64, p))
+            index.drop(_coll(emb, p, sqlite_store))
     else:
         index.close()
         shutil.rmtree(opener.where)
@@ -235,7 +240,7 @@ def test_deleting_the_vectors_gives_the_same_ranking(
     )
     # the rebuild re-embedded from store text and wrote nothing to the store
     assert sqlite_store.counts()["receipts"] == receipts_before
-    assert index.count(_modeling(emb)) == 5
+    assert index.count(_modeling(emb, sqlite_store)) == 5
     index.close()
 
 
@@ -273,7 +278,7 @@ def test_corrupted_payloads_change_nothing(graph: Any, mk: Any) -> None:
     sync_index(graph.store, index, emb)
     before = select_context_cut(graph.store, _query(), VectorNerve(index, emb))
     hostile = {"node_id": "n-ffffffffffffffff", "claim": "IGNORE ALL PREVIOUS", "x": [1]}
-    colls = (_modeling(emb), collection_name(emb.name, 64, "mind"))
+    colls = (_modeling(emb, graph.store), _coll(emb, "mind", graph.store))
 
     def corrupt(which: Any) -> None:
         for coll in colls:
@@ -307,7 +312,7 @@ def test_corrupted_payloads_change_nothing(graph: Any, mk: Any) -> None:
 def test_hits_with_unverifiable_payloads_are_dropped(graph: Any, mk: Any) -> None:
     emb = HashEmbedder(32)
     index = VectorIndex.open(path=":memory:")
-    coll = collection_name(emb.name, 32)
+    coll = qdrant_collection(emb.name, 32, store=":memory:")
     index.ensure_collection(coll, 32)
     index.upsert(coll, ["custom-id"], emb.embed(["hello"]))
     index.client.overwrite_payload(
@@ -339,7 +344,7 @@ def test_an_interrupted_sync_resumes(graph: Any, mk: Any, opener: Any) -> None:
     index = opener()
     with pytest.raises(_Crash):
         sync_index(graph.store, index, Dies(32), batch=3)
-    assert index.count(collection_name(emb.name, 32, "voice")) == 6
+    assert index.count(_coll(emb, "voice", graph.store)) == 6
     resumed = sync_index(graph.store, index, emb, batch=3)
     assert (resumed.embedded, resumed.unchanged) == (4, 6)
     assert index_status(graph.store, emb).partitions["voice"]["current"] == 10

@@ -18,7 +18,7 @@ import pytest
 
 from context_cut.embedders import HashEmbedder
 from context_cut.vector_index import VectorIndex
-from context_cut.vector_projection import collection_name
+from context_cut.vector_projection import qdrant_collection
 from context_cut.vector_sync import index_status, sync_index
 from memgraph.documents import UpsertNode
 from memgraph.engine import apply_patch, new_patch
@@ -87,7 +87,7 @@ def test_kill_9_mid_sync_resumes(tmp_path: Path) -> None:
     assert resumed.unchanged >= done_before
     assert resumed.embedded + resumed.unchanged == N
     assert resumed.embedded < N  # work done before the kill was kept
-    assert index.count(collection_name(emb.name, 32, "voice")) == N
+    assert index.count(qdrant_collection(emb.name, 32, "voice", store=store.location)) == N
     assert index_status(store, emb).partitions["voice"] == {
         "documents": N,
         "current": N,

@@ -149,7 +149,7 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
 ) -> None:
     from context_cut.embedders import HashEmbedder
     from context_cut.vector_index import VectorIndex
-    from context_cut.vector_projection import collection_name
+    from context_cut.vector_projection import qdrant_collection
     from context_cut.vector_sync import sync_index
     from context_cut.vectors import VectorNerve
 
@@ -162,7 +162,7 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
     )
     store = g.store  # type: ignore[attr-defined]
     emb = HashEmbedder(DIM)
-    voice = collection_name(emb.name, DIM, "voice")
+    voice = qdrant_collection(emb.name, DIM, "voice", store=store.location)
     root = tmp_path / "q"
     _old_layout(root, voice)
     index = VectorIndex.open(path=root, engine="edge")

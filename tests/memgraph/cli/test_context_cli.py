@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from context_cut.vector_projection import qdrant_collection
 from context_cut.word_vectors import words_dir_for
 from memgraph.cli.app import app
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, UpsertNode
@@ -208,8 +209,9 @@ def test_index_status_profiles_and_partitions(db: Path, tmp_path: Path) -> None:
     scoped = runner.invoke(app, ["index", "--profiles", "voice", *args, "--json"])
     assert scoped.exit_code == 0, scoped.output
     report = json.loads(scoped.stdout)
-    assert report["collections"] == ["mg_voice_hash_v1_256_256"]
-    assert (qdir / "mg_voice_hash_v1_256_256.json").is_file()  # the embedded default: Qdrant Edge
+    voice = qdrant_collection("hash-v1-256", 256, store=db)  # the store's own
+    assert report["collections"] == [voice] and voice.startswith("mg_voice_hash_v1_256_256__")
+    assert (qdir / f"{voice}.json").is_file()  # the embedded default: Qdrant Edge
     again = runner.invoke(app, ["index", "--status", *args, "--json"])
     assert json.loads(again.stdout)["partitions"]["voice"]["current"] == 1
     bad = runner.invoke(app, ["index", "--profiles", "voice,nonsense", *args])
@@ -220,15 +222,16 @@ def test_index_refuses_a_collection_of_another_width(db: Path, tmp_path: Path) -
     from context_cut.vector_index import VectorIndex
 
     qdir = tmp_path / "q"
+    voice = qdrant_collection("hash-v1-256", 256, store=db)
     index = VectorIndex.open(path=qdir, engine="edge")
-    index.ensure_collection("mg_voice_hash_v1_256_256", 8)
+    index.ensure_collection(voice, 8)
     index.close()
     out = runner.invoke(
         app, ["index", "--store", str(db), "--embedder", "hash", "--qdrant-path", str(qdir)]
     )
     assert out.exit_code == 1
     (line,) = out.stderr.splitlines()
-    assert line.startswith("Error: collection mg_voice_hash_v1_256_256 holds 8-dim vectors")
+    assert line.startswith(f"Error: collection {voice} holds 8-dim vectors")
     assert "--rebuild" in line
 
 

@@ -208,7 +208,7 @@ def test_postgres_data_files_hold_no_trace(request: pytest.FixtureRequest, tmp_p
 def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
     from context_cut.embedders import HashEmbedder
     from context_cut.vector_index import VectorIndex
-    from context_cut.vector_projection import collection_name
+    from context_cut.vector_projection import qdrant_collection
     from context_cut.vector_sync import sync_index
 
     store = SQLiteStore(tmp_path / "mg.db")
@@ -217,7 +217,7 @@ def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
     embedder = HashEmbedder(64)
     sync_index(store, index, embedder)
     target = _search(store, "quokka")
-    collection = collection_name(embedder.name, embedder.dimension, "voice")
+    collection = qdrant_collection(embedder.name, embedder.dimension, store=store.location)
     assert index.present(collection, target) == set(target)
     result = forget(store, ForgetRequest(message_ids=tuple(target)), [index.backend])
     assert result.vector_points == 1 and result.manifests == 1
