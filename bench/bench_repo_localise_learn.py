@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import statistics
 import sys
 from pathlib import Path
@@ -32,6 +31,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_repo_localise_offline import PRODUCT, _cochange, baseline, rank, recall, splits
+
+from context_cut.repo_model import RECENT, SHORT_TERMS
+from context_cut.repo_model import clauses as split_clauses
+from context_cut.repo_query import query_weights
 
 FEATURES = [
     "text",
@@ -69,23 +72,17 @@ FEATURES = [
     "long_past100",
     "long_text",
 ]
-RECENT = 100  # the newest commits a scanner keeps (recency beyond them is unknown)
 START = {"text": 1.0, "ppr": 0.25, "named": 1.0, "past50": 0.3, "recency": 0.001}
-
-
-_CLAUSE = re.compile(r"[;\n]+|\.\s+|,\s+|\s+-\s+|\s+\+\s+|[()]")
 
 
 def clauses(r: dict[str, Any]) -> tuple[dict[str, float], set[str]]:
     """Best clause-normalised text score per module and the clauses' top modules
-    (a message of one clause: nothing)."""
-    from context_cut.repo_query import query_weights
+    (a message of one clause: nothing); the clauses as the product splits them."""
     from context_cut.repo_rank import Postings
-    from profiles.repo_scan.facts import terms
 
-    parts = [set(terms(c)) & set(r["qtf"]) for c in _CLAUSE.split(r["message"][:4000])]
-    parts = [c for c in parts if len(c) >= 2]
-    if len(parts) < 2:
+    weights = query_weights(r["message"])
+    parts = split_clauses(r["message"], {t: weights.get(t, 1.0) for t in r["qtf"]})
+    if not parts:
         return {}, set()
     docs: dict[str, dict[str, int]] = {p: {} for p in r["len"]}
     for t, post in r["qtf"].items():
@@ -93,10 +90,9 @@ def clauses(r: dict[str, Any]) -> tuple[dict[str, float], set[str]]:
             docs.setdefault(p, {})[t] = n
     length = {p: r["len"].get(p, 1) for p in docs}
     post = Postings(docs, length)
-    weights = query_weights(r["message"])
     best: dict[str, float] = {}
     tops: set[str] = set()
-    for c in parts[:8]:
+    for c in parts:
         sc = post.scores({t: weights.get(t, 1.0) for t in c})
         if not sc:
             continue
@@ -115,7 +111,7 @@ def features(r: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Candidates (allowed modules), their feature matrix, and the truth mask."""
     mods = list(r["allowed"])
     nterms = len(r["qtf"]) or 1
-    short = 1.0 if nterms <= 6 else 0.0
+    short = 1.0 if nterms <= SHORT_TERMS else 0.0
     text, tb = _n(r["text"])
     has_text = 1.0 if r["text"] else 0.0
     comp = {k: _n(r.get(k) or {}) for k in ("ppr", "past50", "past25", "past100", "bm25")}

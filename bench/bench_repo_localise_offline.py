@@ -28,10 +28,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from context_cut.repo_cut import ALPHA, MENTION_WEIGHT, TEST_WEIGHT
+from context_cut.repo_cut import MENTION_WEIGHT, TEST_WEIGHT
 from context_cut.repo_history import HISTORY_WEIGHT, HISTORY_WINDOW
 from context_cut.repo_query import FALLBACK_MODULES
 from profiles.repo_scan.facts import terms
+
+# The hand-set cut's PageRank weight (before context_cut/repo_model.py): the replay of
+# dumps from before reproduces that cut.
+ALPHA = 0.25
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+from bench_repo_localise_extra import _bm25, _round  # bench/ is on the path
+
 from context_cut.mentions import extract_mentions
 from context_cut.repo_index import ModuleIndex
 from context_cut.repo_query import query_weights
@@ -107,14 +109,6 @@ def prose_docs(tree: Path, index: ModuleIndex, files_only: bool) -> dict[str, Co
                 for p in named:
                     docs.setdefault(p, Counter()).update(counts)
     return docs
-
-
-def _bm25(docs: dict[str, Counter[str]], query: dict[str, float]) -> dict[str, float]:
-    return ModuleIndex(dict(docs), set(), []).bm25(query) if docs else {}
-
-
-def _round(scores: dict[str, float]) -> dict[str, float]:
-    return {p: round(s, 5) for p, s in scores.items() if s}
 
 
 def prose_components(tree: Path, index: ModuleIndex, message: str) -> dict[str, object]:

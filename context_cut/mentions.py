@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -181,7 +181,7 @@ class MentionTable:
     @classmethod
     def build(
         cls,
-        symbols: dict[str, Iterable[str]],
+        symbols: Mapping[str, Iterable[str]],
         interface: dict[str, Iterable[tuple[str, str]]] | None = None,
     ) -> MentionTable:
         """``symbols``: path -> the top-level names that file defines; ``interface``:

@@ -55,9 +55,6 @@ from profiles.repo_scan.facts import terms
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
 
-# The hand-set weights the cut had before the fitted model (repo_model.py): bench/'s
-# offline replay of older dumps (bench_repo_localise_offline.py) reproduces that cut.
-ALPHA = 0.25  # centrality beside the text score
 MENTION_WEIGHT = 1.0  # the best code-mention score (context_cut/mentions.py); 0 turns it off
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 

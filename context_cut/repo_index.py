@@ -94,8 +94,9 @@ class ModuleIndex:
                 if t in modules and t not in lazy:
                     edges.append((p, str(t)))
         tests = {p for p, n in modules.items() if n.attributes.get("test")}
+        defined = {p: _defined(n) for p, n in modules.items()}
         table = MentionTable.build(
-            {p: _defined(n) for p, n in modules.items()},
+            defined,
             {p: _declared(n) for p, n in modules.items() if p not in tests},
         )
         docs = history_docs(commits or [], set(modules))
@@ -103,7 +104,7 @@ class ModuleIndex:
         docs100 = history_docs(commits or [], set(modules), LONG_WINDOW)
         tf = {p: module_terms(n) for p, n in modules.items()}
         recent = recent_modules(commits or [], set(modules), tests)
-        names = {p: Counter(t for s in _defined(n) for t in terms(s)) for p, n in modules.items()}
+        names = {p: Counter(t for s in d for t in terms(s)) for p, d in defined.items()}
         names = {p: c for p, c in names.items() if c}
         newest, touches = _positions(commits or [], set(modules))
         return cls(

@@ -72,14 +72,18 @@ def _normed(scores: dict[str, float]) -> dict[str, float]:
     return {p: s / top for p, s in scores.items()} if top > 0 else {}
 
 
-def clause_scores(index: ModuleIndex, text: str, weights: dict[str, float]) -> dict[str, float]:
-    """Best per-clause normalised BM25 of each module; {} for a one-clause text."""
+def clauses(text: str, weights: dict[str, float]) -> list[set[str]]:
+    """The query words of each clause of ``text`` (clauses of 2+ of them, at most
+    ``MAX_CLAUSES``); [] for a text of fewer than two such clauses."""
     parts = [set(terms(c)) & set(weights) for c in _CLAUSE.split(text[:4000])]
     parts = [c for c in parts if len(c) >= 2]
-    if len(parts) < 2:
-        return {}
+    return parts[:MAX_CLAUSES] if len(parts) >= 2 else []
+
+
+def clause_scores(index: ModuleIndex, text: str, weights: dict[str, float]) -> dict[str, float]:
+    """Best per-clause normalised BM25 of each module; {} for a one-clause text."""
     best: dict[str, float] = {}
-    for clause in parts[:MAX_CLAUSES]:
+    for clause in clauses(text, weights):
         for p, s in _normed(index.bm25({t: weights[t] for t in clause})).items():
             if s > best.get(p, 0.0):
                 best[p] = s

@@ -22,11 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context_cut.repo_cut import ALPHA, TEST_WEIGHT, RepoCutRequest, _index, rank_modules, repo_cut
-from context_cut.repo_history import HISTORY_WEIGHT
+from context_cut.repo_cut import RepoCutRequest, _index, rank_modules, repo_cut
 from context_cut.repo_index import ModuleIndex, module_terms
 from context_cut.repo_model import signals
-from context_cut.repo_query import fill_up, query_weights
+from context_cut.repo_query import query_weights
 from context_cut.repo_rank import Walk
 from memgraph.documents import MemoryNode, ProfileName
 from memgraph.store.memory import MemoryStore
@@ -102,34 +101,6 @@ def reference_module_terms(node: MemoryNode) -> Counter[str]:
     profile = (node.attributes.get("facts") or {}).get("terms") or {}
     tf.update({str(t): int(n) for t, n in profile.items()})
     return tf
-
-
-def reference_rank(index: ModuleIndex, text: str) -> list[tuple[str, float]]:
-    """``rank_modules`` at the product's weights over the reference functions."""
-    query = query_weights(text)
-    text_scores = reference_bm25(index.tf, query)
-    named = index.mentions.scores(text)
-    past = reference_bm25(index.history.tf, query) if index.history else {}
-    if not text_scores and not named and not past:
-        return fill_up([], index.recent)
-    top_past = max(past.values(), default=0.0) or 1.0
-    best = max(text_scores.values(), default=0.0) or 1.0
-    seeds = dict(sorted(text_scores.items(), key=lambda kv: -kv[1])[:20])
-    ppr = reference_pagerank(index.paths, index.edges, seeds)
-    top_ppr = max(ppr.values(), default=0.0) or 1.0
-    scores = {
-        p: (
-            text_scores.get(p, 0.0) / best
-            + ALPHA * ppr.get(p, 0.0) / top_ppr
-            + named.get(p, 0.0)
-            + HISTORY_WEIGHT * past.get(p, 0.0) / top_past
-        )
-        * (TEST_WEIGHT if p in index.tests else 1.0)
-        for p in index.tf
-    }
-    ranked = [(p, s) for p, s in scores.items() if s > 0]
-    ranked.sort(key=lambda ps: (-ps[1], ps[0]))
-    return fill_up(ranked, index.recent)
 
 
 def _same(got: dict[str, float], want: dict[str, float]) -> None:

@@ -24,27 +24,10 @@ from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import node_id
 from memgraph.store import open_store
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
-from tests.context_cut.test_repo_vectors import COSINES, make_repo
+from tests.context_cut.test_repo_vectors import make_repo
 from tests.memgraph.cli.test_context_cli import T0
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def minilm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[FakeMiniLM]:
-    """MiniLM configured in the home ``tmp_path/mg``; each embedder built is a new
-    counting fake (listed)."""
-    monkeypatch.setenv("MEMGRAPH_EMBEDDER", "minilm")
-    monkeypatch.setenv("MEMGRAPH_HOME", str(tmp_path / "mg"))
-    built: list[FakeMiniLM] = []
-
-    def make(*_a: Any, **_k: Any) -> FakeMiniLM:
-        built.append(FakeMiniLM(COSINES))
-        return built[-1]
-
-    monkeypatch.setattr(embedders, "make_embedder", make)
-    repo_nearest._MEMO.clear()
-    return built
 
 
 def two_stores(

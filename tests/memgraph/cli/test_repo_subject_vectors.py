@@ -22,7 +22,7 @@ from memgraph.config import load_settings, store_location
 from memgraph.errors import MissingExtra
 from memgraph.mcp_server import MemgraphTools
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
-from tests.context_cut.test_repo_vectors import COSINES, SUBJECTS, make_repo
+from tests.context_cut.test_repo_vectors import SUBJECTS, make_repo
 
 runner = CliRunner()
 
@@ -30,22 +30,6 @@ runner = CliRunner()
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path)
-
-
-@pytest.fixture
-def minilm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[FakeMiniLM]:
-    """MiniLM configured; every embedder built is a new counting fake (listed)."""
-    monkeypatch.setenv("MEMGRAPH_EMBEDDER", "minilm")
-    monkeypatch.setenv("MEMGRAPH_HOME", str(tmp_path / "mg"))
-    built: list[FakeMiniLM] = []
-
-    def make(*_a: Any, **_k: Any) -> FakeMiniLM:
-        built.append(FakeMiniLM(COSINES))
-        return built[-1]
-
-    monkeypatch.setattr(embedders, "make_embedder", make)
-    repo_nearest._MEMO.clear()
-    return built
 
 
 def stored_in(tmp_path: Path) -> Path:
