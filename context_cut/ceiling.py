@@ -69,7 +69,7 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
         def fits(k: int, name: str = name, items: list[object] = items) -> bool:
             setattr(work, name, items[:k])
             if name == "nodes":  # a cut node's caveats qualify nothing returned: they go too
-                _drop_caveats(work, packet, {getattr(n, "id", None) for n in items[k:]})
+                _drop_caveats(work, packet, _ids(items[:k]), _ids(items[k:]))
             _recount(work)
             work.notices = [*notices, trim_notice(before, work, budget)]
             return output_tokens(render(work)) <= budget
@@ -99,12 +99,21 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     return work, text
 
 
-def _drop_caveats(work: PacketView, packet: PacketView, gone: set[object]) -> None:
-    """``work``'s seams and guards: ``packet``'s, less those naming a node in ``gone``."""
-    ids = [i for i in gone if isinstance(i, str) and i]
+def _ids(nodes: list[object]) -> list[str]:
+    return [i for i in (getattr(n, "id", None) for n in nodes) if isinstance(i, str) and i]
+
+
+def _drop_caveats(work: PacketView, packet: PacketView, kept: list[str], gone: list[str]) -> None:
+    """``work``'s seams and guards: ``packet``'s, less those naming a node in ``gone``
+    and none in ``kept`` (a guard between a node returned and one cut still
+    qualifies the one returned)."""
+
+    def stays(caveat: object) -> bool:
+        text = str(caveat)
+        return not any(i in text for i in gone) or any(i in text for i in kept)
+
     for field in ("verification_seams", "contradiction_guards"):
-        kept = [c for c in getattr(packet, field) if not any(i in str(c) for i in ids)]
-        setattr(work, field, kept)
+        setattr(work, field, [c for c in getattr(packet, field) if stays(c)])
 
 
 _WORDS = {

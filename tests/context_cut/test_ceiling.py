@@ -198,3 +198,24 @@ def test_what_the_ceiling_cuts_is_said_in_the_reply(mk: Any) -> None:
     # the compact reply (item texts, as the packer counted them) keeps far more
     compact, _ = fit_output(packet, RENDERERS["mcp_compact"], 900)
     assert len(compact.nodes) >= packed - 1 > len(fitted.nodes)
+
+
+def test_a_caveat_naming_a_kept_node_outlives_the_node_it_pairs_with(mk: Any) -> None:
+    """A guard between a node returned and a node cut still qualifies the one returned."""
+    store = open_store(":memory:")
+    for i in range(12):
+        n = mk.node("repo_architecture", f"cache layer {i}", f"the cache layer {i} keeps tokens")
+        apply_patch(store, new_patch([UpsertNode(node=n)]))
+    packet = select_context_cut(
+        store, MemoryContextQuery(text="cache", cut=CutName.repo, budget_tokens=900)
+    )
+    first, last, before_last = packet.nodes[0].id, packet.nodes[-1].id, packet.nodes[-2].id
+    packet = copy.copy(packet)
+    packet.contradiction_guards = [
+        f"guard: {first} contradicts {last}; present neither as settled",
+        f"guard: {before_last} contradicts {last}; present neither as settled",
+    ]
+    fitted, _text = fit_output(packet, RENDERERS["json"], 900)
+    kept = {n.id for n in fitted.nodes}
+    assert first in kept and last not in kept and before_last not in kept
+    assert fitted.contradiction_guards == [packet.contradiction_guards[0]]
