@@ -10,8 +10,10 @@
   partitions of its profiles, and one partition can be rebuilt alone.
 - Each store has its own copy of those collections in Qdrant
   (``qdrant_collection``: ``mg_<partition>_<model>_<dim>__<store tag>``, the tag
-  ``memgraph.home_dirs.store_tag``), so stores sharing one Qdrant (a home's
-  ``<home>/qdrant``, a server) never see, crowd or delete each other's points.
+  ``memgraph.home_dirs.store_tag``: the store's id; ``store_collection`` takes
+  over its collection from before the id, tagged by location), so stores sharing
+  one Qdrant (a home's ``<home>/qdrant``, a server) never see, crowd or delete
+  each other's points.
   The manifests keep the name without the tag (``collection_name``): the same on
   every machine of a store, whatever Qdrant each one uses. Collections named
   without a tag are from before (shared by every store of their Qdrant, so no
@@ -24,7 +26,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +51,7 @@ __all__ = [
     "qdrant_collection",
     "shared_collection",
     "source_hash",
+    "store_collection",
 ]
 
 EMBED_TEXT_LIMIT = 4000  # characters per document; long claims are cut, not dropped
@@ -98,6 +101,27 @@ def qdrant_collection(
     return f"{collection_name(model, dimension, partition)}__{store_tag(store)}"
 
 
+def store_collection(
+    dimension_of: Callable[[str], int | None],
+    model: str,
+    dimension: int,
+    partition: str = "voice",
+    *,
+    store: str | Path,
+) -> str:
+    """The store's collection in a Qdrant (``dimension_of``: that Qdrant's): its
+    ``qdrant_collection``, or, when only that is there, the one it had before
+    its id (tagged by location, ``memgraph.home_dirs.location_tag``): taken over
+    as it is, its points not embedded again."""
+    from memgraph.home_dirs import location_tag, store_tag
+
+    name = qdrant_collection(model, dimension, partition, store=store)
+    if store_tag(store) == location_tag(store) or dimension_of(name) is not None:
+        return name
+    before = f"{collection_name(model, dimension, partition)}__{location_tag(store)}"
+    return before if dimension_of(before) is not None else name
+
+
 _SHARED = re.compile(rf"^mg_({'|'.join(PARTITIONS)})_[a-z0-9_]+_[0-9]+$")
 
 
@@ -108,13 +132,14 @@ def shared_collection(name: str) -> bool:
 
 
 def collections_of(names: Iterable[str], store: str | Path) -> list[str]:
-    """The collections among ``names`` that hold the store's points: its own, and
-    the shared ones from before (what ``forget`` must clean: it may hold the
-    store's vectors of forgotten text, and nothing reads it any more)."""
-    from memgraph.home_dirs import store_tag
+    """The collections among ``names`` that hold the store's points: its own (and
+    its own from before its id, tagged by location), and the shared ones from
+    before (what ``forget`` must clean: it may hold the store's vectors of
+    forgotten text, and nothing reads it any more)."""
+    from memgraph.home_dirs import location_tag, store_tag
 
-    tail = f"__{store_tag(store)}"
-    return [n for n in names if n.endswith(tail) or shared_collection(n)]
+    tails = (f"__{store_tag(store)}", f"__{location_tag(store)}")  # its own, from before ids
+    return [n for n in names if n.endswith(tails) or shared_collection(n)]
 
 
 def _join(*parts: str) -> str:

@@ -24,6 +24,7 @@ from context_cut.vector_projection import (
     partitions_for,
     project,
     qdrant_collection,
+    store_collection,
 )
 from memgraph.store.protocol import Store
 
@@ -114,10 +115,15 @@ def sync_index(
         by_partition.setdefault(d.partition, []).append(d)
     for partition in partitions_for(profiles):
         named = collection_name(embedder.name, dimension, partition)  # as manifests say
-        collection = qdrant_collection(embedder.name, dimension, partition, store=store.location)
+        collection = store_collection(
+            index.dimension_of, embedder.name, dimension, partition, store=store.location
+        )
         mine = by_partition.get(partition, [])
-        if rebuild:
+        if rebuild:  # (the store's collection from before its id too: made anew by id)
             index.drop(collection)
+            collection = qdrant_collection(
+                embedder.name, dimension, partition, store=store.location
+            )
         if not mine and index.dimension_of(collection) is None:
             continue
         index.ensure_collection(collection, dimension)

@@ -24,7 +24,7 @@ from context_cut.vector_projection import (
     PARTITIONS,
     collection_name,
     partitions_for,
-    qdrant_collection,
+    store_collection,
 )
 from context_cut.vector_sync import sync_index
 from memgraph.errors import BackendUnavailable, UsageError
@@ -53,12 +53,21 @@ class VectorNerve:
     min_similarity: float = 0.1
     notices: list[str] = field(default_factory=list)
     _checked: set[tuple[str, str]] = field(default_factory=set)  # (store, partition)
+    _names: dict[tuple[str, str], str] = field(default_factory=dict)  # collection_for's
 
     def collection_for(self, partition: str, store: Store) -> str:
-        """The store's own collection of ``partition`` (``qdrant_collection``)."""
-        return qdrant_collection(
-            self.embedder.name, self.embedder.dimension, partition, store=store.location
-        )
+        """The store's own collection of ``partition`` (``store_collection``: by its
+        id, or its collection from before the id while that is the one there)."""
+        key = (store.location, partition)
+        if key not in self._names:
+            self._names[key] = store_collection(
+                self.index.dimension_of,
+                self.embedder.name,
+                self.embedder.dimension,
+                partition,
+                store=store.location,
+            )
+        return self._names[key]
 
     def _shared(self, partition: str) -> str:
         """The partition's collection from before per-store ones (no store tag)."""

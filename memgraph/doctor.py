@@ -146,7 +146,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         check_vault(report, settings.vault, store)
         check_capture(report, store)
         check_repo_vectors(report, settings.home, store)
-        check_flat_caches(report, settings.home)
+        check_flat_caches(report, settings.home, store)
         check_shared_collections(report, settings.home, settings)
     finally:
         if store is not None:
@@ -211,11 +211,11 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
 
 def _check_sleep(report: DoctorReport, settings: Any) -> None:
     from memgraph.errors import MemgraphError
-    from memgraph.home_dirs import store_key
+    from memgraph.home_dirs import store_keys
     from profiles.sleep.schedule import Schedule, scheduled
     from profiles.sleep.state import STATE_FILE, sleep_status
 
-    key = store_key(settings.store or settings.store_path)
+    key = store_keys(settings.store or settings.store_path)
     status = sleep_status(settings.home / STATE_FILE, key)
     last = status["last_run"] or "never"
     sched = Schedule(

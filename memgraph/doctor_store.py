@@ -135,14 +135,15 @@ def check_capture(report: DoctorReport, store: Any) -> None:
 
 def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
     """Subject-vector files (``memgraph repo scan``) of repos the store no longer has,
-    in the store's own folder only: another store's files (or the flat files of a
+    in the store's own folder only (by its id, or its folder from before the id
+    while that is the one it reads): another store's files (or the flat files of a
     home from before, which any store of the home may still read) are not its to judge."""
     import shlex
 
     from context_cut.repo_vectors import orphaned_files
-    from memgraph.home_dirs import REPO_VECTORS, own_dir
+    from memgraph.home_dirs import REPO_VECTORS, store_dir
 
-    mine = own_dir(home, REPO_VECTORS, store.location) if store is not None else None
+    mine = store_dir(home, REPO_VECTORS, store.location) if store is not None else None
     found = orphaned_files(store, mine) if mine is not None else []
     if found:
         sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
@@ -156,27 +157,55 @@ def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
         )
 
 
-def check_flat_caches(report: DoctorReport, home: Path) -> None:
-    """Vector-cache files of a home from before each store had its own folder
-    (``memgraph.home_dirs``): any store of the home that has no folder yet still
-    reads them, so they are only pointed at, with when removing them is safe."""
+def check_flat_caches(report: DoctorReport, home: Path, store: Any) -> None:
+    """What the vector caches under ``home`` keep from before (``memgraph.home_dirs``):
+    flat files from before each store had its own folder, and this store's folders
+    from before it had an id. What this store's own folder has taken over (a file
+    of the same name there: linked, or rewritten since) is listed with its removal;
+    nothing of this store reads it. A flat file no folder of this store holds is
+    only pointed at: a store of the home without a folder yet still reads it."""
     import shlex
 
-    from memgraph.home_dirs import CACHES, legacy_files
+    from memgraph.home_dirs import CACHES, earlier_dir, legacy_files, own_dir
 
-    found = [p for cache in CACHES for p in legacy_files(home / cache)]
-    if not found:
+    taken: list[Path] = []
+    folders: list[Path] = []
+    left: list[Path] = []
+    for cache in CACHES:
+        own = own_dir(home, cache, store.location) if store is not None else None
+        mine = own if own is not None and own.is_dir() and not own.is_symlink() else None
+        for path in legacy_files(home / cache):
+            (taken if mine is not None and (mine / path.name).is_file() else left).append(path)
+        earlier = earlier_dir(home, cache, store.location) if mine is not None else None
+        if earlier is not None and earlier.is_dir() and not earlier.is_symlink():
+            folders.append(earlier)
+    if taken or folders:
+        size = sum(p.lstat().st_size for p in taken) + sum(_size(f) for f in folders)
+        what = [f"{len(taken)} flat file(s)"] if taken else []
+        what += [f"{len(folders)} folder(s) of this store from before its id"] if folders else []
+        fixes = ["rm -- " + " ".join(shlex.quote(str(p)) for p in taken)] if taken else []
+        if folders:
+            fixes.append("rm -r -- " + " ".join(shlex.quote(str(f)) for f in folders))
+        report.add(
+            "vector-caches",
+            WARN,
+            f"{' and '.join(what)} from before, {size:,} bytes, that this store's own cache "
+            "folders have taken over (nothing of this store reads them; a store of this home "
+            "without a folder yet, or an older memgraph, would embed again)",
+            "; ".join(fixes),
+        )
+    if not left:
         return
-    size = sum(p.lstat().st_size for p in found)
-    where = ", ".join(sorted({str(p.parent) for p in found}))
+    where = ", ".join(sorted({str(p.parent) for p in left}))
     report.add(
         "vector-caches",
         WARN,
-        f"{len(found)} file(s) from before each store had its own cache folder, "
-        f"{size:,} bytes, in {where}: a store without a folder yet still reads them, "
-        "and its next `memgraph index` / `memgraph repo scan` takes them over",
+        f"{len(left)} file(s) from before each store had its own cache folder, "
+        f"{sum(p.lstat().st_size for p in left):,} bytes, in {where}: a store without a "
+        "folder yet still reads them, and its next `memgraph index` / `memgraph repo scan` "
+        "takes them over",
         "rm -- "
-        + " ".join(shlex.quote(str(p)) for p in found)
+        + " ".join(shlex.quote(str(p)) for p in left)
         + "  (once every store this home is pointed at has run `memgraph index` "
         "and `memgraph repo scan`)",
     )

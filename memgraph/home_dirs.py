@@ -2,29 +2,35 @@
 each vector cache under ``<home>``.
 
 One home can point at several stores (``MEMGRAPH_STORE``, ``--store``, the config
-file). ``store_key`` names one: a file by its real path, a PostgreSQL URL without
-its password (``redact``: default port filled in). ``<home>/sleep.json`` keeps a
-last run per key (``profiles.sleep.state``); the vector caches keep a folder per
-key, so one store's ``memgraph index`` never rewrites the tables another store
-reads, and ``memgraph doctor`` judges only the current store's files:
+file). ``store_key`` names one by its id, a random uuid kept in the store's own
+tables (``memgraph.store.identity``; each store class reports it here when it
+opens, ``note_store_id``), so a store moved to another path, or a PostgreSQL URL
+spelled another way, is the same store. A store this process did not open, or
+one without an id it may use (a read-only store from before the id), is keyed by
+its location as before (``location_key``: a file's real path, a URL without its
+password). ``<home>/sleep.json`` keeps a last run per key (``profiles.sleep.state``);
+the vector caches keep a folder per key, so one store's ``memgraph index`` never
+rewrites the tables another store reads, and ``memgraph doctor`` judges only the
+current store's files:
 
 - ``<home>/repo-vectors/<store>/`` (``context_cut.repo_vectors``, ``repo scan``),
 - ``<home>/word-vectors/<store>/`` (``context_cut.word_vectors``, ``index``),
 - ``<home>/token-vectors/<store>/`` (``context_cut.token_vectors``, ``index``),
 
-``<store>`` being ``store_folder``: a slug of the key's last part (a file's name,
-a database's) and 12 hex digits of its digest. They are caches of the store's own
-text (never the only copy of anything): deleting one costs a re-embedding. The
-Qdrant collections (``<home>/qdrant`` or a server's) carry the same key as
-``store_tag`` in their names.
+``<store>`` being ``store_folder``: the id; keyed by location, a slug of the
+key's last part and 12 hex digits of its digest (``location_folder``). They are
+caches of the store's own text (never the only copy of anything): deleting one
+costs a re-embedding. The Qdrant collections (``<home>/qdrant`` or a server's)
+carry the same key as ``store_tag`` in their names.
 
-A home from before kept each cache's files flat in the cache folder, for whatever
-store it pointed at. They are not thrown away (the token table of a large store
-takes minutes to rebuild): until a store has a folder of its own, its readers
-read the flat files as before (``cache_dir``); the first write for it
-(``prepared_dir``) makes its folder holding hard links to them (a copy where the
-file system has none), so that write re-embeds only what changed. The flat files
-stay for the other stores of the home; ``legacy_files`` lists them for ``doctor``.
+Upgrades are taken over, never re-embedded. A home from before per-store folders
+kept each cache's files flat in the cache folder, for whatever store it pointed
+at; a home from before ids kept a folder per location. Until a store has its own
+(id) folder, its readers read its location folder, else the flat files
+(``cache_dir``); the first write for it (``prepared_dir``) makes its folder
+holding hard links to them (a copy where the file system has none), so that
+write re-embeds only what changed. What was linked from stays (another store of
+the home, an older memgraph may read it); ``doctor`` lists it with its removal.
 """
 
 from __future__ import annotations
@@ -42,9 +48,15 @@ _SEED_SUFFIX = ".seed"
 _STALE_SEED_SECONDS = 3600.0
 
 
-def store_key(location: str | Path) -> str:
-    """Which store a state entry or cache folder is for: ``store.location`` or a
-    store as configured (a path, or a ``postgresql://`` URL, password or not)."""
+# the id of the store at a location (``location_key``), as this process last
+# opened it (``note_store_id``: every store class calls it when it opens)
+_IDS: dict[str, str] = {}
+ID_PREFIX = "store-id:"
+
+
+def location_key(location: str | Path) -> str:
+    """A store's location as one key: a file by its real path, a PostgreSQL URL
+    without its password; what ``store_key`` was before stores had an id."""
     from memgraph.store.postgres import is_store_url, redact
 
     text = str(location)
@@ -55,25 +67,74 @@ def store_key(location: str | Path) -> str:
     return os.path.realpath(text)
 
 
+def note_store_id(location: str | Path, store_id: str | None) -> None:
+    """Called by a store when it opens: its id (``memgraph.store.identity``), or None
+    when it has none this process may use (then its location is its key)."""
+    from memgraph.store.identity import valid_id
+
+    key = location_key(location)
+    if key == ":memory:":
+        return  # every in-memory store has this location
+    if valid_id(store_id):
+        _IDS[key] = str(store_id)
+    else:
+        _IDS.pop(key, None)
+
+
+def store_id_of(location: str | Path) -> str | None:
+    """The id of the store this process opened at ``location`` (None: not opened
+    here, or it has no id yet)."""
+    return _IDS.get(location_key(location))
+
+
+def store_key(location: str | Path) -> str:
+    """Which store a state entry or cache folder is for: ``store.location`` or a
+    store as configured. ``store-id:<uuid>`` once the store was opened in this
+    process and has an id; else its ``location_key``."""
+    found = store_id_of(location)
+    return ID_PREFIX + found if found else location_key(location)
+
+
+def store_keys(location: str | Path) -> tuple[str, ...]:
+    """``store_key`` and, when that is the id, the location key from before (a
+    sleep.json entry under it is the store's, adopted by its next pass)."""
+    key, before = store_key(location), location_key(location)
+    return (key,) if key == before else (key, before)
+
+
 def store_folder(location: str | Path) -> str:
-    """The store's folder name in a cache folder (one path component, no dot first)."""
+    """The store's folder name in a cache folder (one path component, no dot
+    first): its id; a store without one, ``location_folder``."""
+    found = store_id_of(location)
+    return found if found else location_folder(location)
+
+
+def location_folder(location: str | Path) -> str:
+    """The folder of a store keyed by location (before ids): a slug of the key's
+    last part (a file's name, a database's) and 12 hex digits of its digest."""
     from memgraph.ids import digest
 
-    key = store_key(location)
+    key = location_key(location)
     return f"{_tail(key)[:40] or 'store'}-{digest(key, length=12)}"
 
 
 def store_tag(location: str | Path) -> str:
     """The store in a name made of ``[a-z0-9_]`` (a Qdrant collection's,
-    ``context_cut.vector_projection.qdrant_collection``): a short slug of the key's
-    last part and the same 12 hex digits as ``store_folder``. A PostgreSQL store's
-    key holds only its URL's user, host, port and database (no password, no query
-    string, no local path), so machines that spell the URL alike name the same
-    collection on a shared server; spelled otherwise (another host name, another
-    user) they get a collection each: a second copy, never a mix of two stores."""
+    ``context_cut.vector_projection.qdrant_collection``): ``id_`` and the id's 32
+    hex digits, so every machine, path or spelling of a URL names the same
+    collection; a store without an id, ``location_tag``."""
+    found = store_id_of(location)
+    return "id_" + found.replace("-", "") if found else location_tag(location)
+
+
+def location_tag(location: str | Path) -> str:
+    """The tag of a store keyed by location (before ids): a short slug of the key's
+    last part and the same 12 hex digits as ``location_folder``. A PostgreSQL
+    store's key holds only its URL's user, host, port and database (no password,
+    no query string, no local path)."""
     from memgraph.ids import digest
 
-    key = store_key(location)
+    key = location_key(location)
     return f"{_tail(key)[:20].strip('_') or 'store'}_{digest(key, length=12)}"
 
 
@@ -86,11 +147,30 @@ def own_dir(home: Path, cache: str, location: str | Path) -> Path:
     return Path(os.fspath(home)) / cache / store_folder(location)
 
 
-def cache_dir(home: Path, cache: str, location: str | Path) -> Path:
-    """Where the store's cache is read: its own folder once it has one; before, the
-    cache folder itself (the flat files of a home from before, as they were read)."""
+def earlier_dir(home: Path, cache: str, location: str | Path) -> Path | None:
+    """The folder the store had before it had an id (``location_folder``), when it
+    has an id now (there or not); None for a store keyed by its location."""
+    if store_id_of(location) is None:
+        return None
+    return Path(os.fspath(home)) / cache / location_folder(location)
+
+
+def store_dir(home: Path, cache: str, location: str | Path) -> Path | None:
+    """The store's own folder that is there: by its id, else its folder from
+    before the id; None when it has neither yet."""
     own = own_dir(home, cache, location)
-    return own if os.path.isdir(own) else own.parent
+    if os.path.isdir(own):
+        return own
+    earlier = earlier_dir(home, cache, location)
+    return earlier if earlier is not None and os.path.isdir(earlier) else None
+
+
+def cache_dir(home: Path, cache: str, location: str | Path) -> Path:
+    """Where the store's cache is read: its own folder once it has one; before,
+    its folder from before its id, or the cache folder itself (the flat files of
+    a home from before per-store folders, as they were read)."""
+    found = store_dir(home, cache, location)
+    return found if found is not None else Path(os.fspath(home)) / cache
 
 
 def legacy_files(folder: Path) -> list[Path]:
@@ -112,9 +192,10 @@ def prepared_dir(
     home: Path, cache: str, location: str | Path, keep: Callable[[str], bool] | None = None
 ) -> Path:
     """The store's own folder in ``<home>/<cache>``, for a write. Made on first use
-    holding the cache folder's flat files (``legacy_files``; ``keep``: only the
-    names it accepts) as hard links, or copies where links fail; whole or not at
-    all (made aside, then renamed). The flat files themselves are left as they are."""
+    holding the files of its folder from before its id (``earlier_dir``) or, without
+    one, the cache folder's flat files (``legacy_files``; ``keep``: only the names
+    it accepts) as hard links, or copies where links fail; whole or not at all
+    (made aside, then renamed). The files linked from are left as they are."""
     import shutil
     import tempfile
 
@@ -123,7 +204,9 @@ def prepared_dir(
         return own
     folder = own.parent
     folder.mkdir(parents=True, exist_ok=True)
-    seeds = [p for p in legacy_files(folder) if keep is None or keep(p.name)]
+    earlier = earlier_dir(home, cache, location)
+    source = earlier if earlier is not None and os.path.isdir(earlier) else folder
+    seeds = [p for p in legacy_files(source) if keep is None or keep(p.name)]
     if not seeds:
         own.mkdir(exist_ok=True)
         return own

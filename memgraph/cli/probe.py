@@ -53,10 +53,10 @@ def probe(
             result = run_probe(store, request)
         finally:
             store.close()
-    from memgraph.home_dirs import store_key
+    from memgraph.home_dirs import store_keys
     from profiles.sleep.state import STATE_FILE, sleep_status
 
-    where = store_key(settings.store or settings.store_path)
+    where = store_keys(settings.store or settings.store_path)
     sleep = sleep_status(settings.home / STATE_FILE, where, utc)
     if as_json:
         print(json.dumps({**probe_json(result), "sleep": sleep}, ensure_ascii=False))

@@ -161,6 +161,10 @@ class MemoryStore:
     location = ":memory:"
 
     def __init__(self) -> None:
+        from memgraph.store.identity import new_id
+
+        # an id of its own (its caches are keyed by ":memory:", shared by every one)
+        self.store_id: str | None = new_id()
         self._state = _State()
         self._lock = threading.RLock()
         self._work: _State | None = None  # the open transaction's copy

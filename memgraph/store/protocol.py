@@ -140,6 +140,9 @@ class Store(Protocol):
     """A canonical store backend (SQLite by default, in-memory for tests)."""
 
     location: str
+    # the store's id, a uuid kept in its own tables (``memgraph.store.identity``);
+    # None when this open may not use one (read-only, from before the id, a copy)
+    store_id: str | None
 
     def transaction(self) -> AbstractContextManager[StoreTxn]: ...
 

@@ -214,6 +214,15 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    Migration(
+        106,
+        "store_meta: the store's id (a random uuid, made once) and where a writer last opened it",
+        # the rows are written by the store when it opens (memgraph.store.identity)
+        "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    )
+)
+
 # The profile-owned index tables (memgraph.store.interfaces) live in
 # memgraph/store/sqlite_ext/, one module per index, each with its own reserved
 # version range: 2-9 voice (registry, voice index), 10-19 session, 40-49 term

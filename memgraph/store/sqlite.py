@@ -30,7 +30,7 @@ from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, SearchHit
-from memgraph.store.sqlite_open import connect_read_only, migrate
+from memgraph.store.sqlite_open import Retry, connect_read_only, migrate
 from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
 
 T = TypeVar("T")
@@ -54,6 +54,7 @@ class SQLiteStore(DocStore):
     ) -> None:
         self.path = Path(path)
         self.location = str(self.path)
+        self.store_id: str | None = None  # memgraph.store.identity (set by _identify)
         self.busy_deadline = busy_deadline
         self.readonly = readonly
         self._lock = threading.RLock()
@@ -71,6 +72,7 @@ class SQLiteStore(DocStore):
                 self.conn = connect_read_only(self.path)
                 docpack.register(self.conn)
                 guard.check_schema(self.conn, self.path)
+                self._identify(None)
                 return
             if not exists:
                 guard.create_atomically(
@@ -104,6 +106,7 @@ class SQLiteStore(DocStore):
             self.conn.execute("PRAGMA temp_store=MEMORY")
             self.conn.execute("PRAGMA cache_size=-65536")
             migrate(self.conn, self._retry)
+            self._identify(None if _creating else self._retry)
             self.conn.execute(f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}")
             self._checkpointer = Checkpointer(self.path)
             self._pooled = True  # the index helper thread starts on a bulk patch
@@ -113,6 +116,21 @@ class SQLiteStore(DocStore):
             raise StoreError(f"{self.path} is not a usable memgraph store: {exc}") from None
 
     # -- plumbing ----------------------------------------------------------
+    def _identify(self, retry: Retry | None) -> None:
+        """``store_id`` (``memgraph.store.identity``): settled when writable (not
+        while the file is being made under a temporary name), else only read; the
+        home's caches of this location are then keyed by it (``memgraph.home_dirs``)."""
+        from memgraph.home_dirs import note_store_id
+        from memgraph.store.identity import read_sqlite_id, settle_sqlite_id
+
+        if retry is not None:
+            self.store_id = settle_sqlite_id(self.conn, self.path, retry)
+        elif not self.readonly:
+            return  # being created: the first real open makes the id
+        else:
+            self.store_id = read_sqlite_id(self.conn, self.path)
+        note_store_id(self.location, self.store_id)
+
     def _retry(self, fn: Callable[[], T]) -> T:
         deadline = time.monotonic() + self.busy_deadline
         delay = 0.002

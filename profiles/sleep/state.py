@@ -3,7 +3,9 @@
 
 One home can point at several stores (``MEMGRAPH_STORE``, ``--store``): each
 store has its own entry under ``"stores"``, keyed by ``memgraph.home_dirs.store_key``
-(a file by its real path, a PostgreSQL URL without its password). A store slept
+(the store's id; a store without one by its location: a file by its real path, a
+PostgreSQL URL without its password). An entry under the location, from before
+ids, is the store's until its next pass moves it under the id. A store slept
 nowhere else starts from the beginning, not from another store's last run.
 
 A file from before (one flat ``last_run`` for whatever store the home pointed
@@ -14,6 +16,7 @@ and the first pass that writes moves it under that pass's store.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,17 +41,26 @@ def read_state(path: Path | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def store_state(path: Path | None, key: str) -> dict[str, Any]:
-    """The entry of store ``key``; else the flat state from before, if any."""
+Keys = str | Sequence[str]
+
+
+def _keys(key: Keys) -> list[str]:
+    return [key] if isinstance(key, str) else list(key)
+
+
+def store_state(path: Path | None, key: Keys) -> dict[str, Any]:
+    """The entry of store ``key`` (``memgraph.home_dirs.store_keys``: its id, then
+    its location as keyed before ids); else the flat state from before, if any."""
     data = read_state(path)
     stores = data.get("stores")
-    entry = stores.get(key) if isinstance(stores, dict) else None
-    if isinstance(entry, dict):
-        return entry
+    for name in _keys(key):
+        entry = stores.get(name) if isinstance(stores, dict) else None
+        if isinstance(entry, dict):
+            return entry
     return {k: data[k] for k in FIELDS if k in data}
 
 
-def last_run(path: Path | None, key: str) -> datetime | None:
+def last_run(path: Path | None, key: Keys) -> datetime | None:
     value = store_state(path, key).get("last_run")
     try:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
@@ -56,7 +68,7 @@ def last_run(path: Path | None, key: str) -> datetime | None:
         return None
 
 
-def sleep_status(path: Path, key: str, utc: bool = False) -> dict[str, Any]:
+def sleep_status(path: Path, key: Keys, utc: bool = False) -> dict[str, Any]:
     """When sleep last ran on store ``key`` (for ``memgraph probe``), in one line too
     (times in local time with the zone, UTC with ``utc``; the dict keeps ISO UTC)."""
     state = store_state(path, key)
@@ -77,21 +89,26 @@ def sleep_status(path: Path, key: str, utc: bool = False) -> dict[str, Any]:
     }
 
 
-def write_state(path: Path, key: str, until: datetime, status: str, receipts: int) -> None:
-    """Record a pass over store ``key``. Under a lock: passes over two stores from
-    one home at once both keep their entry."""
+def write_state(path: Path, key: Keys, until: datetime, status: str, receipts: int) -> None:
+    """Record a pass over store ``key`` (under the first of its keys: an entry
+    under a later one, or the flat state from before, moves there). Under a lock:
+    passes over two stores from one home at once both keep their entry."""
     from memgraph.fileio import atomic_write_text, file_lock
 
+    names = _keys(key)
     with file_lock(path):
         data = read_state(path)
-        entry = store_state(path, key)  # the flat state from before moves here
+        entry = store_state(path, names)
         for k in FIELDS:
             data.pop(k, None)
         entry.update({"last_run": iso(until), "last_status": status, "last_receipts": receipts})
         if receipts:
             entry["last_changed"] = iso(until)
         stores = data.get("stores")
-        data["stores"] = {**(stores if isinstance(stores, dict) else {}), key: entry}
+        kept = dict(stores) if isinstance(stores, dict) else {}
+        for before in names[1:]:
+            kept.pop(before, None)
+        data["stores"] = {**kept, names[0]: entry}
         atomic_write_text(path, json.dumps(data, sort_keys=True) + "\n")
 
 

@@ -72,6 +72,7 @@ def _downgrade_to_104(db: Path) -> None:
     for table in DOC_TABLES:
         conn.execute(f"UPDATE {table} SET doc = mg_doc(doc)")
     conn.execute("DELETE FROM schema_migrations WHERE version >= 105")
+    conn.execute("DROP TABLE store_meta")  # 106 (the store id) came after 105
     conn.execute("COMMIT")
     conn.close()
 

@@ -236,6 +236,12 @@ MIGRATIONS: list[Migration] = [
         "index triggers read them through mg_doc",
         "-- PostgreSQL: documents stay text (both backends export the same schema_version)",
     ),
+    Migration(
+        106,
+        "store_meta: the store's id (a random uuid, made once) and where a writer last opened it",
+        # the rows are written by the store when it opens (memgraph.store.postgres.store_id)
+        f"CREATE TABLE store_meta (key text {C} PRIMARY KEY, value text NOT NULL);",
+    ),
 ]
 
 

@@ -31,6 +31,7 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError, StoreMissing
+from memgraph.home_dirs import note_store_id
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
@@ -38,6 +39,7 @@ from memgraph.store.postgres.connect import _first_line, connect_params
 from memgraph.store.postgres.fts import search_nodes
 from memgraph.store.postgres.schema import all_migrations
 from memgraph.store.postgres.schema_ext import VOICE_TERMS_FILL
+from memgraph.store.postgres.store_id import read_pg_id, settle_pg_id
 from memgraph.store.postgres.txn import PostgresTxn
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_txn import iso
@@ -86,8 +88,11 @@ class PostgresStore(DocStore):
             if readonly:
                 if not self._has_schema():
                     raise StoreMissing(f"no memgraph store in {self.location}")
+                self.store_id: str | None = read_pg_id(self)
             else:
                 self._migrate()
+                self.store_id = settle_pg_id(self, _NAMESPACE, MIGRATE_LOCK)
+            note_store_id(self.location, self.store_id)  # memgraph.home_dirs
         except BaseException:
             self.conn.close()
             raise

@@ -220,7 +220,8 @@ def test_flat_tables_from_before_are_read_then_taken_over_without_embedding(
     assert _index(a)[1] == "token vectors: 2 turns, 24 word pieces (0 turns embedded, 2 kept)"
 
     check = next(c for c in _checks() if c["name"] == "vector-caches")
-    assert check["status"] == "warn" and "5 file(s) from before" in check["detail"]
+    assert check["status"] == "warn" and "5 flat file(s) from before" in check["detail"]
+    assert "have taken over" in check["detail"]  # A's folders hold them all now
     assert str(mine) not in check["fix"] and str(home / WORD_VECTORS / flat[0]) in check["fix"]
 
 

@@ -568,7 +568,7 @@ def test_a_sleep_json_from_before_is_read_then_moved_under_its_store(tmp_path: P
     data = json.loads(state.read_text())
     assert list(data) == ["stores"]
     assert data["stores"] == {
-        os.path.realpath(tmp_path / "x.db"): {
+        f"store-id:{x.store_id}": {
             "last_run": "2026-03-01T04:00:00Z",
             "last_status": "unchanged",
             "last_receipts": 0,
