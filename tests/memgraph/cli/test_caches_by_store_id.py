@@ -240,9 +240,7 @@ def test_a_read_only_store_from_before_the_id_reads_its_caches_as_before(
     conn = sqlite3.connect(a)
     assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] < 106
     conn.close()
-    assert sorted(p.name for p in (home / WORD_VECTORS).iterdir()) == [
-        earlier[WORD_VECTORS].name
-    ]
+    assert sorted(p.name for p in (home / WORD_VECTORS).iterdir()) == [earlier[WORD_VECTORS].name]
 
 
 class Counting(HashEmbedder):
