@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +44,8 @@ def valid_id(value: object) -> bool:
 
 
 def new_id() -> str:
+    import uuid  # only when one is made
+
     return str(uuid.uuid4())
 
 

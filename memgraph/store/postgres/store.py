@@ -297,30 +297,10 @@ class PostgresStore(DocStore):
 
     def check(self) -> list[str]:
         """The index tables and corpus figures agree with the nodes (validate)."""
-        problems = []
+        from memgraph.store.postgres.check import index_problems
+
         with self.reader() as txn:
-            conn = txn.conn
-            stats = conn.execute("SELECT nodes, tokens FROM node_stats").fetchone()
-            actual = conn.execute("SELECT count(*), coalesce(sum(ntok), 0) FROM nodes").fetchone()
-            if stats is None or actual is None or tuple(stats) != tuple(actual):
-                problems.append(f"node_stats {stats} disagrees with the nodes {actual}")
-            for table, profile, kind in (
-                ("voice_messages", "voice", "('message')"),
-                ("session_notes", "session", "('note')"),
-                ("session_sessions", "session", "('session')"),
-            ):
-                row = conn.execute(
-                    f"SELECT (SELECT count(*) FROM {table} t LEFT JOIN nodes n ON n.id = t.node_id"
-                    " WHERE n.id IS NULL),"
-                    f" (SELECT count(*) FROM nodes n WHERE n.profile = %s AND n.kind IN {kind}"
-                    f" AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.node_id = n.id))",
-                    (profile,),
-                ).fetchone()
-                if row and row[0]:
-                    problems.append(f"{table}: {row[0]} rows without their node")
-                if row and row[1]:
-                    problems.append(f"{table}: {row[1]} nodes missing from the index")
-        return problems
+            return index_problems(txn.conn)
 
     # -- reads -------------------------------------------------------------
     def schema_versions(self) -> list[int]:
