@@ -217,13 +217,14 @@ def check_shared_collections(report: DoctorReport, home: Path, settings: Any) ->
     (``context_cut.vector_projection.shared_collection``): every store of the home
     wrote to them, so none can claim them and nothing reads them any more. Found by
     their files (an Edge shard and its record, a qdrant-client collection folder),
-    so no engine is imported or opened. A server's are not listed: doctor does not
-    connect to it."""
+    so no engine is imported or opened. A server's (``qdrant_url``) are listed by
+    asking it: ``check_server_collections``."""
     import shlex
 
     from context_cut.vector_projection import shared_collection
 
     if settings.qdrant_url:
+        check_server_collections(report, settings.qdrant_url)
         return
     root = Path(settings.qdrant_path or home / "qdrant")
     edge = [
@@ -306,3 +307,51 @@ def _check_postgres(report: DoctorReport, url: str) -> Any:
     else:
         report.add("store", OK, f"{where}: schema {have}")
     return store
+
+
+def check_server_collections(report: DoctorReport, url: str) -> None:
+    """The Qdrant server's collections named before each store had its own (every
+    store of the fleet wrote to them; nothing of this version reads them): listed,
+    with the HTTP call that deletes each, to run once every machine of the fleet
+    runs this version (an older one still reads and writes them). The server is
+    asked once (qdrant-client, its timeout); not reached, a warning says so."""
+    import shlex
+    from urllib.parse import urlsplit, urlunsplit
+
+    from context_cut.vector_index import VectorIndex
+    from context_cut.vector_projection import shared_collection
+    from memgraph.errors import MissingExtra
+
+    parts = urlsplit(url)
+    shown = urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1], query=""))
+    try:
+        index = VectorIndex.open(url=url)
+    except MissingExtra:
+        return  # the extras check says what to install
+    except Exception as exc:
+        report.add("qdrant", WARN, f"Qdrant server {shown} not opened: {one_line(exc)}")
+        return
+    try:
+        names = index.backend.collections()
+    except Exception as exc:
+        report.add(
+            "qdrant",
+            WARN,
+            f"Qdrant server {shown} not reached ({one_line(exc)}): its collections from "
+            "before each store had its own were not looked for",
+        )
+        return
+    finally:
+        index.close()
+    shared = [n for n in names if shared_collection(n)]  # [a-z0-9_] only: safe in a command
+    if not shared:
+        return
+    base = shown.rstrip("/")
+    report.add(
+        "qdrant",
+        WARN,
+        f"{len(shared)} collection(s) on the Qdrant server {shown} from before each store "
+        f"had its own: {', '.join(shared)}; no store of this memgraph reads them (an older "
+        "memgraph on another machine of the fleet still does: upgrade every machine first)",
+        "; ".join(f"curl -X DELETE {shlex.quote(f'{base}/collections/{n}')}" for n in shared),
+    )
