@@ -48,15 +48,35 @@ def seat(conn: Any) -> str:
     return f"{system}:{found[0] if found else '?'}"
 
 
+_STATE = (
+    "SELECT (SELECT system_identifier FROM pg_control_system())::text || ':' || d.oid::text,"
+    " (SELECT value FROM store_meta WHERE key = %s), (SELECT value FROM store_meta WHERE key = %s)"
+    " FROM pg_database d WHERE d.datname = current_database()"
+)
+
+
+def _state(conn: Any) -> tuple[str, dict[str, str]]:
+    """(seat, store_meta rows) in one round trip (every open of a writer pays it);
+    two when the control data cannot be read."""
+    import psycopg
+
+    try:
+        row = conn.execute(_STATE, (STORE_ID, SEAT)).fetchone()
+    except psycopg.Error:
+        return seat(conn), _meta(conn)
+    meta = {k: str(v) for k, v in ((STORE_ID, row[1]), (SEAT, row[2])) if v is not None}
+    return str(row[0]), meta
+
+
 def read_pg_id(store: PostgresStore) -> str | None:
     """The id as a read-only store sees it: None without one (an older schema), or
     when the database is a copy its writers have not given an id of its own yet."""
     conn = store.conn
     if not store._retry(lambda: _has_table(conn)):
         return None
-    meta = store._retry(lambda: _meta(conn))
+    here, meta = store._retry(lambda: _state(conn))
     sid, where = meta.get(STORE_ID), meta.get(SEAT)
-    if not valid_id(sid) or (where is not None and where != store._retry(lambda: seat(conn))):
+    if not valid_id(sid) or (where is not None and where != here):
         return None
     return sid
 
@@ -65,8 +85,7 @@ def settle_pg_id(store: PostgresStore, namespace: int, lock: int) -> str:
     """The id of a store opened for writing (made, or re-made for a copy or a
     malformed row, and seated here); a plain read first, the lock only to settle."""
     conn = store.conn
-    here = store._retry(lambda: seat(conn))
-    meta = store._retry(lambda: _meta(conn))
+    here, meta = store._retry(lambda: _state(conn))
     if valid_id(meta.get(STORE_ID)) and meta.get(SEAT) == here:
         return meta[STORE_ID]
 
