@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
+from memgraph.home_dirs import note_store_id
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 from memgraph.store import docpack, guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
+from memgraph.store.identity import read_sqlite_id, settle_sqlite_id
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_open import Retry, connect_read_only, migrate
@@ -120,9 +122,6 @@ class SQLiteStore(DocStore):
         """``store_id`` (``memgraph.store.identity``): settled when writable (not
         while the file is being made under a temporary name), else only read; the
         home's caches of this location are then keyed by it (``memgraph.home_dirs``)."""
-        from memgraph.home_dirs import note_store_id
-        from memgraph.store.identity import read_sqlite_id, settle_sqlite_id
-
         if retry is not None:
             self.store_id = settle_sqlite_id(self.conn, self.path, retry)
         elif not self.readonly:

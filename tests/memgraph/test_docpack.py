@@ -73,6 +73,7 @@ def _downgrade_to_103(db: Path) -> None:
         "BEGIN SELECT RAISE(ABORT, 'receipts are append-only'); END"
     )
     conn.execute("DELETE FROM schema_migrations WHERE version >= 104")
+    conn.execute("DROP TABLE store_meta")  # 106 (the store id) came after 104
     conn.execute("COMMIT")
     conn.close()
 

@@ -60,7 +60,8 @@ def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
         r[0]
         for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            " AND name != 'schema_migrations' ORDER BY name"
+            # (store_meta: each store's own id and seat, memgraph.store.identity)
+            " AND name NOT IN ('schema_migrations', 'store_meta') ORDER BY name"
         )
     ]
     out = {n: conn.execute(f'SELECT * FROM "{n}" ORDER BY 1').fetchall() for n in names}
