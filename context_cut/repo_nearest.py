@@ -5,10 +5,15 @@ with the subjects of the newest ``HISTORY_WINDOW`` commits on the repo's history
 node (``[sha, subject, [paths]]``, newest first); the ``NEAREST_K`` nearest at
 cosine >= ``NEAREST_MIN`` give each module they touched (commits of more than
 ``NEAREST_MAX_FILES`` files are skipped) its best cosine, divided by the best
-module's; ``rank_modules`` adds ``NEAREST_WEIGHT x`` that. Chosen on the fixed
-choose/confirm split of bench/bench_repo_localise_semantic.py ``--nearest``
-(notes/repo.md, 2026-12-05 (m17)): recall@5 pooled choose +0.58 (3 commits won /
-2 lost), confirm +1.00 (9 / 0). The floor is MiniLM's scale: any other model (or
+module's; ``rank_modules`` adds ``NEAREST_WEIGHT x`` that. k, floor and window
+were chosen on the fixed choose/confirm split of
+bench/bench_repo_localise_semantic.py ``--nearest`` (notes/repo.md, 2026-12-05
+(m17)): recall@5 pooled choose +0.58 (3 commits won / 2 lost), confirm +1.00 (9 / 0),
+at weight 0.2 on the hand-set score (max ~2.5). The weight is now fitted with the
+model's (``repo_model.py``, whose scores reach ~7): 0.516 by the pairwise ranker on
+the 12 training repositories (leave-one-repo-out +0.09 points over the model
+without it), which is also m17's 0.2 carried to the new scale (notes/repo.md, s36).
+The floor is MiniLM's scale: any other model (or
 none) leaves the signal out, and the cut ranks as without it.
 
 Subject vectors come from the file ``memgraph repo scan`` writes with MiniLM
@@ -29,7 +34,7 @@ from context_cut.repo_history import HISTORY_WINDOW
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
 
-NEAREST_WEIGHT = 0.2
+NEAREST_WEIGHT = 0.5  # fitted with repo_model's weights (see the docstring)
 NEAREST_MIN = 0.6  # cosine a past subject needs to the task text
 NEAREST_K = 3  # nearest past commits looked at
 NEAREST_MAX_FILES = 20  # a commit touching more says little about any one file
