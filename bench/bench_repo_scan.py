@@ -173,13 +173,17 @@ def _ab(tree: Path, tmp: Path, sources: list[Path], rounds: int) -> None:
             edit[i].append(scan(sources[i], dbs[i]))
         for i in order:
             same[i].append(scan(sources[i], dbs[i]))
-    print(f"A/B, {rounds} rounds, load {os.getloadavg()}: wall p50 / CPU p50 (ms)")
+    print(
+        f"A/B, {rounds} rounds, load {os.getloadavg()}: wall p50 / CPU p50 (ms), "
+        "[min wall / min CPU: the least disturbed round on a shared machine]"
+    )
     for i, src in enumerate(sources):
         row = []
         for name, xs in (("one file edited", edit[i]), ("no change", same[i])):
             wall = statistics.median(x[0] for x in xs)
             cpu = statistics.median(x[1] for x in xs)
-            row.append(f"{name} {wall:.0f} / {cpu:.0f}")
+            least = f"[{min(x[0] for x in xs):.0f} / {min(x[1] for x in xs):.0f}]"
+            row.append(f"{name} {wall:.0f} / {cpu:.0f} {least}")
         print(f"  {src}: " + "; ".join(row))
 
 
