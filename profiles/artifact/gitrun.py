@@ -1,4 +1,4 @@
-"""Running git: ``run_git``, and ``start_git`` / ``finish_git`` for two at once.
+"""Running git: ``run_git``, and ``start_git`` / ``finish_git`` (``abandon_git``) for two at once.
 
 Kept apart from ``profiles.artifact.git`` (the commit reader, its dataclasses and
 regexes): ``memgraph repo scan`` runs git on every rescan and needs only this.
@@ -46,6 +46,12 @@ def finish_git(proc: subprocess.Popen[bytes], cwd: Path) -> subprocess.Completed
             proc.kill()
             raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def abandon_git(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a ``start_git`` process whose output is no longer wanted (and reap it)."""
+    with proc:
+        proc.kill()
 
 
 def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memgraph.errors import ReaderError
-from profiles.artifact.gitrun import finish_git, run_git, start_git
+from profiles.artifact.gitrun import abandon_git, finish_git, run_git, start_git
 
 MAX_BYTES = 1_000_000  # bigger sources are generated or vendored: ledgered, not parsed
 _SKIP_DIRS = frozenset(
@@ -153,8 +153,14 @@ def list_files(root: Path) -> Listing:
     state = start_git(root, *_REV_PARSE)
     try:
         listed = start_git(root, *_LS_FILES)
-    finally:
+    except BaseException:
+        abandon_git(state)
+        raise
+    try:
         top, head = _state_of(finish_git(state, root))
+    except BaseException:  # rev-parse timed out: the listing is not waited for either
+        abandon_git(listed)
+        raise
     proc = finish_git(listed, root)
     if top is not None:
         # paths come relative to ``root`` even when it is a sub-folder of the repo
