@@ -27,6 +27,19 @@ UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 JsonValue = Any
 
 
+# ``default_factory`` for empty lists and dicts, instead of the builtins ``list`` and
+# ``dict``: pydantic reads a factory's signature when it builds a model, and a
+# builtin's goes through ``inspect``'s text-signature parser (tokenize: ~2.5 ms for
+# the first, ~0.2 ms each after; ~4.5 ms of every process that builds the write
+# path's models, e.g. a one-file repo rescan). The values are the same.
+def new_list() -> list[Any]:
+    return []
+
+
+def new_dict() -> dict[str, Any]:
+    return {}
+
+
 class Document(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=False)
 

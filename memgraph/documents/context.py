@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memgraph.documents.base import Temporal, UtcDatetime
+from memgraph.documents.base import Temporal, UtcDatetime, new_list
 from memgraph.documents.enums import CutName as CutName  # re-exported
 from memgraph.documents.graph import MemoryAnchor, MemoryEdge, MemoryNode
 from memgraph.documents.lifecycle import MemoryLifecycleReceipt
@@ -25,15 +25,15 @@ class MemoryContextQuery(Temporal):
 
 class MemoryContextPacket(Temporal):
     query: MemoryContextQuery
-    nodes: list[MemoryNode] = Field(default_factory=list)
-    edges: list[MemoryEdge] = Field(default_factory=list)
-    summaries: list[MemorySummary] = Field(default_factory=list)
-    anchors: list[MemoryAnchor] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    contradiction_guards: list[str] = Field(default_factory=list)
-    verification_seams: list[str] = Field(default_factory=list)
-    receipts: list[MemoryLifecycleReceipt] = Field(default_factory=list)
-    obligations: list[str] = Field(default_factory=list)
-    omitted: list[str] = Field(default_factory=list)
+    nodes: list[MemoryNode] = Field(default_factory=new_list)
+    edges: list[MemoryEdge] = Field(default_factory=new_list)
+    summaries: list[MemorySummary] = Field(default_factory=new_list)
+    anchors: list[MemoryAnchor] = Field(default_factory=new_list)
+    warnings: list[str] = Field(default_factory=new_list)
+    contradiction_guards: list[str] = Field(default_factory=new_list)
+    verification_seams: list[str] = Field(default_factory=new_list)
+    receipts: list[MemoryLifecycleReceipt] = Field(default_factory=new_list)
+    obligations: list[str] = Field(default_factory=new_list)
+    omitted: list[str] = Field(default_factory=new_list)
     tokens_used: int = 0
-    notices: list[str] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=new_list)

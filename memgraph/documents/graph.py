@@ -10,6 +10,8 @@ from memgraph.documents.base import (
     ProfileName,
     Temporal,
     UtcDatetime,
+    new_dict,
+    new_list,
 )
 from memgraph.documents.enums import AnchorKind as AnchorKind  # re-exported
 
@@ -28,7 +30,7 @@ class MemoryAnchor(Temporal):
 class MemoryDomain(Temporal):
     id: str
     name: str
-    profiles: list[ProfileName] = Field(default_factory=list)
+    profiles: list[ProfileName] = Field(default_factory=new_list)
     description: str = ""
 
 
@@ -42,15 +44,15 @@ class MemoryNode(Temporal):
     question: str = ""
     tension: str = ""
     action_implication: str = ""
-    anchors: list[MemoryAnchor] = Field(default_factory=list)
-    source_hashes: list[str] = Field(default_factory=list)
+    anchors: list[MemoryAnchor] = Field(default_factory=new_list)
+    source_hashes: list[str] = Field(default_factory=new_list)
     lifecycle: str
     salience: Confidence = 0.5
     confidence: Confidence = 0.5
     created_at: UtcDatetime
     updated_at: UtcDatetime
     # Profile-specific structured facts (session_id, project, classification...).
-    attributes: dict[str, JsonValue] = Field(default_factory=dict)
+    attributes: dict[str, JsonValue] = Field(default_factory=new_dict)
     superseded_by: str | None = None
 
 
@@ -61,7 +63,7 @@ class MemoryEdge(Temporal):
     kind: str
     profile: ProfileName
     claim: str = ""
-    anchors: list[MemoryAnchor] = Field(default_factory=list)
+    anchors: list[MemoryAnchor] = Field(default_factory=new_list)
     lifecycle: str
     confidence: Confidence = 0.5
-    attributes: dict[str, JsonValue] = Field(default_factory=dict)
+    attributes: dict[str, JsonValue] = Field(default_factory=new_dict)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memgraph.documents.base import JsonValue, Temporal, UtcDatetime
+from memgraph.documents.base import JsonValue, Temporal, UtcDatetime, new_dict
 
 
 class MemoryLifecycleReceipt(Temporal):
@@ -21,7 +21,7 @@ class MemoryLifecycleReceipt(Temporal):
     before: str | None = None
     after: str | None = None
     reason: str = ""
-    details: dict[str, JsonValue] = Field(default_factory=dict)
+    details: dict[str, JsonValue] = Field(default_factory=new_dict)
 
 
 class MemoryEmbeddingManifest(Temporal):

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from memgraph.documents.base import Confidence, Document, JsonValue, Temporal, UtcDatetime
+from memgraph.documents.base import Confidence, Document, JsonValue, Temporal, UtcDatetime, new_list
 from memgraph.documents.enums import PatchStatus as PatchStatus  # re-exported
 from memgraph.documents.enums import SleepDisposition as SleepDisposition
 from memgraph.documents.graph import MemoryAnchor, MemoryEdge, MemoryNode
@@ -140,6 +140,6 @@ class MemoryPatchCandidate(Temporal):
     id: str
     proposer: str = "memgraph"
     reason: str = ""
-    ops: list[GraphOp] = Field(default_factory=list)
+    ops: list[GraphOp] = Field(default_factory=new_list)
     status: PatchStatus = PatchStatus.proposed
     created_at: UtcDatetime

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memgraph.documents.base import Confidence, Temporal, UtcDatetime
+from memgraph.documents.base import Confidence, Temporal, UtcDatetime, new_dict, new_list
 from memgraph.documents.enums import FreshnessState as FreshnessState  # re-exported
 
 
 class MemoryFreshness(Temporal):
     state: FreshnessState = FreshnessState.fresh
     checked_at: UtcDatetime | None = None
-    stale_ids: list[str] = Field(default_factory=list)
+    stale_ids: list[str] = Field(default_factory=new_list)
     reason: str = ""
 
 
@@ -21,9 +21,9 @@ class MemorySummary(Temporal):
 
     id: str
     domain_id: str
-    covers_node_ids: list[str] = Field(default_factory=list)
-    covers_edge_ids: list[str] = Field(default_factory=list)
-    covers_summary_ids: list[str] = Field(default_factory=list)
+    covers_node_ids: list[str] = Field(default_factory=new_list)
+    covers_edge_ids: list[str] = Field(default_factory=new_list)
+    covers_summary_ids: list[str] = Field(default_factory=new_list)
     target: str
     claim: str = ""
     question: str = ""
@@ -31,10 +31,10 @@ class MemorySummary(Temporal):
     action_implication: str = ""
     anchor_count: int = Field(default=0, ge=0)
     # covered id -> content hash of that document when the summary was written
-    source_hashes: dict[str, str] = Field(default_factory=dict)
+    source_hashes: dict[str, str] = Field(default_factory=new_dict)
     freshness: MemoryFreshness = Field(default_factory=MemoryFreshness)
     confidence: Confidence = 0.5
-    known_omissions: list[str] = Field(default_factory=list)
+    known_omissions: list[str] = Field(default_factory=new_list)
 
     def covered_ids(self) -> list[str]:
         return [*self.covers_node_ids, *self.covers_edge_ids, *self.covers_summary_ids]

@@ -10,16 +10,15 @@ a one-line ``ReaderError``.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memgraph.errors import ReaderError
+from profiles.artifact.gitrun import GIT_TIMEOUT as GIT_TIMEOUT  # re-exported
+from profiles.artifact.gitrun import run_git
 
-GIT_TIMEOUT = 60.0
 MAX_FILES_PER_COMMIT = 500  # a vendored-tree commit lists thousands; keep the first ones
 
 _FIELDS = ("sha", "parents", "an", "ae", "at", "cn", "ce", "ct", "source", "subject", "body")
@@ -83,26 +82,6 @@ def _check_path(path: Path) -> Path:
     if not resolved.is_dir():
         raise ReaderError(f"repository path {text[:120]!r} is not a directory")
     return resolved
-
-
-def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """``git -C cwd args`` without the caller's GIT_* environment, bounded in time;
-    a missing git or a timeout is one ``ReaderError`` line (commits and repo scans)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
-    try:
-        # ``-C`` takes the resolved absolute path: it can never be read as an option.
-        return subprocess.run(
-            ["git", "-C", str(cwd), "-c", "core.quotepath=off", *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            env=env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise ReaderError("git is not installed (needed for commits and repositories)") from None
-    except subprocess.TimeoutExpired:
-        raise ReaderError(f"git timed out after {GIT_TIMEOUT:.0f}s in {cwd}") from None
 
 
 def find_toplevel(path: str | Path) -> Path | None:

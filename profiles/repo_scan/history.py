@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from memgraph.errors import ReaderError
 from memgraph.ids import anchor_id, node_id
 from memgraph.store.protocol import Store
-from profiles.artifact.git import run_git
+from profiles.artifact.gitrun import run_git
 from profiles.repo_scan.keys import ARCH, EPOCH
 
 if TYPE_CHECKING:  # the documents load only when the node is written (HEAD moved)

@@ -178,45 +178,43 @@ def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) 
 
 
 # (literal that must occur, pattern, what): the literal check skips a pattern in
-# most files (a leading optional group defeats the regex engine's own prefix scan)
-_CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
+# most files (a leading optional group defeats the regex engine's own prefix scan).
+# Patterns as text, compiled on first use (``re``'s cache): a one-file rescan
+# compiles only those its file's literals call for, not all fourteen.
+_CALLS: list[tuple[tuple[str, ...], str, str]] = [
     (
         ("getenv", "environ."),
-        re.compile(
-            r"\b(?:os\.)?(?:getenv|environ\.get|environ\.setdefault)\(\s*[\"']([^\"'\n]+)[\"']"
-        ),
+        r"\b(?:os\.)?(?:getenv|environ\.get|environ\.setdefault)\(\s*[\"']([^\"'\n]+)[\"']",
         "env",
     ),
-    (("environ[",), re.compile(r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]"), "env"),
+    (("environ[",), r"\benviron\[\s*[\"']([^\"'\n]+)[\"']\s*\]", "env"),
     (
         ("env.get(", "env["),  # a mapping named like env (``env.get("APP_MODE")``)
-        re.compile(
-            r"\b(?!environ\b)\w*env\s*(?:\.get\(|\[)\s*[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']"
-        ),
+        r"\b(?!environ\b)\w*env\s*(?:\.get\(|\[)\s*[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']",
         "env",
     ),
-    ((".command(",), re.compile(r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']"), "command"),
-    (("add_parser(",), re.compile(r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']"), "command"),
+    ((".command(",), r"\.command\(\s*(?:name\s*=\s*)?[\"']([^\"'\n]+)[\"']", "command"),
+    (("add_parser(",), r"\badd_parser\(\s*[\"']([^\"'\n]+)[\"']", "command"),
     (
         ("add_typer(", "Typer("),  # a command group's name
-        re.compile(r"\b(?:add_typer|Typer)\([^()\n]*?\bname\s*=\s*[\"']([^\"'\n]+)[\"']"),
+        r"\b(?:add_typer|Typer)\([^()\n]*?\bname\s*=\s*[\"']([^\"'\n]+)[\"']",
         "command",
     ),
-    (('"--', "'--"), re.compile(r"[\"'](--[A-Za-z][\w-]*)[\"'=]"), "option"),
-    (("open(",), re.compile(r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)"), "open"),
+    (('"--', "'--"), r"[\"'](--[A-Za-z][\w-]*)[\"'=]", "option"),
+    (("open(",), r"(?<![\w.])(?:io\.|gzip\.|os\.fd)?open\(([^()\n]*)\)", "open"),
     (
         ("_text(", "_bytes("),
-        re.compile(r"\.(write_text|write_bytes|read_text|read_bytes)\("),
+        r"\.(write_text|write_bytes|read_text|read_bytes)\(",
         "pathio",
     ),
     (
         (".dump", ".load", ".safe_"),
-        re.compile(r"\b(json|yaml|pickle|tomllib)\.(dump|safe_dump|load|safe_load)\("),
+        r"\b(json|yaml|pickle|tomllib)\.(dump|safe_dump|load|safe_load)\(",
         "serial",
     ),
     (
         ("connect(", "create_engine", "Redis(", "Client("),
-        re.compile(
+        (
             r"\b(sqlite3\.connect|psycopg2?\.connect|asyncpg\.connect|create_engine"
             r"|redis\.Redis|QdrantClient|MongoClient|duckdb\.connect)\("
         ),
@@ -224,11 +222,11 @@ _CALLS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
     ),
     (
         ("requests.", "httpx.", "aiohttp."),
-        re.compile(r"\b(requests|httpx|aiohttp)\.(\w+)\("),
+        r"\b(requests|httpx|aiohttp)\.(\w+)\(",
         "http",
     ),
-    (("urlopen(",), re.compile(r"\burlopen\("), "urlopen"),
-    (("sys.stdin",), re.compile(r"\bsys\.stdin\b"), "stdin"),
+    (("urlopen(",), r"\burlopen\(", "urlopen"),
+    (("sys.stdin",), r"\bsys\.stdin\b", "stdin"),
 ]
 _NEWLINE = re.compile("\n")
 _MODE = re.compile(r",\s*(?:mode\s*=\s*)?[\"']([rwaxbt+]+)[\"']")
@@ -256,7 +254,7 @@ def _call_facts(text: str, facts: FileFacts) -> None:
     for needles, pattern, what in _CALLS:
         if not any(n in text for n in needles):
             continue
-        for m in pattern.finditer(text):
+        for m in re.finditer(pattern, text):
             if starts is None:
                 starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
             line = bisect_right(starts, m.start())

@@ -114,7 +114,7 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
     (once); ``force`` is not needed for that, only to replace a foreign,
     non-shell hook.
     """
-    from profiles.artifact.git import run_git
+    from profiles.artifact.gitrun import run_git
 
     root = check_root(path)
     proc = run_git(root, "rev-parse", "--git-path", "hooks")
