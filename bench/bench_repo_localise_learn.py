@@ -71,6 +71,7 @@ FEATURES = [
     "long_sym",
     "long_past100",
     "long_text",
+    "nearest",
 ]
 START = {"text": 1.0, "ppr": 0.25, "named": 1.0, "past50": 0.3, "recency": 0.001}
 
@@ -153,6 +154,7 @@ def features(r: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
         for k in ("recency", "size", "ppr", "sym", "past100", "text"):
             row[f"long_{k}"] = long * row[k]
         row["long_count"] = long * row["count50"]
+        row["nearest"] = r.get("nearest", {}).get(p, 0.0)  # --nearest: MiniLM, else 0
         x[i] = [row[f] for f in FEATURES]
     truth = np.array([p in set(r["truth"]) for p in mods])
     return mods, x, truth
@@ -274,6 +276,35 @@ def cross_validate(train: list[dict[str, Any]], fixed: set[str], args: Any) -> N
         )
 
 
+def add_nearest(rows: list[dict[str, Any]], cache: Path, moved: dict[str, str]) -> None:
+    """Each row's ``nearest``: the product's MiniLM nearest-past-commit signal
+    (``repo_nearest``'s rule: the newest ``HISTORY_WINDOW`` subjects before the
+    commit, the ``NEAREST_K`` nearest at cosine >= ``NEAREST_MIN``, a file's best
+    cosine over the best file's). Computed once per commit sha into ``cache`` (JSON
+    lines; embedding ~1 min per 200-commit repo); ``moved`` maps a dump's recorded
+    repo path to where that repository is now."""
+    from bench_repo_localise_semantic import embed_messages, nearest_commits
+
+    from context_cut.repo_history import HISTORY_WINDOW
+    from context_cut.repo_nearest import NEAREST_K, NEAREST_MIN
+
+    known: dict[str, dict[str, float]] = {}
+    if cache.exists():
+        for line in cache.open(encoding="utf-8"):
+            got = json.loads(line)
+            known[got["sha"]] = got["nearest"]
+    todo = [dict(r, repo=moved.get(r["repo"], r["repo"])) for r in rows if r["sha"] not in known]
+    if todo:
+        vec = embed_messages(todo, HISTORY_WINDOW, False)
+        with cache.open("a", encoding="utf-8") as out:
+            for r in todo:
+                near = nearest_commits(r, vec, NEAREST_K, NEAREST_MIN, "max", HISTORY_WINDOW, False)
+                known[r["sha"]] = near
+                out.write(json.dumps({"sha": r["sha"], "nearest": near}) + "\n")
+    for r in rows:
+        r["nearest"] = known[r["sha"]]
+
+
 def report(rows: list[dict[str, Any]], w: np.ndarray, label: str) -> None:
     parts = splits(rows)
     print(label)
@@ -310,8 +341,20 @@ def main() -> None:
     ap.add_argument("--own-weight", type=int, default=1, help="times the older half counts")
     ap.add_argument("--only", default="", help="comma list: fit only these features")
     ap.add_argument("--drop", default="", help="comma list: features kept at 0")
+    ap.add_argument(
+        "--nearest", type=Path, help="cache file: add the MiniLM nearest-commit feature"
+    )
+    ap.add_argument("--moved", default="", help="OLD=NEW,...: dumped repo paths now elsewhere")
     args = ap.parse_args()
-    load = lambda ps: [json.loads(x) for p in ps for x in p.open(encoding="utf-8")]  # noqa: E731
+    loaded = lambda ps: [json.loads(x) for p in ps for x in p.open(encoding="utf-8")]  # noqa: E731
+    moved = dict(m.split("=", 1) for m in args.moved.split(",") if "=" in m)
+
+    def load(ps: list[Path]) -> list[dict[str, Any]]:
+        rows = loaded(ps)
+        if args.nearest:
+            add_nearest(rows, args.nearest, moved)
+        return rows
+
     train = load(args.train)
     newer: list[dict[str, Any]] = []
     if args.own:

@@ -119,7 +119,10 @@ def expanded(r: Row, w: float, least: float) -> Row:
 
 
 _GIT_LOG = ["git"]
-_FORMAT = ["--no-merges", "--name-only", "--format=%x01%H%x00%B%x00"]
+# %s as the scanner's history node has it (profiles/repo_scan/history.py: a subject
+# wrapped over several lines is one line); %B for --bodies
+_FORMAT = ["--no-merges", "--name-only", "--format=%x01%H%x00%s%x00"]
+_FORMAT_BODIES = ["--no-merges", "--name-only", "--format=%x01%H%x00%B%x00"]
 _PAST: dict[tuple[str, int, bool], list[tuple[str, str, list[str]]]] = {}
 
 
@@ -128,8 +131,9 @@ def past_commits(r: Row, n: int, bodies: bool) -> list[tuple[str, str, list[str]
     the row's commit (its parent's history, as the scanner's history node has it)."""
     key = (r["sha"], n, bodies)
     if key not in _PAST:
+        fmt = _FORMAT_BODIES if bodies else _FORMAT
         out = subprocess.run(
-            [*_GIT_LOG, "-C", r["repo"], "log", f"-n{n}", *_FORMAT, r["sha"] + "^"],
+            [*_GIT_LOG, "-C", r["repo"], "log", f"-n{n}", *fmt, r["sha"] + "^"],
             capture_output=True,
             text=True,
             check=True,
@@ -137,7 +141,7 @@ def past_commits(r: Row, n: int, bodies: bool) -> list[tuple[str, str, list[str]
         got = []
         for chunk in out.split("\x01")[1:]:
             sha, msg, files = chunk.split("\x00", 2)
-            text = msg.strip() if bodies else (msg.strip().splitlines() or [""])[0]
+            text = msg.strip()
             got.append((sha, text, [f for f in files.split("\n") if f.strip()]))
         _PAST[key] = got
     return _PAST[key]
@@ -163,7 +167,9 @@ def nearest_commits(
     return {p: v / top for p, v in out.items()}
 
 
-def nearest_main(rows: list[Row], parts: Any, n: int, bodies: bool) -> None:
+def embed_messages(rows: list[Row], n: int, bodies: bool) -> dict[str, Any]:
+    """MiniLM vectors of each row's message (key ``"q" + sha``) and of the subjects
+    (or messages) of the newest ``n`` commits before it (key: their sha)."""
     import time
 
     import numpy as np
@@ -183,7 +189,12 @@ def nearest_main(rows: list[Row], parts: Any, n: int, bodies: bool) -> None:
         chunk = keys[start : start + 64]
         for key, v in zip(chunk, model.embed([texts[c] for c in chunk]), strict=True):
             vec[key] = np.asarray(v, dtype=np.float32)
-    print(f"  embedded {len(keys)} messages in {time.perf_counter() - t:.0f} s")
+    print(f"  embedded {len(keys)} messages in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    return vec
+
+
+def nearest_main(rows: list[Row], parts: Any, n: int, bodies: bool) -> None:
+    vec = embed_messages(rows, n, bodies)
     for k in (3, 10):
         for least in (0.4, 0.5, 0.6):
             for mode in ("max", "sum"):
