@@ -21,6 +21,8 @@ repo, so the one-file edit never touches the environment. Measures:
 4. the repo cut, p50/p95 over commit-message-like queries, in process;
 5. the commit history read on this project's own git history: one full
    ``git log -n HISTORY_COMMITS`` and the incremental read after HEAD moved by one commit.
+Beside the one-file rescan, the same run's ``python -c pass`` and ``from pydantic
+import BaseModel`` (the floor of any process that validates a patch).
 Targets (issue 17): full <= 10 s, incremental <= 300 ms, cut p50 <= 100 ms.
 """
 
@@ -46,6 +48,7 @@ from memgraph.store import open_store
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 
 MEMGRAPH = [sys.executable, "-m", "memgraph.cli"]
+_PYDANTIC = "from pydantic import BaseModel"  # what every validated write imports
 
 
 def _copy_tree(packages: list[str], dest: Path) -> int:
@@ -250,6 +253,11 @@ def main() -> None:
                 f"[cpu p50 {statistics.median(cpus):.2f} s] over {len(walls)} edits, "
                 f"min {min(walls) * 1000:.0f} ms (target <= 300 ms)"
             )
+            # the same run's floor of any validated write: start-up and pydantic's import
+            # (its cost moved 2x between days on this machine: notes/repo.md, speed36)
+            for label, code in (("python -c pass", "pass"), ("import pydantic", _PYDANTIC)):
+                ref = [_timed([sys.executable, "-c", code]) for _ in walls]
+                print(f"  beside it, {label}: p50 {statistics.median(ref) * 1000:.0f} ms")
             victim.write_text(victim.read_text() + "\n# again\n")
             t, c = time.perf_counter(), time.process_time()
             r = scan_repo(store, ScanRequest(path=tree, link_commits=False))
