@@ -188,8 +188,28 @@ def _inside(root: Path, target: Path) -> bool:
     return True
 
 
-def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile | LedgerLine | None:
+def _folder_inside(root: Path, folder: str, seen: dict[str, bool] | None) -> bool:
+    """Whether ``folder`` (relative, "" = the root) resolves inside ``root`` (resolved):
+    a tracked path under a folder since replaced by a symlink to elsewhere must not be
+    read through it. Once per folder and scan (``seen``): a realpath per folder."""
+    if not folder:
+        return True
+    if seen is not None and folder in seen:
+        return seen[folder]
+    here = os.path.join(root, folder)
+    real = os.path.realpath(here)
+    ok = real == here or _inside(root, Path(real))
+    if seen is not None:
+        seen[folder] = ok
+    return ok
+
+
+def read_source(
+    root: Path, rel: str, max_bytes: int = MAX_BYTES, folders: dict[str, bool] | None = None
+) -> SourceFile | LedgerLine | None:
     """The file's bytes, a ledger line saying why not, or None when it is gone.
+    ``root`` is resolved (``check_root``); ``folders`` remembers, for one scan, which
+    folders resolve inside it.
 
     Every scan reads every listed file, so this runs on plain strings and ``os``
     calls (no ``Path`` per file, no buffered file object): a one-file rescan of a
@@ -205,6 +225,8 @@ def read_source(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> SourceFile 
         shown = non_utf8_name(rel)
         if shown is not None:  # no node, id or ledger line can hold its bytes
             return LedgerLine(shown, "file name is not UTF-8: not read (rename it)")
+    if not _folder_inside(root, rel.rpartition("/")[0], folders):
+        return LedgerLine(rel, "its folder is a symlink to outside the repository: not read")
     path: str | Path = os.path.join(root, rel)
     try:
         st = os.lstat(path)

@@ -226,8 +226,9 @@ class _Scan:
         state: dict[str, Any] = dict(repo_node.attributes) if repo_node else {}
         manifest: dict[str, str] = dict(state.get("manifest") or {})
         sources: dict[str, SourceFile] = {}
+        folders: dict[str, bool] = {}
         for rel in self.listing.paths:
-            got = read_source(self.root, rel, self.request.max_bytes)
+            got = read_source(self.root, rel, self.request.max_bytes, folders)
             if isinstance(got, SourceFile):
                 sources[rel] = got
             elif isinstance(got, LedgerLine):

@@ -83,8 +83,9 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     manifest: dict[str, str] = dict(node.attributes.get("manifest") or {})
     listing = list_files(root)
     current: dict[str, str] = {}
+    folders: dict[str, bool] = {}
     for rel in listing.paths:
-        got: SourceFile | LedgerLine | None = read_source(root, rel)
+        got: SourceFile | LedgerLine | None = read_source(root, rel, folders=folders)
         if isinstance(got, SourceFile):
             current[rel] = got.digest
     status = RepoStatus(

@@ -50,6 +50,43 @@ def test_bad_files_are_ledgered_and_the_scan_continues(
     assert SECRET not in store.export_snapshot().model_dump_json()
 
 
+def test_a_tracked_folder_replaced_by_a_symlink_to_outside_is_not_read(tmp_path: Path) -> None:
+    """git still lists ``pkg/mod.py`` from its index after ``pkg`` became a symlink to a
+    folder elsewhere: reading the path would follow the folder's link out of the repo
+    (the file's own lstat and O_NOFOLLOW see a regular file)."""
+    import subprocess
+
+    from profiles.repo_scan.status import repo_status
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "mod.py").write_text("X = 1\n")
+    (repo / "inner").mkdir()
+    (repo / "inner" / "ok.py").write_text("Y = 2\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env)
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=repo, link_commits=False))
+    outside.mkdir()
+    (outside / "mod.py").write_text(f'"""{SECRET}"""\nKEY = "{SECRET}"\n')
+    for f in (repo / "pkg").iterdir():
+        f.unlink()
+    (repo / "pkg").rmdir()
+    (repo / "pkg").symlink_to(outside, target_is_directory=True)
+    (repo / "alias").symlink_to(repo / "inner", target_is_directory=True)  # inside: fine
+    (repo / "alias.py").write_text("Z = 3\n")
+    result = scan_repo(store, ScanRequest(path=repo, link_commits=False))
+    reasons = {line.path: line.reason for line in result.ledger}
+    assert "symlink to outside the repository" in reasons["pkg/mod.py"]
+    assert len(result.ledger) == 1
+    assert result.deleted == ["pkg/mod.py"]  # its nodes retire: the file is not the repo's
+    assert SECRET not in store.export_snapshot().model_dump_json()
+    status = repo_status(store, repo)  # status reads the files the same way
+    assert SECRET not in str(status)
+
+
 def test_not_a_directory_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "file.txt").write_text("x")
     with pytest.raises(ReaderError, match="not a directory"):
