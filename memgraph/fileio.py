@@ -223,11 +223,10 @@ def atomic_write_bytes(
 ) -> None:
     """``atomic_write_text`` for bytes (a vector matrix, a binary cache)."""
     owed: list[Path] | None = None
-    if root is not None:
+    if root is not None:  # checked before any folder is made: none lands outside
         root.mkdir(parents=True, exist_ok=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if root is not None:
         check_under(path, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -171,10 +171,12 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     On a fleet ``forget`` runs on one machine; every other machine's vault still held
     the text, and its captures and renders left it there. Found by the forgotten
     records' uuids (the text itself is scrubbed from the store). Unreadable (not
-    UTF-8) pages are left byte for byte. Returns the vault-relative paths changed."""
+    UTF-8) pages are left byte for byte; a page under a folder that is a symlink to
+    outside the vault raises ``FileEscape`` before anything there is read or removed.
+    Returns the vault-relative paths changed."""
     import json
 
-    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from memgraph.fileio import atomic_write_text, check_under, read_text_nofollow, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes
@@ -191,7 +193,10 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     marks = tuple(json.dumps({"uuid": u})[1:-1] for u in sorted(gone))  # '"uuid": "..."'
     changed: list[str] = []
     for path in sorted(vault.glob(f"*/voice/*-{sid[:8]}.md")):
-        if path.name.endswith(".conflict.md") or path.is_symlink() or unreadable_view(path):
+        if path.name.endswith(".conflict.md") or path.is_symlink():
+            continue
+        check_under(path, vault)  # a folder linked out of the vault: FileEscape, nothing read
+        if unreadable_view(path):
             continue
         conflict = path.with_name(path.name[: -len(".md")] + ".conflict.md")
         texts = [read_text_nofollow(p) or "" for p in (path, conflict) if p.is_file()]

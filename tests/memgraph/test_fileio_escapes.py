@@ -74,6 +74,10 @@ def test_read_and_write_never_follow_links(tmp_path: Path) -> None:
     with pytest.raises(FileEscape, match="escapes"):
         atomic_write_text(tmp_path / "root" / "sub" / "x.md", "x", root=tmp_path / "root")
     assert os.listdir(tmp_path / "elsewhere") == []
+    # the page's folder does not exist yet: nothing is made through the link either
+    with pytest.raises(FileEscape, match="escapes"):
+        atomic_write_text(tmp_path / "root" / "sub" / "voice" / "x.md", "x", root=tmp_path / "root")
+    assert os.listdir(tmp_path / "elsewhere") == []
     assert issubclass(FileEscape, StoreError)
 
 

@@ -325,3 +325,29 @@ def test_another_machines_capture_after_a_partial_forget_rewrites_its_page(
     text = page_b.read_text()
     assert "jitter" in text and "my own note on machine B" in text
     assert ("one more about the release" in text) == more
+
+
+def test_another_machines_render_never_removes_a_page_through_a_folder_linked_out(
+    tmp_path: Path,
+) -> None:
+    """A vault whose ``<constellation>/voice`` folder became a symlink to a folder outside
+    it (here: another vault's): clearing a forgotten session's pages must not read,
+    remove or rewrite the files there (the page's own lstat only guards its last
+    component). One failed line for the session; the other vault's page stays."""
+    from profiles.render import RenderRequest, render_views
+
+    store = SQLiteStore(tmp_path / "m.db")
+    vault_a, vault_b, vault_c = (tmp_path / f"vault-{x}" for x in "abc")
+    _capture(store, vault_b, [SECRET, OTHER, "and a third message about tests"])
+    (page_b,) = [p for p in vault_b.rglob("*.md") if p.name != "log.md"]
+    voice_b = page_b.parent
+    (vault_c / voice_b.parent.name).mkdir(parents=True)
+    (vault_c / voice_b.parent.name / "voice").symlink_to(voice_b, target_is_directory=True)
+    forget(store, ForgetRequest(session_ids=(SID,), vault=vault_a))
+    before = {p: p.read_bytes() for p in voice_b.iterdir()}
+    report = render_views(store, RenderRequest(vault=vault_c, workspace=tmp_path / "ws-c"))
+    assert {p: p.read_bytes() for p in voice_b.iterdir()} == before  # nothing removed there
+    assert report.forgotten == 0
+    (failed,) = report.failed
+    assert failed.startswith(SID) and "escapes" in failed
+    store.close()

@@ -233,6 +233,20 @@ def test_import_vault_ignores_symlinks_out_of_the_vault(tmp_path: Path) -> None:
     assert (report.pages, report.failed) == (0, [])
 
 
+def test_import_vault_ignores_a_voice_folder_linked_out_of_the_vault(tmp_path: Path) -> None:
+    """The page itself is a regular file; its folder is the link (a last-component
+    check would read it)."""
+    pytest.importorskip("profiles.voice.pages")
+    outside = tmp_path / "outside"
+    _write_vault(outside)
+    vault = tmp_path / "vault"
+    (vault / "evil").mkdir(parents=True)
+    (vault / "evil" / "voice").symlink_to(outside / "atlas" / "voice", target_is_directory=True)
+    (vault / "also").symlink_to(outside / "atlas", target_is_directory=True)
+    report = import_vault(open_store(tmp_path / "m.db"), ImportVaultRequest(vault=vault))
+    assert (report.pages, report.failed) == (0, [])
+
+
 # -- voice_tri: the trigram (substring) index -----------------------------------------
 
 
