@@ -131,11 +131,16 @@ def classify_runs(runs: list[_Run], stats: ReadStats) -> list[tuple[_Run, Verdic
 
 
 def parse_input_history(path: Path) -> list[tuple[datetime | None, str]]:
-    """``.aider.input.history`` entries: (time, text); missing/unreadable -> []."""
+    """``.aider.input.history`` entries: (time, text); missing/unreadable -> [].
+    A regular file only (``open_regular``): a FIFO there never blocks the read. A link
+    is followed, as the chat history's own path is (the user's files, linked or not)."""
+    from memgraph.errors import ReaderError
+    from memgraph.inputs import open_regular
+
     try:
-        with path.open("rb") as fh:
+        with open_regular(path, "aider input history") as fh:
             raw = fh.read(MAX_BYTES)
-    except OSError:
+    except (OSError, ReaderError):
         return []
     entries: list[tuple[datetime | None, str]] = []
     stamp: datetime | None = None

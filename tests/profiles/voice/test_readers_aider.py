@@ -198,3 +198,23 @@ def test_any_history_reads_and_every_run_is_accounted_for(lines: list[str]) -> N
     assert r.harness == "aider"
     for m in r.messages:
         assert m.text.strip() and m.harness == "aider"
+
+
+def test_an_input_history_that_is_a_fifo_never_blocks_the_read(tmp_path: Path) -> None:
+    """A FIFO there would block the read forever (no writer): it reads as no input
+    history, and the chat still reads."""
+    import os
+    import subprocess
+    import sys
+
+    path = repo(tmp_path, inputs=None)
+    os.mkfifo(tmp_path / ".aider.input.history")
+    code = (
+        "from pathlib import Path; from profiles.voice.readers import read_transcript; "
+        f"r = read_transcript(Path({str(path)!r})); print(len(r.messages))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )  # a hang is a timeout here, not a stuck suite
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0
