@@ -35,9 +35,18 @@ def history_docs(
 ) -> dict[str, Counter[str]]:
     """path -> term counts of the subjects of the commits that touched it
     (only ``paths``, the current modules; rows that do not parse are skipped)."""
-    docs: dict[str, Counter[str]] = defaultdict(Counter)
+    return windowed_history_docs(commits, paths, (window,))[0]
+
+
+def windowed_history_docs(
+    commits: Iterable[Any], paths: set[str], windows: tuple[int, ...]
+) -> list[dict[str, Counter[str]]]:
+    """``history_docs`` for each of ``windows`` (newest N commits), in one pass: a
+    subject is split into terms once however many windows hold it."""
+    docs: list[dict[str, Counter[str]]] = [defaultdict(Counter) for _ in windows]
+    last = max(windows, default=0)
     for i, row in enumerate(commits):
-        if i >= window:
+        if i >= last:
             break
         if not isinstance(row, list | tuple) or len(row) != 3:
             continue
@@ -45,9 +54,11 @@ def history_docs(
         touched = [f for f in files if isinstance(f, str) and f in paths] if files else []
         if touched and isinstance(subject, str):
             words = terms(subject)
-            for f in touched:
-                docs[f].update(words)
-    return {p: tf for p, tf in docs.items() if tf}
+            for window, doc in zip(windows, docs, strict=True):
+                if i < window:
+                    for f in touched:
+                        doc[f].update(words)
+    return [{p: tf for p, tf in doc.items() if tf} for doc in docs]
 
 
 def history_node(store: Store, repo: str) -> MemoryNode | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_cut.mentions import MentionTable
-from context_cut.repo_history import HISTORY_WINDOW, LONG_WINDOW, history_docs
+from context_cut.repo_history import HISTORY_WINDOW, LONG_WINDOW, windowed_history_docs
 from context_cut.repo_query import recent_modules
 from context_cut.repo_rank import Postings, Walk
 from memgraph.documents import MemoryNode
@@ -99,9 +99,10 @@ class ModuleIndex:
             defined,
             {p: _declared(n) for p, n in modules.items() if p not in tests},
         )
-        docs = history_docs(commits or [], set(modules))
+        docs, docs100 = windowed_history_docs(
+            commits or [], set(modules), (HISTORY_WINDOW, LONG_WINDOW)
+        )
         history = cls(docs, set(), []) if docs else None
-        docs100 = history_docs(commits or [], set(modules), LONG_WINDOW)
         tf = {p: module_terms(n) for p, n in modules.items()}
         recent = recent_modules(commits or [], set(modules), tests)
         names = {p: Counter(t for s in d for t in terms(s)) for p, d in defined.items()}

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from context_cut.repo_cut import RepoCutRequest, repo_cut
-from context_cut.repo_history import history_docs
+from context_cut.repo_history import history_docs, windowed_history_docs
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 
@@ -92,3 +92,8 @@ def test_history_docs_skip_bad_rows_and_unknown_paths() -> None:
     assert history_docs(rows, {"app/gamma.py"}, window=1) == {
         "app/gamma.py": Counter({"quota": 1, "limiter": 1})
     }
+    # several windows in one pass: each the same as its own history_docs
+    paths = {"app/gamma.py", "app/alpha.py"}
+    assert windowed_history_docs(rows, paths, (1, 3, 50)) == [
+        history_docs(rows, paths, window=w) for w in (1, 3, 50)
+    ]
