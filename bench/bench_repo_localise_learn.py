@@ -346,11 +346,10 @@ def main() -> None:
     )
     ap.add_argument("--moved", default="", help="OLD=NEW,...: dumped repo paths now elsewhere")
     args = ap.parse_args()
-    loaded = lambda ps: [json.loads(x) for p in ps for x in p.open(encoding="utf-8")]  # noqa: E731
     moved = dict(m.split("=", 1) for m in args.moved.split(",") if "=" in m)
 
     def load(ps: list[Path]) -> list[dict[str, Any]]:
-        rows = loaded(ps)
+        rows = [json.loads(x) for p in ps for x in p.open(encoding="utf-8")]
         if args.nearest:
             add_nearest(rows, args.nearest, moved)
         return rows
