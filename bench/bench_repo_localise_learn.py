@@ -278,15 +278,14 @@ def cross_validate(train: list[dict[str, Any]], fixed: set[str], args: Any) -> N
 
 def add_nearest(rows: list[dict[str, Any]], cache: Path, moved: dict[str, str]) -> None:
     """Each row's ``nearest``: the product's MiniLM nearest-past-commit signal
-    (``repo_nearest``'s rule: the newest ``HISTORY_WINDOW`` subjects before the
-    commit, the ``NEAREST_K`` nearest at cosine >= ``NEAREST_MIN``, a file's best
-    cosine over the best file's). Computed once per commit sha into ``cache`` (JSON
-    lines; embedding ~1 min per 200-commit repo); ``moved`` maps a dump's recorded
-    repo path to where that repository is now."""
-    from bench_repo_localise_semantic import embed_messages, nearest_commits
+    (``repo_nearest.nearest_files`` over the newest ``HISTORY_WINDOW`` subjects
+    before the commit). Computed once per commit sha into ``cache`` (JSON lines;
+    ~1 min per 200-commit repo); ``moved`` maps a dump's recorded repo path to
+    where that repository is now."""
+    from bench_repo_localise_semantic import past_commits
 
     from context_cut.repo_history import HISTORY_WINDOW
-    from context_cut.repo_nearest import NEAREST_K, NEAREST_MIN
+    from context_cut.repo_nearest import configured_embedder, nearest_files
 
     known: dict[str, dict[str, float]] = {}
     if cache.exists():
@@ -295,10 +294,13 @@ def add_nearest(rows: list[dict[str, Any]], cache: Path, moved: dict[str, str]) 
             known[got["sha"]] = got["nearest"]
     todo = [dict(r, repo=moved.get(r["repo"], r["repo"])) for r in rows if r["sha"] not in known]
     if todo:
-        vec = embed_messages(todo, HISTORY_WINDOW, False)
+        embedder, notice = configured_embedder("minilm")
+        if embedder is None:
+            sys.exit(f"--nearest needs the MiniLM extra: {notice}")
         with cache.open("a", encoding="utf-8") as out:
             for r in todo:
-                near = nearest_commits(r, vec, NEAREST_K, NEAREST_MIN, "max", HISTORY_WINDOW, False)
+                past = [list(c) for c in past_commits(r, HISTORY_WINDOW, False)]
+                near = nearest_files(embedder, r["message"], past, set(r["len"]))
                 known[r["sha"]] = near
                 out.write(json.dumps({"sha": r["sha"], "nearest": near}) + "\n")
     for r in rows:
