@@ -46,6 +46,7 @@ from memgraph.inputs import read_bounded
 
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
+    from memgraph.home_dirs import StoreRef
     from memgraph.store.protocol import Store
 
 MAGIC = "memgraph-repo-vectors"
@@ -55,12 +56,12 @@ MAX_BYTES = 64 * 1024 * 1024  # a larger file is not ours (50 subjects x 384 dim
 _HEAD_MAX = 512
 
 
-def vectors_dir_for(home: Path, location: str | Path) -> Path:
-    """Where the subject vectors of the store at ``location`` are read (its folder
+def vectors_dir_for(home: Path, store: StoreRef) -> Path:
+    """Where the subject vectors of ``store`` are read (its folder
     in ``<home>/repo-vectors``; the flat files of a home from before until it has one)."""
     from memgraph.home_dirs import REPO_VECTORS, cache_dir
 
-    return cache_dir(home, REPO_VECTORS, location)
+    return cache_dir(home, REPO_VECTORS, store)
 
 
 def prepared_vectors_dir(home: Path, store: Store) -> Path:
@@ -74,7 +75,7 @@ def prepared_vectors_dir(home: Path, store: Store) -> Path:
         match = _FILE.match(name)
         return match is not None and match.group(1) in known
 
-    return prepared_dir(home, REPO_VECTORS, store.location, keep=ours)
+    return prepared_dir(home, REPO_VECTORS, store, keep=ours)
 
 
 def _slug(text: str) -> str:

@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from context_cut.candidates import STOPWORDS
 from context_cut.token_table import (
@@ -39,6 +39,9 @@ from context_cut.token_table import (
     write_tokens,
 )
 from memgraph.store.protocol import Store
+
+if TYPE_CHECKING:
+    from memgraph.home_dirs import StoreRef
 
 _BATCH = 256
 
@@ -61,13 +64,13 @@ def token_embedder(embedder: object) -> TokenEmbedder | None:
     return embedder if ok else None  # type: ignore[return-value]
 
 
-def tokens_dir_for(home: Path, location: str | Path) -> Path:
-    """Where the token vectors of the store at ``location`` are read: its folder in
+def tokens_dir_for(home: Path, store: StoreRef) -> Path:
+    """Where the token vectors of ``store`` are read: its folder in
     ``<home>/token-vectors`` (``memgraph.home_dirs``; ``memgraph index`` writes
     there through ``prepared_dir``), the flat files of a home from before until then."""
     from memgraph.home_dirs import TOKEN_VECTORS, cache_dir
 
-    return cache_dir(home, TOKEN_VECTORS, location)
+    return cache_dir(home, TOKEN_VECTORS, store)
 
 
 def _punctuation(piece: str) -> bool:

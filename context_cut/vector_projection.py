@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgraph.ids import content_hash
@@ -37,6 +36,7 @@ from memgraph.store.protocol import Store
 if TYPE_CHECKING:  # annotations only: projecting what a store returns needs no
     # pydantic model, so a reader (`recall`, a context cut) never loads them here
     from memgraph.documents import MemoryEdge, MemoryNode, MemorySummary
+    from memgraph.home_dirs import StoreRef
 
 __all__ = [
     "EMBED_TEXT_LIMIT",
@@ -92,7 +92,7 @@ def collection_name(model: str, dimension: int, partition: str = "voice") -> str
 
 
 def qdrant_collection(
-    model: str, dimension: int, partition: str = "voice", *, store: str | Path
+    model: str, dimension: int, partition: str = "voice", *, store: StoreRef
 ) -> str:
     """Where the store's vectors of that collection live in Qdrant: its name and
     ``__`` and the store's tag (``collection_name`` never holds ``__``)."""
@@ -107,7 +107,7 @@ def store_collection(
     dimension: int,
     partition: str = "voice",
     *,
-    store: str | Path,
+    store: StoreRef,
 ) -> str:
     """The store's collection in a Qdrant (``dimension_of``: that Qdrant's): its
     ``qdrant_collection``, or, when only that is there, the one it had before
@@ -116,9 +116,9 @@ def store_collection(
     from memgraph.home_dirs import location_tag, store_tag
 
     name = qdrant_collection(model, dimension, partition, store=store)
-    if store_tag(store) == location_tag(store) or dimension_of(name) is not None:
+    if store_tag(store) == location_tag(store.location) or dimension_of(name) is not None:
         return name
-    before = f"{collection_name(model, dimension, partition)}__{location_tag(store)}"
+    before = f"{collection_name(model, dimension, partition)}__{location_tag(store.location)}"
     return before if dimension_of(before) is not None else name
 
 
@@ -131,14 +131,15 @@ def shared_collection(name: str) -> bool:
     return "__" not in name and _SHARED.match(name) is not None
 
 
-def collections_of(names: Iterable[str], store: str | Path) -> list[str]:
+def collections_of(names: Iterable[str], store: StoreRef) -> list[str]:
     """The collections among ``names`` that hold the store's points: its own (and
     its own from before its id, tagged by location), and the shared ones from
     before (what ``forget`` must clean: it may hold the store's vectors of
     forgotten text, and nothing reads it any more)."""
     from memgraph.home_dirs import location_tag, store_tag
 
-    tails = (f"__{store_tag(store)}", f"__{location_tag(store)}")  # its own, from before ids
+    # its own, and its own from before ids
+    tails = (f"__{store_tag(store)}", f"__{location_tag(store.location)}")
     return [n for n in names if n.endswith(tails) or shared_collection(n)]
 
 

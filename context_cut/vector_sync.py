@@ -116,14 +116,12 @@ def sync_index(
     for partition in partitions_for(profiles):
         named = collection_name(embedder.name, dimension, partition)  # as manifests say
         collection = store_collection(
-            index.dimension_of, embedder.name, dimension, partition, store=store.location
+            index.dimension_of, embedder.name, dimension, partition, store=store
         )
         mine = by_partition.get(partition, [])
         if rebuild:  # (the store's collection from before its id too: made anew by id)
             index.drop(collection)
-            collection = qdrant_collection(
-                embedder.name, dimension, partition, store=store.location
-            )
+            collection = qdrant_collection(embedder.name, dimension, partition, store=store)
         if not mine and index.dimension_of(collection) is None:
             continue
         index.ensure_collection(collection, dimension)

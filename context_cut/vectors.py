@@ -65,7 +65,7 @@ class VectorNerve:
                 self.embedder.name,
                 self.embedder.dimension,
                 partition,
-                store=store.location,
+                store=store,
             )
         return self._names[key]
 

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from context_cut.embedders import Embedder, fold
 from context_cut.word_table import (  # the table's files: context_cut.word_table
@@ -35,6 +35,9 @@ from context_cut.word_table import (  # the table's files: context_cut.word_tabl
     write_table,
 )
 from memgraph.store.protocol import Store
+
+if TYPE_CHECKING:
+    from memgraph.home_dirs import StoreRef
 
 MAX_WORDS = 100_000  # the most frequent words of the store, if it says more
 _EMBED_BATCH = 256
@@ -228,13 +231,13 @@ def related_words(
     return sorted(best.values(), key=lambda r: (-r.similarity, r.word))
 
 
-def words_dir_for(home: Path, location: str | Path) -> Path:
-    """Where the word vectors of the store at ``location`` are read: its folder in
+def words_dir_for(home: Path, store: StoreRef) -> Path:
+    """Where the word vectors of ``store`` are read: its folder in
     ``<home>/word-vectors`` (``memgraph.home_dirs``; ``memgraph index`` writes
     there through ``prepared_dir``), the flat files of a home from before until then."""
     from memgraph.home_dirs import WORD_VECTORS, cache_dir
 
-    return cache_dir(home, WORD_VECTORS, location)
+    return cache_dir(home, WORD_VECTORS, store)
 
 
 def nerve_table(nerve: object) -> tuple[WordTable | None, Embedder | None, str | None]:

@@ -21,7 +21,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memgraph.home_dirs import StoreRef
 
 OK, WARN, PROBLEM = "ok", "warn", "problem"
 
@@ -140,6 +143,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         check_store,
         check_vault,
     )
+    from memgraph.home_dirs import StoreAt
 
     store = check_store(report, location)
     try:
@@ -153,7 +157,9 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
             store.close()
     _check_conflicts(report, settings.vault, settings.workspace)
     _check_hooks(report, request.claude_settings or Path.home() / ".claude" / "settings.json")
-    _check_sleep(report, settings)
+    # the store checked above (closed now, its location and id kept); one that could
+    # not be opened is keyed by its location
+    _check_sleep(report, settings, store if store is not None else StoreAt(location))
     _check_extras(report, settings)
     return report
 
@@ -209,13 +215,13 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
         report.add("hooks", OK, f"{', '.join(events)} in {path}")
 
 
-def _check_sleep(report: DoctorReport, settings: Any) -> None:
+def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
     from memgraph.errors import MemgraphError
     from memgraph.home_dirs import store_keys
     from profiles.sleep.schedule import Schedule, scheduled
     from profiles.sleep.state import STATE_FILE, sleep_status
 
-    key = store_keys(settings.store or settings.store_path)
+    key = store_keys(store)
     status = sleep_status(settings.home / STATE_FILE, key)
     last = status["last_run"] or "never"
     sched = Schedule(

@@ -143,7 +143,7 @@ def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:
     from context_cut.repo_vectors import orphaned_files
     from memgraph.home_dirs import REPO_VECTORS, store_dir
 
-    mine = store_dir(home, REPO_VECTORS, store.location) if store is not None else None
+    mine = store_dir(home, REPO_VECTORS, store) if store is not None else None
     found = orphaned_files(store, mine) if mine is not None else []
     if found:
         sizes = ", ".join(f"{p.name} ({n:,} bytes)" for p, n in found[:5])
@@ -172,11 +172,11 @@ def check_flat_caches(report: DoctorReport, home: Path, store: Any) -> None:
     folders: list[Path] = []
     left: list[Path] = []
     for cache in CACHES:
-        own = own_dir(home, cache, store.location) if store is not None else None
+        own = own_dir(home, cache, store) if store is not None else None
         mine = own if own is not None and own.is_dir() and not own.is_symlink() else None
         for path in legacy_files(home / cache):
             (taken if mine is not None and (mine / path.name).is_file() else left).append(path)
-        earlier = earlier_dir(home, cache, store.location) if mine is not None else None
+        earlier = earlier_dir(home, cache, store) if mine is not None else None
         if earlier is not None and earlier.is_dir() and not earlier.is_symlink():
             folders.append(earlier)
     if taken or folders:

@@ -19,6 +19,8 @@
   (on parallel threads: the filesystem commits them in a few journal commits
   instead of two per file) and each directory once. Backfill uses it per batch.
 - ``safe_child``: a path built from input names that stays under its root.
+- ``open_under``: read a file that must lie under a root, checked by the open itself
+  (a folder or the file swapped for a link after a caller's check is refused).
 - ``replace_config_file``: the one writer that follows a link on purpose (a user's
   settings file kept by a dotfile manager), keeping its mode and a byte-for-byte backup
   (a file it cannot read whole is not replaced).
@@ -47,6 +49,7 @@ STALE_TEMP_SECONDS = 300
 MAX_VIEW_BYTES = 64 * 1024 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # files written inside ``deferred_fsync`` whose fsync is still owed
 _DEFERRED: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
     "memgraph_deferred_fsync", default=None
@@ -378,3 +381,77 @@ def safe_child(root: Path, *names: str) -> Path:
     if not path.resolve().is_relative_to(root.resolve()):
         raise FileEscape(f"{path} escapes {root}")
     return path
+
+
+def open_under(path: Path, root: Path, *, what: str = "files") -> int:
+    """A read-only descriptor of the regular file ``path``, which must lie under ``root``.
+
+    ``path`` is resolved (links inside ``root`` are fine) and must land under
+    ``root``; then every folder from ``root`` down, and the file, is opened
+    relative to the one before with ``O_NOFOLLOW``. So the open itself cannot leave
+    ``root``: a folder on the way or the file swapped for a symlink after the
+    resolve (or after any check of a caller's) is refused, never followed. A FIFO or
+    device there is refused at once (``O_NONBLOCK``), never waited on.
+
+    Raises ``FileEscape`` (outside ``root``, a link met, not a regular file) or
+    ``OSError`` (absent, unreadable).
+    """
+    top = root.resolve()
+    try:
+        real = path.resolve()
+    except RuntimeError:  # Python 3.11's word for a symlink loop
+        raise FileEscape(f"{path} is a symlink loop; not read") from None
+    if real == top or not real.is_relative_to(top):
+        raise FileEscape(f"{path} escapes {root}")
+    return _open_beneath(top, real.relative_to(top).parts, path, what)
+
+
+def _open_beneath(top: Path, parts: tuple[str, ...], shown: Path, what: str) -> int:
+    """``open_under``'s open: ``top/parts...`` one component at a time, no link followed."""
+    fd = os.open(top, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        for name in parts[:-1]:
+            try:
+                below = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            except OSError as exc:
+                # Linux says ENOTDIR for a link opened O_DIRECTORY|O_NOFOLLOW, others ELOOP
+                if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, fd):
+                    raise _swapped(shown) from None
+                raise
+            os.close(fd)
+            fd = below
+        flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+        try:
+            file_fd = os.open(parts[-1], flags, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _swapped(shown) from None
+            if exc.errno == errno.ENXIO:  # a socket
+                raise _not_readable(shown, what) from None
+            raise
+    finally:
+        os.close(fd)
+    try:
+        if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+            raise _not_readable(shown, what)
+        if _NONBLOCK:
+            os.set_blocking(file_fd, True)
+    except BaseException:
+        os.close(file_fd)
+        raise
+    return file_fd
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _not_readable(path: Path, what: str) -> FileEscape:
+    return FileEscape(f"{path} is not a regular file; memgraph reads {what} only there")
+
+
+def _swapped(path: Path) -> FileEscape:
+    return FileEscape(f"{path} became a symlink while memgraph opened it; not read")

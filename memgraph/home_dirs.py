@@ -3,15 +3,17 @@ each vector cache under ``<home>``.
 
 One home can point at several stores (``MEMGRAPH_STORE``, ``--store``, the config
 file). ``store_key`` names one by its id, a random uuid kept in the store's own
-tables (``memgraph.store.identity``; each store class reports it here when it
-opens, ``note_store_id``), so a store moved to another path, or a PostgreSQL URL
-spelled another way, is the same store. A store this process did not open, or
-one without an id it may use (a read-only store from before the id), is keyed by
-its location as before (``location_key``: a file's real path, a URL without its
-password). ``<home>/sleep.json`` keeps a last run per key (``profiles.sleep.state``);
-the vector caches keep a folder per key, so one store's ``memgraph index`` never
-rewrites the tables another store reads, and ``memgraph doctor`` judges only the
-current store's files:
+tables (``memgraph.store.identity``), so a store moved to another path, or a
+PostgreSQL URL spelled another way, is the same store. Every function here takes
+the store itself (``StoreRef``: its ``location`` and ``store_id``, as it was
+opened), never a location alone: which store a location holds is known only by
+opening it. A store without an id it may use (a read-only store from before the
+id, a copy beside its original), or one that could not be opened (``StoreAt``
+with no id), is keyed by its location as before (``location_key``: a file's real
+path, a URL without its password). ``<home>/sleep.json`` keeps a last run per
+key (``profiles.sleep.state``); the vector caches keep a folder per key, so one
+store's ``memgraph index`` never rewrites the tables another store reads, and
+``memgraph doctor`` judges only the current store's files:
 
 - ``<home>/repo-vectors/<store>/`` (``context_cut.repo_vectors``, ``repo scan``),
 - ``<home>/word-vectors/<store>/`` (``context_cut.word_vectors``, ``index``),
@@ -38,7 +40,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 REPO_VECTORS = "repo-vectors"
 WORD_VECTORS = "word-vectors"
@@ -46,12 +50,26 @@ TOKEN_VECTORS = "token-vectors"
 CACHES = (REPO_VECTORS, WORD_VECTORS, TOKEN_VECTORS)
 _SEED_SUFFIX = ".seed"
 _STALE_SEED_SECONDS = 3600.0
-
-
-# the id of the store at a location (``location_key``), as this process last
-# opened it (``note_store_id``: every store class calls it when it opens)
-_IDS: dict[str, str] = {}
 ID_PREFIX = "store-id:"
+
+
+class StoreRef(Protocol):
+    """What the home needs of a store: every ``memgraph.store`` store is one."""
+
+    @property
+    def location(self) -> str: ...
+
+    @property
+    def store_id(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class StoreAt:
+    """A store by its location (and id) when the store itself is not at hand: one
+    that could not be opened is keyed by its location (no id)."""
+
+    location: str
+    store_id: str | None = None
 
 
 def location_key(location: str | Path) -> str:
@@ -67,46 +85,37 @@ def location_key(location: str | Path) -> str:
     return os.path.realpath(text)
 
 
-def note_store_id(location: str | Path, store_id: str | None) -> None:
-    """Called by a store when it opens: its id (``memgraph.store.identity``), or None
-    when it has none this process may use (then its location is its key)."""
+def store_id_of(store: StoreRef) -> str | None:
+    """The id ``store`` is keyed by: its ``store_id`` when it is a canonical uuid
+    (a hand-edited row is none); never an in-memory store's (every one of them has
+    the location ``:memory:``, so their caches share that key)."""
     from memgraph.store.identity import valid_id
 
-    key = location_key(location)
-    if key == ":memory:":
-        return  # every in-memory store has this location
-    if valid_id(store_id):
-        _IDS[key] = str(store_id)
-    else:
-        _IDS.pop(key, None)
+    found = store.store_id
+    if not valid_id(found) or location_key(store.location) == ":memory:":
+        return None
+    return found
 
 
-def store_id_of(location: str | Path) -> str | None:
-    """The id of the store this process opened at ``location`` (None: not opened
-    here, or it has no id yet)."""
-    return _IDS.get(location_key(location))
+def store_key(store: StoreRef) -> str:
+    """Which store a state entry or cache folder is for: ``store-id:<uuid>`` when
+    the store has an id; else its ``location_key``."""
+    found = store_id_of(store)
+    return ID_PREFIX + found if found else location_key(store.location)
 
 
-def store_key(location: str | Path) -> str:
-    """Which store a state entry or cache folder is for: ``store.location`` or a
-    store as configured. ``store-id:<uuid>`` once the store was opened in this
-    process and has an id; else its ``location_key``."""
-    found = store_id_of(location)
-    return ID_PREFIX + found if found else location_key(location)
-
-
-def store_keys(location: str | Path) -> tuple[str, ...]:
+def store_keys(store: StoreRef) -> tuple[str, ...]:
     """``store_key`` and, when that is the id, the location key from before (a
     sleep.json entry under it is the store's, adopted by its next pass)."""
-    key, before = store_key(location), location_key(location)
+    key, before = store_key(store), location_key(store.location)
     return (key,) if key == before else (key, before)
 
 
-def store_folder(location: str | Path) -> str:
+def store_folder(store: StoreRef) -> str:
     """The store's folder name in a cache folder (one path component, no dot
     first): its id; a store without one, ``location_folder``."""
-    found = store_id_of(location)
-    return found if found else location_folder(location)
+    found = store_id_of(store)
+    return found if found else location_folder(store.location)
 
 
 def location_folder(location: str | Path) -> str:
@@ -118,13 +127,13 @@ def location_folder(location: str | Path) -> str:
     return f"{_tail(key)[:40] or 'store'}-{digest(key, length=12)}"
 
 
-def store_tag(location: str | Path) -> str:
+def store_tag(store: StoreRef) -> str:
     """The store in a name made of ``[a-z0-9_]`` (a Qdrant collection's,
     ``context_cut.vector_projection.qdrant_collection``): ``id_`` and the id's 32
     hex digits, so every machine, path or spelling of a URL names the same
     collection; a store without an id, ``location_tag``."""
-    found = store_id_of(location)
-    return "id_" + found.replace("-", "") if found else location_tag(location)
+    found = store_id_of(store)
+    return "id_" + found.replace("-", "") if found else location_tag(store.location)
 
 
 def location_tag(location: str | Path) -> str:
@@ -142,34 +151,34 @@ def _tail(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", key.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
 
 
-def own_dir(home: Path, cache: str, location: str | Path) -> Path:
+def own_dir(home: Path, cache: str, store: StoreRef) -> Path:
     """The store's own folder in ``<home>/<cache>`` (there or not)."""
-    return Path(os.fspath(home)) / cache / store_folder(location)
+    return Path(os.fspath(home)) / cache / store_folder(store)
 
 
-def earlier_dir(home: Path, cache: str, location: str | Path) -> Path | None:
+def earlier_dir(home: Path, cache: str, store: StoreRef) -> Path | None:
     """The folder the store had before it had an id (``location_folder``), when it
     has an id now (there or not); None for a store keyed by its location."""
-    if store_id_of(location) is None:
+    if store_id_of(store) is None:
         return None
-    return Path(os.fspath(home)) / cache / location_folder(location)
+    return Path(os.fspath(home)) / cache / location_folder(store.location)
 
 
-def store_dir(home: Path, cache: str, location: str | Path) -> Path | None:
+def store_dir(home: Path, cache: str, store: StoreRef) -> Path | None:
     """The store's own folder that is there: by its id, else its folder from
     before the id; None when it has neither yet."""
-    own = own_dir(home, cache, location)
+    own = own_dir(home, cache, store)
     if os.path.isdir(own):
         return own
-    earlier = earlier_dir(home, cache, location)
+    earlier = earlier_dir(home, cache, store)
     return earlier if earlier is not None and os.path.isdir(earlier) else None
 
 
-def cache_dir(home: Path, cache: str, location: str | Path) -> Path:
+def cache_dir(home: Path, cache: str, store: StoreRef) -> Path:
     """Where the store's cache is read: its own folder once it has one; before,
     its folder from before its id, or the cache folder itself (the flat files of
     a home from before per-store folders, as they were read)."""
-    found = store_dir(home, cache, location)
+    found = store_dir(home, cache, store)
     return found if found is not None else Path(os.fspath(home)) / cache
 
 
@@ -189,7 +198,7 @@ def legacy_files(folder: Path) -> list[Path]:
 
 
 def prepared_dir(
-    home: Path, cache: str, location: str | Path, keep: Callable[[str], bool] | None = None
+    home: Path, cache: str, store: StoreRef, keep: Callable[[str], bool] | None = None
 ) -> Path:
     """The store's own folder in ``<home>/<cache>``, for a write. Made on first use
     holding the files of its folder from before its id (``earlier_dir``) or, without
@@ -199,12 +208,12 @@ def prepared_dir(
     import shutil
     import tempfile
 
-    own = own_dir(home, cache, location)
+    own = own_dir(home, cache, store)
     if os.path.isdir(own):
         return own
     folder = own.parent
     folder.mkdir(parents=True, exist_ok=True)
-    earlier = earlier_dir(home, cache, location)
+    earlier = earlier_dir(home, cache, store)
     source = earlier if earlier is not None and os.path.isdir(earlier) else folder
     seeds = [p for p in legacy_files(source) if keep is None or keep(p.name)]
     if not seeds:

@@ -299,7 +299,7 @@ class MemgraphTools:
         request = RepoCutRequest(text=query, repo_path=Path(repo), budget_tokens=budget)
         embedder, notice = self._repo_embedder()
         with self._store() as store:
-            where = vectors_dir_for(self.settings.home, store.location)
+            where = vectors_dir_for(self.settings.home, store)
             packet = repo_cut(store, request, embedder, where).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)

@@ -9,12 +9,16 @@ say so in one line on stderr.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from memgraph.cli.common import existing_store, print_json_line
 from memgraph.cli.nerve import config_for, nerve_for
 from memgraph.cli.ranked import ContextArgs, RecallArgs, context_command, recall_command
+
+if TYPE_CHECKING:
+    from memgraph.home_dirs import StoreRef
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
 StoreOpt = typer.Option(
@@ -172,7 +176,7 @@ def index(
 
     s = existing_store(home, store)  # before the vector dirs are made for it
     try:
-        nerve, _ = nerve_for(cfg, required=True, location=s.location)
+        nerve, _ = nerve_for(cfg, required=True, store=s)
     except BaseException:
         s.close()
         raise
@@ -186,12 +190,12 @@ def index(
         if nerve.words_dir is not None and voice:
             from context_cut.word_vectors import message_texts, sync_words
 
-            where = _written(cfg.home, WORD_VECTORS, s.location)
+            where = _written(cfg.home, WORD_VECTORS, s)
             words = sync_words(message_texts(s), nerve.embedder, where, rebuild=rebuild)
         tokens = None
         late = token_embedder(nerve.embedder)
         if nerve.tokens_dir is not None and late and voice:
-            where = _written(cfg.home, TOKEN_VECTORS, s.location)
+            where = _written(cfg.home, TOKEN_VECTORS, s)
             tokens = sync_tokens(voice_texts(s), late, where, rebuild=rebuild)
     finally:
         nerve.index.close()
@@ -207,14 +211,14 @@ def index(
                 print(done.line())
 
 
-def _written(home: Path, cache: str, location: str) -> Path:
+def _written(home: Path, cache: str, store: StoreRef) -> Path:
     """The store's own folder of ``cache`` for ``index`` to write in (made on first
     use with the flat files of a home from before: ``memgraph.home_dirs``)."""
     from memgraph.errors import StoreError
     from memgraph.home_dirs import prepared_dir
 
     try:
-        return prepared_dir(home, cache, location)
+        return prepared_dir(home, cache, store)
     except OSError as exc:
         where = exc.filename or home / cache
         raise StoreError(

@@ -18,6 +18,7 @@ from memgraph.cli.common import settings
 if TYPE_CHECKING:
     from context_cut.vectors import VectorNerve
     from memgraph.config import Settings
+    from memgraph.home_dirs import StoreRef
 
 VECTORS_OFF = "vectors not configured (MEMGRAPH_EMBEDDER=none): BM25 only"
 
@@ -92,9 +93,9 @@ def nerve_config(
 
 
 def nerve_for(
-    cfg: NerveSettings, *, required: bool, location: str
+    cfg: NerveSettings, *, required: bool, store: StoreRef
 ) -> tuple[VectorNerve | None, str | None]:
-    """The configured nerve for the store at ``location`` (its word and token tables:
+    """The configured nerve for ``store`` (its word and token tables:
     ``memgraph.home_dirs``), or (None, one-line notice) when vectors are off or down."""
     from context_cut.embedders import make_embedder
     from context_cut.token_vectors import tokens_dir_for
@@ -117,8 +118,8 @@ def nerve_for(
     path = cfg.qdrant_path or cfg.home / "qdrant"
     try:
         nerve = open_nerve(embedder, path=path, url=cfg.qdrant_url, engine=cfg.qdrant_engine)
-        nerve.words_dir = words_dir_for(cfg.home, location)
-        nerve.tokens_dir = tokens_dir_for(cfg.home, location)
+        nerve.words_dir = words_dir_for(cfg.home, store)
+        nerve.tokens_dir = tokens_dir_for(cfg.home, store)
     except (MissingExtra, BackendUnavailable) as exc:
         if required:
             raise

@@ -40,8 +40,12 @@ def probe(
         vault=settings.vault,
         workspace=settings.workspace,
     )
+    from memgraph.home_dirs import StoreAt, StoreRef, store_keys
+
+    location = str(settings.store or settings.store_path)
+    known: StoreRef = StoreAt(location)  # a store not opened: keyed by its location
     try:
-        store = open_store(settings.store or settings.store_path)
+        store = open_store(location)
     except MemgraphError as exc:
         from datetime import UTC, datetime, timedelta
 
@@ -49,14 +53,14 @@ def probe(
         result = ProbeResult(UNKNOWN, 0, 0, 0, 0, since, f"cannot open the store: {exc}")
         result.conflicts = view_conflicts(request.vault, request.workspace)
     else:
+        known = store  # its id (kept after close) keys its sleep.json entry
         try:
             result = run_probe(store, request)
         finally:
             store.close()
-    from memgraph.home_dirs import store_keys
     from profiles.sleep.state import STATE_FILE, sleep_status
 
-    where = store_keys(settings.store or settings.store_path)
+    where = store_keys(known)
     sleep = sleep_status(settings.home / STATE_FILE, where, utc)
     if as_json:
         print(json.dumps({**probe_json(result), "sleep": sleep}, ensure_ascii=False))

@@ -64,7 +64,7 @@ def run_ranked(src: Sources, run: Callable[[Store, Any], R], *, plain: bool = Fa
     try:
         if vectors_wanted(src.embedder):
             cfg = nerve_config(src.home, src.embedder, src.qdrant_path, src.qdrant_url)
-            nerve, notice = nerve_for(cfg, required=False, location=s.location)
+            nerve, notice = nerve_for(cfg, required=False, store=s)
         else:
             nerve, notice = None, VECTORS_OFF
     except BaseException:
@@ -285,7 +285,7 @@ def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:
         if home is not None:  # the store's folder of subject vectors (memgraph.home_dirs)
             from context_cut.repo_vectors import vectors_dir_for
 
-            vectors_dir = vectors_dir_for(home, s.location)
+            vectors_dir = vectors_dir_for(home, s)
         packet = repo_cut(s, request, embedder, vectors_dir).packet
     finally:
         s.close()

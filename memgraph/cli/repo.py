@@ -127,7 +127,7 @@ def _vector_status(store: Store, repo: str, home: Path | None) -> str | None:
     from memgraph.cli.nerve import nerve_config
 
     cfg = nerve_config(home, None, None, None)
-    return vector_status(store, repo, vectors_dir_for(cfg.home, store.location), cfg.embedder)
+    return vector_status(store, repo, vectors_dir_for(cfg.home, store), cfg.embedder)
 
 
 @hook_app.command("install")

@@ -101,7 +101,7 @@ def subject_vectors(store: Store, repo: str, home: str | Path | None) -> Subject
             raise BackendUnavailable(f"no embedder for {cfg.embedder!r}")
         return embedder
 
-    where = vectors_dir_for(cfg.home, store.location)  # this store's (memgraph.home_dirs)
+    where = vectors_dir_for(cfg.home, store)  # this store's (memgraph.home_dirs)
     try:
         return sync_scanned(
             store, repo, where, cfg.embedder, make, lambda: prepared_vectors_dir(cfg.home, store)

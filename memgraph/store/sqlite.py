@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgraph.errors import SnapshotError, StoreBusy, StoreError
-from memgraph.home_dirs import note_store_id
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -121,14 +120,13 @@ class SQLiteStore(DocStore):
     def _identify(self, retry: Retry | None) -> None:
         """``store_id`` (``memgraph.store.identity``): settled when writable (not
         while the file is being made under a temporary name), else only read; the
-        home's caches of this location are then keyed by it (``memgraph.home_dirs``)."""
+        home's caches of this store are keyed by it (``memgraph.home_dirs``)."""
         if retry is not None:
             self.store_id = settle_sqlite_id(self.conn, self.path, retry)
         elif not self.readonly:
             return  # being created: the first real open makes the id
         else:
             self.store_id = read_sqlite_id(self.conn, self.path)
-        note_store_id(self.location, self.store_id)
 
     def _retry(self, fn: Callable[[], T]) -> T:
         deadline = time.monotonic() + self.busy_deadline

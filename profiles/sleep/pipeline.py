@@ -51,7 +51,7 @@ def run_sleep(
     now = (req.now or datetime.now(UTC)).astimezone(UTC)
     if req.now is not None and req.now.tzinfo is None:
         raise ConfigError("sleep needs a timezone-aware time")
-    key = store_keys(store.location)  # each store its own last run (one home, many stores)
+    key = store_keys(store)  # each store its own last run (one home, many stores)
     since = req.since if req.since is not None else last_run(req.state_path, key)
     if req.since is not None and req.since > now:  # the windows pass said "--until is before"
         raise UsageError("--since is after the time of the run (now, or --at): nothing to sleep on")

@@ -243,7 +243,7 @@ def forget(
 
     ids = [n.id for n in old]
     for backend in vectors:  # the store's own collections (and shared ones from before)
-        for collection in collections_of(backend.collections(), store.location):
+        for collection in collections_of(backend.collections(), store):
             there = backend.present(collection, ids)
             if there:
                 backend.delete(collection, sorted(there))

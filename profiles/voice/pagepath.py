@@ -26,14 +26,25 @@ def page_relpath(constellation: str, day: date, session_id: str) -> PurePosixPat
     return PurePosixPath(constellation, "voice", f"{day.isoformat()}-{session_id[:8]}.md")
 
 
-def _page_session_id(path: Path) -> str | None:
-    from memgraph.errors import ReaderError
-    from memgraph.inputs import open_regular
+def _page_session_id(vault: Path, path: Path) -> str | None:
+    """The ``session_id`` in the head of the page at ``path``; None when there is no
+    page of ours to read there.
 
-    try:  # a FIFO or device at the page's place is not a page (and is never waited on)
-        with open_regular(path, "page") as fh:
+    Read through ``open_under``: a page whose path leaves the vault (a folder on
+    the way linked outside) is not read, nor a FIFO or device waited on. Such a
+    place counts as owned by nobody rather than raising here: the page write that
+    follows refuses it with its own one-line ``FileEscape``, after the capture has
+    stored the messages (raising here would fail the capture before that).
+    """
+    import os
+
+    from memgraph.fileio import open_under
+
+    try:
+        fd = open_under(path, vault, what="voice pages")
+        with os.fdopen(fd, "rb") as fh:
             head = fh.read(8192).decode("utf-8", "replace")
-    except (OSError, ReaderError):
+    except (OSError, MemgraphError):
         return None
     match = re.search(r"^session_id: '?([^'\n]*)'?$", head, re.MULTILINE)
     return match.group(1) if match else None
@@ -49,7 +60,7 @@ def choose_relpath(
     """
     rel = page_relpath(constellation, day.date(), safe_component(session_id, "session"))
     path = vault.joinpath(*rel.parts)
-    owner = _page_session_id(path) if path.exists() else None
+    owner = _page_session_id(vault, path)
     if owner is not None and owner != session_id:
         name = f"{day.date().isoformat()}-{safe_component(session_id, 'session')}.md"
         rel = PurePosixPath(constellation, "voice", name)

@@ -77,6 +77,17 @@ def iter_voice_pages(vault: Path) -> Iterator[tuple[Path, PurePosixPath]]:
             yield page, PurePosixPath(const_dir.name, "voice", page.name)
 
 
+def _read_page(path: Path, vault: Path) -> str:
+    """The text of a page ``iter_voice_pages`` found in the vault, read through
+    ``open_under``: that listing checked where the page resolves, but a page (or a
+    folder on its way) swapped for a link out of the vault after that check must
+    not be read there. Newlines as ``Path.read_text`` gives them."""
+    from memgraph.fileio import open_under
+
+    with open(open_under(path, vault, what="voice pages"), encoding="utf-8") as fh:
+        return fh.read()
+
+
 def import_vault(
     store: Store,
     request: ImportVaultRequest,
@@ -129,7 +140,7 @@ def import_vault(
             report.failed.append(f"{shown}: the page name is not UTF-8 (rename it)")
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_page(path, request.vault)
             page = parse_page(text, source=str(rel))
             # the session node too: it carries the page path and activity_window
             nodes = [*nodes_from_page(page, rel), session_node_from_page(page, rel)]

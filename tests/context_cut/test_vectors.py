@@ -80,7 +80,7 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 def _coll(emb: Any, partition: str, store: Store) -> str:
     """The store's own collection of ``partition`` in Qdrant."""
-    return qdrant_collection(emb.name, emb.dimension, partition, store=store.location)
+    return qdrant_collection(emb.name, emb.dimension, partition, store=store)
 
 
 def _modeling(emb: Any, store: Store) -> str:
@@ -312,7 +312,7 @@ def test_corrupted_payloads_change_nothing(graph: Any, mk: Any) -> None:
 def test_hits_with_unverifiable_payloads_are_dropped(graph: Any, mk: Any) -> None:
     emb = HashEmbedder(32)
     index = VectorIndex.open(path=":memory:")
-    coll = qdrant_collection(emb.name, 32, store=":memory:")
+    coll = qdrant_collection(emb.name, 32, store=graph.store)
     index.ensure_collection(coll, 32)
     index.upsert(coll, ["custom-id"], emb.embed(["hello"]))
     index.client.overwrite_payload(

@@ -87,7 +87,7 @@ def test_kill_9_mid_sync_resumes(tmp_path: Path) -> None:
     assert resumed.unchanged >= done_before
     assert resumed.embedded + resumed.unchanged == N
     assert resumed.embedded < N  # work done before the kill was kept
-    assert index.count(qdrant_collection(emb.name, 32, "voice", store=store.location)) == N
+    assert index.count(qdrant_collection(emb.name, 32, "voice", store=store)) == N
     assert index_status(store, emb).partitions["voice"] == {
         "documents": N,
         "current": N,

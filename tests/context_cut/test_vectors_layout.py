@@ -162,7 +162,7 @@ def test_sync_rewrites_an_old_shard_without_re_embedding(
     )
     store = g.store  # type: ignore[attr-defined]
     emb = HashEmbedder(DIM)
-    voice = qdrant_collection(emb.name, DIM, "voice", store=store.location)
+    voice = qdrant_collection(emb.name, DIM, "voice", store=store)
     root = tmp_path / "q"
     _old_layout(root, voice)
     index = VectorIndex.open(path=root, engine="edge")

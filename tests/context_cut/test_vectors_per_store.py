@@ -123,17 +123,21 @@ def test_a_stores_collections_are_named_alike_on_every_machine(tmp_path: Path) -
     two databases two; a file store is named by its real path; no password and
     nothing outside ``[a-z0-9_]`` (Edge's rule) in any of them, and never a name
     taken for a shared one from before."""
-    url = "postgresql://me:secret@db.example:5432/mem"
-    same = qdrant_collection("m", 384, "voice", store="postgresql://me@db.example/mem")
+    from memgraph.home_dirs import StoreAt
+
+    url = StoreAt("postgresql://me:secret@db.example:5432/mem")  # (keyed by location)
+    same = qdrant_collection("m", 384, "voice", store=StoreAt("postgresql://me@db.example/mem"))
     assert qdrant_collection("m", 384, "voice", store=url) == same
     assert same.startswith("mg_voice_m_384__mem_") and "secret" not in same
-    other = qdrant_collection("m", 384, "voice", store="postgresql://me@db.example/other")
+    other = qdrant_collection("m", 384, "voice", store=StoreAt("postgresql://me@db.example/other"))
     db = tmp_path / "x" / "memgraph.db"
     db.parent.mkdir()
     (tmp_path / "link").symlink_to(db.parent)
-    linked = qdrant_collection("m", 384, "voice", store=tmp_path / "link" / "memgraph.db")
-    assert qdrant_collection("m", 384, "voice", store=db) == linked
-    long = qdrant_collection("x" * 80, 4096, "records", store=tmp_path / ("y" * 200))
+    linked = qdrant_collection(
+        "m", 384, "voice", store=StoreAt(str(tmp_path / "link" / "memgraph.db"))
+    )
+    assert qdrant_collection("m", 384, "voice", store=StoreAt(str(db))) == linked
+    long = qdrant_collection("x" * 80, 4096, "records", store=StoreAt(str(tmp_path / ("y" * 200))))
     names = [same, other, linked, long]
     assert len(set(names)) == 4
     assert all(re.fullmatch(r"[a-z0-9_]{1,120}", n) for n in names)
@@ -143,6 +147,30 @@ def test_a_stores_collections_are_named_alike_on_every_machine(tmp_path: Path) -
         same,
         "mg_voice_m_384",
     ]
+
+
+def test_a_store_is_named_by_its_own_id_not_by_the_last_store_opened_at_its_path(
+    tmp_path: Path,
+) -> None:
+    """A store object outlives its file: another store is made at the path and opened
+    in the same process (a server holding a store across a restore). The held store
+    still names its own collection. Keyed by a process-wide map of the id last
+    opened at each path, it named the newcomer's (its writes and ``forget`` would
+    have gone there)."""
+    db = tmp_path / "mg.db"
+    held = SQLiteStore(db)
+    held.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    newcomer = SQLiteStore(db)
+    newcomer.close()
+    assert held.store_id and newcomer.store_id and newcomer.store_id != held.store_id
+    index = VectorIndex.open(path=":memory:")
+    try:
+        named = VectorNerve(index, HashEmbedder(64)).collection_for("voice", held)
+    finally:
+        index.close()
+    assert named.endswith("__id_" + held.store_id.replace("-", ""))
 
 
 def test_a_search_after_the_upgrade_leaves_the_re_embedding_to_index(
@@ -166,7 +194,7 @@ def test_a_search_after_the_upgrade_leaves_the_re_embedding_to_index(
     with pytest.raises(BackendUnavailable, match="run `memgraph index`"):
         nerve.search(store, "quokka", 5)
     assert any(shared in n and "memgraph index" in n for n in nerve.notices), nerve.notices
-    own = qdrant_collection(embedder.name, 64, "voice", store=store.location)
+    own = qdrant_collection(embedder.name, 64, "voice", store=store)
     assert index.count(own) == 0 and index.count(shared) == 1  # neither touched
     report = sync_index(store, index, embedder)
     assert report.embedded == 3 and report.manifests == 0

@@ -18,6 +18,7 @@ from context_cut.embedders import HashEmbedder
 from context_cut.vector_index import VectorIndex
 from context_cut.vector_projection import collection_name, qdrant_collection
 from memgraph.cli.app import app
+from memgraph.home_dirs import StoreAt
 
 runner = CliRunner()
 
@@ -34,7 +35,7 @@ def test_doctor_lists_a_servers_collections_from_before_and_only_those(
     pytest.importorskip("qdrant_client")
     emb = HashEmbedder(64)
     shared = collection_name(emb.name, 64, "voice")
-    own = qdrant_collection(emb.name, 64, "voice", store=tmp_path / "a.db")
+    own = qdrant_collection(emb.name, 64, "voice", store=StoreAt(str(tmp_path / "a.db")))
     server = VectorIndex.open(path=tmp_path / "server", engine="qdrant-client")
     for name in (shared, own, "mg_voice_but not ours; rm -rf ~"):
         server.ensure_collection(name, 64)

@@ -20,6 +20,7 @@ from memgraph.fileio import (
     atomic_write_text,
     file_lock,
     forget_swept,
+    open_under,
     read_text_nofollow,
     remove_stale_temps,
 )
@@ -120,6 +121,64 @@ def test_remove_stale_temps_keeps_young_and_foreign_files(tmp_path: Path) -> Non
     assert stray.exists()
 
 
+def _read_under(path: Path, root: Path) -> bytes:
+    with os.fdopen(open_under(path, root), "rb") as fh:
+        return fh.read()
+
+
+def test_open_under_reads_inside_its_root_only(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "p.md").write_text("mine")
+    (root / "b").symlink_to(root / "a", target_is_directory=True)  # a link inside: fine
+    (root / "a" / "q.md").symlink_to(root / "a" / "p.md")
+    assert _read_under(root / "a" / "p.md", root) == b"mine"
+    assert _read_under(root / "b" / "q.md", root) == b"mine"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.md").write_text("theirs")
+    (root / "c").symlink_to(outside, target_is_directory=True)
+    (root / "a" / "r.md").symlink_to(outside / "p.md")
+    for path in (root / "c" / "p.md", root / "a" / "r.md", root / ".." / "outside" / "p.md"):
+        with pytest.raises(FileEscape, match="escapes"):
+            open_under(path, root)
+    os.mkfifo(root / "a" / "fifo.md")  # refused at once, never waited on
+    with pytest.raises(FileEscape, match="not a regular file"):
+        open_under(root / "a" / "fifo.md", root)
+    with pytest.raises(FileNotFoundError):
+        open_under(root / "a" / "gone.md", root)
+
+
+@pytest.mark.parametrize("swap", ["folder", "file"])
+def test_open_under_refuses_a_link_swapped_in_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """The path resolves inside; then (before the open) a folder on its way or the
+    file itself becomes a link out of the root: the open follows neither."""
+    from memgraph import fileio
+
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "p.md").write_text("mine")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.md").write_text("theirs")
+    real = fileio._open_beneath
+
+    def racing(*args: object) -> int:
+        if swap == "folder":
+            (root / "a").rename(tmp_path / "moved")
+            (root / "a").symlink_to(outside, target_is_directory=True)
+        else:
+            (root / "a" / "p.md").unlink()
+            (root / "a" / "p.md").symlink_to(outside / "p.md")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fileio, "_open_beneath", racing)
+    with pytest.raises(FileEscape, match="became a symlink"):
+        open_under(root / "a" / "p.md", root)
+
+
 def _hook(env: Path) -> object:
     path = write_transcript(env / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
     data = {"session_id": SID, "transcript_path": str(path), "cwd": "/nonexistent/work/atlas"}
@@ -158,6 +217,23 @@ def test_page_symlink_outside_the_vault_is_refused(isolated_env: Path, where: st
     assert "escapes" in result.stderr  # type: ignore[attr-defined]
     after = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_page_of_a_voice_dir_linked_outside_is_not_read(isolated_env: Path) -> None:
+    # another session's page out there would give the page the full-id name (its
+    # owner read to pick the name); nothing outside the vault is read, and the
+    # write refuses the short name's place in one line
+    outside = isolated_env / "outside"
+    outside.mkdir()
+    (outside / "2026-04-14-80166115.md").write_text("---\nsession_id: 80166115-other\n---\n")
+    voice = isolated_env / "vault" / "atlas" / "voice"
+    voice.parent.mkdir(parents=True)
+    voice.symlink_to(outside, target_is_directory=True)
+    result = _hook(isolated_env)
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    err = result.stderr  # type: ignore[attr-defined]
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "escapes" in err
+    assert "2026-04-14-80166115.md" in err and SID not in err
 
 
 def test_session_dir_symlinked_outside_the_workspace_is_refused(isolated_env: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from memgraph import home_dirs
+from memgraph.home_dirs import StoreAt
 from memgraph.store import open_store
 from memgraph.store.identity import valid_id
 from memgraph.store.sqlite import SQLiteStore
@@ -49,20 +50,29 @@ def _location(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> s
     return str(tmp_path / "mg.db")
 
 
-def _id(location: str, **kw: Any) -> str | None:
+def _opened(location: str, **kw: Any) -> Any:
+    """The store at ``location`` opened (``readonly=True``: as a reader) and closed
+    again; its ``location`` and ``store_id`` stay, as ``memgraph.home_dirs`` takes them."""
     if location.startswith("postgresql://"):
         from memgraph.store.postgres import open_postgres
 
         pg = open_postgres(location, **kw)
-        try:
-            return pg.store_id
-        finally:
-            pg.close()
+        pg.close()
+        return pg
     store = SQLiteStore(location, **kw)
-    try:
-        return store.store_id
-    finally:
-        store.close()
+    store.close()
+    return store
+
+
+def known(location: str) -> Any:
+    """The store at ``location`` as a reader finds it (its id unchanged): what a
+    test passes to ``memgraph.home_dirs`` for a store the CLI wrote."""
+    return _opened(location, readonly=True)
+
+
+def _id(location: str, **kw: Any) -> str | None:
+    found: str | None = _opened(location, **kw).store_id
+    return found
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -72,11 +82,13 @@ def test_a_store_from_before_gets_its_id_from_its_first_writer(
     location = _location(backend, tmp_path, request)
     open_store(location).close()
     _to_105(location)
-    assert _id(location, readonly=True) is None  # a reader neither fails nor makes one
-    assert home_dirs.store_key(location) == home_dirs.location_key(location)
-    made = _id(location)
+    reader = _opened(location, readonly=True)
+    assert reader.store_id is None  # a reader neither fails nor makes one
+    assert home_dirs.store_key(reader) == home_dirs.location_key(location)
+    writer = _opened(location)
+    made = writer.store_id
     assert valid_id(made)
-    assert home_dirs.store_key(location) == f"store-id:{made}"
+    assert home_dirs.store_key(writer) == f"store-id:{made}"
     assert _id(location) == made and _id(location, readonly=True) == made
     store = open_store(location)
     try:
@@ -151,7 +163,8 @@ def test_a_copied_database_gets_its_own_and_a_url_spelled_otherwise_keeps_it(
     other = url.replace("127.0.0.1", "localhost")  # another host name, the same database
     assert home_dirs.location_key(other) != home_dirs.location_key(url)
     assert _id(other) == first
-    assert home_dirs.store_folder(other) == home_dirs.store_folder(url) == first
+    named = [home_dirs.store_folder(StoreAt(where, first)) for where in (other, url)]
+    assert named == [first, first]
 
 
 HOSTILE = ["../../etc", "ID-" + "x" * 5000, "", "0" * 36, "A" * 8 + "-0000-0000-0000-" + "0" * 12]
@@ -175,7 +188,7 @@ def test_a_malformed_id_is_never_a_name(
             conn.commit()
             conn.close()
         assert _id(location, readonly=True) is None
-        folder = home_dirs.store_folder(location)
+        folder = home_dirs.store_folder(StoreAt(location, bad))  # the row, were it taken
         assert folder == home_dirs.location_folder(location) and (not bad or bad not in folder)
         assert valid_id(_id(location))
 
@@ -199,4 +212,4 @@ def test_a_hostile_seat_is_not_opened(tmp_path: Path) -> None:
 def test_an_in_memory_store_has_an_id_but_no_folder_of_it() -> None:
     a, b = open_store(":memory:"), open_store(":memory:")
     assert valid_id(a.store_id) and a.store_id != b.store_id
-    assert home_dirs.store_key(":memory:") == ":memory:"
+    assert home_dirs.store_key(a) == home_dirs.store_key(b) == ":memory:"

@@ -31,7 +31,6 @@ from memgraph.documents import (
     utcnow,
 )
 from memgraph.errors import SnapshotError, StoreBusy, StoreError, StoreMissing
-from memgraph.home_dirs import note_store_id
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.interfaces import StoreIndexes, register_indexes
 from memgraph.store.postgres import redact
@@ -92,7 +91,6 @@ class PostgresStore(DocStore):
             else:
                 self._migrate()
                 self.store_id = settle_pg_id(self, _NAMESPACE, MIGRATE_LOCK)
-            note_store_id(self.location, self.store_id)  # memgraph.home_dirs
         except BaseException:
             self.conn.close()
             raise

@@ -38,6 +38,7 @@ from tests.memgraph.cli.test_caches_per_store import (
     tokens,
 )
 from tests.memgraph.cli.test_context_cli import T0
+from tests.memgraph.test_store_identity import known
 
 __all__ = ["tokens"]  # the fixture, used by name below
 runner = CliRunner()
@@ -87,7 +88,7 @@ def _as_before_the_id(home: Path, location: str) -> dict[str, Path]:
     them (by location); the folders, as they were."""
     earlier = {}
     for cache in CACHES:
-        own = home_dirs.own_dir(home, cache, location)
+        own = home_dirs.own_dir(home, cache, known(location))
         if own.is_dir():
             earlier[cache] = home / cache / home_dirs.location_folder(location)
             own.rename(earlier[cache])
@@ -117,17 +118,17 @@ def test_folders_and_sleep_entry_from_before_the_id_are_taken_over_then_removed_
     other = home / REPO_VECTORS / "proj-0123456789abcdef-minilm.vec"  # a flat file, no one's
     other.parent.mkdir(parents=True)
     other.write_bytes(b"x" * 10)
-    theirs = home_dirs.own_dir(home, WORD_VECTORS, b)
+    theirs = home_dirs.own_dir(home, WORD_VECTORS, known(b))
     (home / STATE_FILE).write_text(
         json.dumps({"stores": {home_dirs.location_key(a): {"last_run": "2026-03-01T02:00:00Z"}}})
     )
 
     from context_cut.word_vectors import words_dir_for
 
-    assert words_dir_for(home, a) == earlier[WORD_VECTORS]  # read as it was
+    assert words_dir_for(home, known(a)) == earlier[WORD_VECTORS]  # read as it was
     assert _index(a) == KEPT and tokens[-1].token_calls == []
-    mine = home_dirs.own_dir(home, WORD_VECTORS, a)
-    assert words_dir_for(home, a) == mine
+    mine = home_dirs.own_dir(home, WORD_VECTORS, known(a))
+    assert words_dir_for(home, known(a)) == mine
     for path in earlier[WORD_VECTORS].iterdir():  # linked, not copied
         assert (mine / path.name).stat().st_ino == path.stat().st_ino
 
@@ -203,12 +204,12 @@ def test_a_copy_beside_its_original_gets_folders_of_its_own(
     a, c = tmp_path / "a.db", tmp_path / "c.db"
     add_messages(str(a), *A_TEXTS)
     _index(str(a))
-    mine = home_dirs.own_dir(home, WORD_VECTORS, str(a))
+    mine = home_dirs.own_dir(home, WORD_VECTORS, known(str(a)))
     before = {p.name: p.stat().st_mtime_ns for p in mine.iterdir()}
     shutil.copyfile(a, c)
     add_messages(str(c), *B_TEXTS)
     assert _index(str(c))[0] == "word vectors: 15 words (15 embedded, 0 kept)"
-    theirs = home_dirs.own_dir(home, WORD_VECTORS, str(c))
+    theirs = home_dirs.own_dir(home, WORD_VECTORS, known(str(c)))
     assert theirs != mine and {p.name: p.stat().st_mtime_ns for p in mine.iterdir()} == before
     assert _index(str(a)) == KEPT
 
@@ -232,7 +233,6 @@ def test_a_read_only_store_from_before_the_id_reads_its_caches_as_before(
     conn.execute("DELETE FROM schema_migrations WHERE version = 106")
     conn.commit()
     conn.close()
-    home_dirs.note_store_id(a, None)  # as a fresh process knows it
     monkeypatch.setattr(store_module, "_writable", lambda _path: False)
     hits = runner.invoke(app, ["recall", "cache tokens", "--store", a])
     assert hits.exit_code == 0 and "cache the tokens" in hits.stdout
@@ -264,16 +264,15 @@ def test_a_collection_from_before_the_id_is_taken_over_not_embedded_again(
     index = VectorIndex.open(path=tmp_path / "qdrant", engine=engine)
     store = open_store(a)
     try:
-        sid = store.store_id
-        home_dirs.note_store_id(a, None)  # what a memgraph from before ids named
+        sid, store.store_id = store.store_id, None  # what a memgraph from before ids named
         first = sync_index(store, index, Counting())
-        home_dirs.note_store_id(a, sid)
+        store.store_id = sid
         (named,) = first.collections
         assert named.endswith(home_dirs.location_tag(a)) and first.embedded == 2
         again = Counting()
         report = sync_index(store, index, again)
         assert report.collections == [named] and report.embedded == 0 and again.texts == []
-        own = qdrant_collection(again.name, 64, "voice", store=a)
+        own = qdrant_collection(again.name, 64, "voice", store=store)
         assert own != named and index.dimension_of(own) is None
         rebuilt = sync_index(store, index, again, rebuild=True)  # anew: by id
         assert rebuilt.collections == [own] and index.dimension_of(named) is None

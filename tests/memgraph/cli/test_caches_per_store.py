@@ -26,6 +26,7 @@ from memgraph.store import open_store
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
 from tests.context_cut.test_repo_vectors import make_repo
 from tests.memgraph.cli.test_context_cli import T0
+from tests.memgraph.test_store_identity import known
 
 runner = CliRunner()
 
@@ -201,8 +202,8 @@ def test_flat_tables_from_before_are_read_then_taken_over_without_embedding(
         store.close()
     flat = sorted(p.name for p in (home / WORD_VECTORS).iterdir())
     assert flat == ["hash_v1_16-16.f32", "hash_v1_16-16.words"]
-    assert words_dir_for(home, a) == home / WORD_VECTORS  # read as before
-    assert tokens_dir_for(home, a) == home / TOKEN_VECTORS
+    assert words_dir_for(home, known(a)) == home / WORD_VECTORS  # read as before
+    assert tokens_dir_for(home, known(a)) == home / TOKEN_VECTORS
     hits = runner.invoke(app, ["recall", "cache tokens", "--store", a])
     assert hits.exit_code == 0 and "cache the tokens" in hits.stdout
     assert len(tokens) == 1 and tokens[0].token_calls == ["cache tokens"]  # the table was read
@@ -212,8 +213,9 @@ def test_flat_tables_from_before_are_read_then_taken_over_without_embedding(
         "word vectors: 7 words (0 embedded, 7 kept)",
         "token vectors: 2 turns, 24 word pieces (0 turns embedded, 2 kept)",
     ]
-    mine = own_dir(home, WORD_VECTORS, a)
-    assert words_dir_for(home, a) == mine and tokens_dir_for(home, a).parent == home / TOKEN_VECTORS
+    mine = own_dir(home, WORD_VECTORS, known(a))
+    assert words_dir_for(home, known(a)) == mine
+    assert tokens_dir_for(home, known(a)).parent == home / TOKEN_VECTORS
     for name in flat:  # the same files, linked: nothing copied, the flat ones kept
         assert (mine / name).stat().st_ino == (home / WORD_VECTORS / name).stat().st_ino
     assert _index(b)[1] == "token vectors: 2 turns, 24 word pieces (2 turns embedded, 0 kept)"
@@ -247,7 +249,7 @@ def test_flat_subject_vectors_from_before_are_read_and_never_called_orphans(
     a, b = two_stores("sqlite", tmp_path)
     monkeypatch.setenv("MEMGRAPH_STORE", a)
     assert runner.invoke(app, ["repo", "scan", str(repo)]).exit_code == 0
-    mine = own_dir(home, REPO_VECTORS, a)
+    mine = own_dir(home, REPO_VECTORS, known(a))
     flat = home / REPO_VECTORS
     kept = vectors_path(flat, "proj", repo_nearest.MINILM)
     vectors_path(mine, "proj", repo_nearest.MINILM).rename(kept)  # as an older scan left it
@@ -255,7 +257,7 @@ def test_flat_subject_vectors_from_before_are_read_and_never_called_orphans(
     write_vectors(flat, "gone", repo_nearest.MINILM, 3, [(b"k" * 16, [0.0, 1.0, 0.0])])
     gone = vectors_path(flat, "gone", repo_nearest.MINILM)
 
-    assert vectors_dir_for(home, a) == flat
+    assert vectors_dir_for(home, known(a)) == flat
     ctx = runner.invoke(app, ["context", TASK, "--cut", "repo", "--repo", str(repo)])
     assert ctx.exit_code == 0 and minilm[-1].calls == [[TASK]]  # the flat file was read
     for store in (a, b):
@@ -269,4 +271,4 @@ def test_flat_subject_vectors_from_before_are_read_and_never_called_orphans(
     assert out.exit_code == 0 and "(0 embedded, 4 kept)" in out.stdout
     assert sorted(p.name for p in mine.iterdir()) == [kept.name]
     assert (mine / kept.name).stat().st_ino == kept.stat().st_ino and gone.is_file()
-    assert vectors_dir_for(home, a) == mine
+    assert vectors_dir_for(home, known(a)) == mine

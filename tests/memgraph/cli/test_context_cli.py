@@ -17,6 +17,7 @@ from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName
 from memgraph.engine import apply_patch, new_patch
 from memgraph.ids import node_id
 from memgraph.store import open_store
+from tests.memgraph.test_store_identity import known
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
@@ -141,7 +142,9 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
     assert report["embedded"] == 3 and report["manifests"] == 3
     # the word vectors of the voice messages' words, in the store's folder of the home
     assert report["words"]["words"] == 3 and report["words"]["embedded"] == 3  # cache tokens longer
-    assert sorted(p.suffix for p in words_dir_for(tmp_path / "mg-home", str(db)).iterdir()) == [
+    assert sorted(
+        p.suffix for p in words_dir_for(tmp_path / "mg-home", known(str(db))).iterdir()
+    ) == [
         ".f32",
         ".words",
     ]
@@ -162,7 +165,7 @@ def test_index_then_recall_hybrid(db: Path, tmp_path: Path) -> None:
 def test_a_word_table_in_a_bad_state_is_one_line_on_each_command(db: Path, tmp_path: Path) -> None:
     args = ["--store", str(db), "--embedder", "hash", "--qdrant-path", str(tmp_path / "q")]
     assert runner.invoke(app, ["index", *args]).exit_code == 0
-    words = next(words_dir_for(tmp_path / "mg-home", str(db)).glob("*.words"))
+    words = next(words_dir_for(tmp_path / "mg-home", known(str(db))).glob("*.words"))
     words.unlink()
     os.mkfifo(words)  # recall neither waits on it nor fails: it says so and goes on
     rec = runner.invoke(app, ["recall", "caching tokens longer", *args])
@@ -209,7 +212,7 @@ def test_index_status_profiles_and_partitions(db: Path, tmp_path: Path) -> None:
     scoped = runner.invoke(app, ["index", "--profiles", "voice", *args, "--json"])
     assert scoped.exit_code == 0, scoped.output
     report = json.loads(scoped.stdout)
-    voice = qdrant_collection("hash-v1-256", 256, store=db)  # the store's own
+    voice = qdrant_collection("hash-v1-256", 256, store=known(str(db)))  # the store's own
     assert report["collections"] == [voice] and voice.startswith("mg_voice_hash_v1_256_256__")
     assert (qdir / f"{voice}.json").is_file()  # the embedded default: Qdrant Edge
     again = runner.invoke(app, ["index", "--status", *args, "--json"])
@@ -222,7 +225,7 @@ def test_index_refuses_a_collection_of_another_width(db: Path, tmp_path: Path) -
     from context_cut.vector_index import VectorIndex
 
     qdir = tmp_path / "q"
-    voice = qdrant_collection("hash-v1-256", 256, store=db)
+    voice = qdrant_collection("hash-v1-256", 256, store=known(str(db)))
     index = VectorIndex.open(path=qdir, engine="edge")
     index.ensure_collection(voice, 8)
     index.close()

@@ -62,7 +62,7 @@ def test_doctor_reports_the_shared_collections_from_before_and_index_rebuilds_be
 
     done = runner.invoke(app, ["index", "--json"])
     assert done.exit_code == 0, done.output
-    own = qdrant_collection(emb.name, 256, "voice", store=db)
+    own = qdrant_collection(emb.name, 256, "voice", store=store)  # (closed: its id stays)
     report = json.loads(done.stdout)
     assert report["collections"] == [own] and report["embedded"] == 1
     assert report["manifests"] == 1  # the store was never indexed: its first manifest

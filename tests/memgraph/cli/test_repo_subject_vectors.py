@@ -23,6 +23,7 @@ from memgraph.errors import MissingExtra
 from memgraph.mcp_server import MemgraphTools
 from tests.context_cut.test_repo_nearest import TASK, FakeMiniLM
 from tests.context_cut.test_repo_vectors import SUBJECTS, make_repo
+from tests.memgraph.test_store_identity import known
 
 runner = CliRunner()
 
@@ -34,7 +35,7 @@ def repo(tmp_path: Path) -> Path:
 
 def stored_in(tmp_path: Path) -> Path:
     """The configured store's folder of subject vectors in the home ``tmp_path/mg``."""
-    return vectors_dir_for(tmp_path / "mg", store_location())
+    return vectors_dir_for(tmp_path / "mg", known(store_location()))
 
 
 def _missing(*_a: Any, **_k: Any) -> None:

@@ -217,7 +217,7 @@ def test_vector_points_are_removed(tmp_path: Path, engine: str) -> None:
     embedder = HashEmbedder(64)
     sync_index(store, index, embedder)
     target = _search(store, "quokka")
-    collection = qdrant_collection(embedder.name, embedder.dimension, store=store.location)
+    collection = qdrant_collection(embedder.name, embedder.dimension, store=store)
     assert index.present(collection, target) == set(target)
     result = forget(store, ForgetRequest(message_ids=tuple(target)), [index.backend])
     assert result.vector_points == 1 and result.manifests == 1

@@ -195,6 +195,26 @@ def test_choose_relpath_never_waits_on_a_fifo_in_the_pages_place(tmp_path: Path)
     assert other.name == "2026-04-14-80166115-aaaa.md"
 
 
+def test_choose_relpath_reads_no_page_outside_the_vault(tmp_path: Path) -> None:
+    # <vault>/atlas/voice linked to a folder outside: the page there (another
+    # session's) is not read to learn its owner; the name stays the session's own
+    # and the page write that follows refuses the place (FileEscape)
+    rel = page_relpath("atlas", date(2026, 4, 14), "80166115-aaaa")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / rel.name).write_text("---\nsession_id: 80166115-bbbb\n---\n")
+    vault = tmp_path / "vault"
+    (vault / "atlas").mkdir(parents=True)
+    (vault / "atlas" / "voice").symlink_to(outside, target_is_directory=True)
+    assert choose_relpath(vault, "atlas", "80166115-aaaa", T0) == rel
+    # the same page inside the vault is read (its owner takes the short name)
+    (vault / "atlas" / "voice").unlink()
+    (vault / "atlas" / "voice").mkdir()
+    (vault / "atlas" / "voice" / rel.name).write_text("---\nsession_id: 80166115-bbbb\n---\n")
+    other = choose_relpath(vault, "atlas", "80166115-aaaa", T0)
+    assert other.name == "2026-04-14-80166115-aaaa.md"
+
+
 def test_crlf_converted_page_still_parses() -> None:
     p = page("a\nb", "c")
     assert parse_page(render_page(p).replace("\n", "\r\n")) == p

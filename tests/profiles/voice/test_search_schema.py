@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -245,6 +246,41 @@ def test_import_vault_ignores_a_voice_folder_linked_out_of_the_vault(tmp_path: P
     (vault / "also").symlink_to(outside / "atlas", target_is_directory=True)
     report = import_vault(open_store(tmp_path / "m.db"), ImportVaultRequest(vault=vault))
     assert (report.pages, report.failed) == (0, [])
+
+
+@pytest.mark.parametrize("swap", ["page", "voice-dir"])
+def test_import_vault_reads_nothing_swapped_out_of_the_vault_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """A page (or its folder) replaced by a link out of the vault between the
+    listing's check and the read is not read: the open itself is checked."""
+    pytest.importorskip("profiles.voice.pages")
+    from profiles.voice import search_schema
+
+    outside = tmp_path / "outside"
+    _write_vault(outside)
+    vault = tmp_path / "vault"
+    _write_vault(vault)
+    checked = search_schema.iter_voice_pages
+
+    def racing(root: Path) -> Iterator[tuple[Path, PurePosixPath]]:
+        for page, rel in checked(root):  # checked: a regular file inside the vault
+            there = outside / rel
+            if swap == "page":
+                page.unlink()
+                page.symlink_to(there)
+            elif not page.parent.is_symlink():
+                page.parent.rename(page.parent.with_name("moved"))
+                page.parent.symlink_to(there.parent, target_is_directory=True)
+            yield page, rel
+
+    monkeypatch.setattr(search_schema, "iter_voice_pages", racing)
+    store = open_store(tmp_path / "m.db")
+    report = import_vault(store, ImportVaultRequest(vault=vault))
+    assert (report.pages, report.messages) == (0, 0)
+    assert len(report.failed) == 2
+    assert all(": " in line and "escapes" in line and "\n" not in line for line in report.failed)
+    assert search_voice(store, VoiceQuery(query='"side table"')) == []
 
 
 # -- voice_tri: the trigram (substring) index -----------------------------------------
