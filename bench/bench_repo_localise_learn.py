@@ -72,6 +72,7 @@ FEATURES = [
     "long_past100",
     "long_text",
     "nearest",
+    "pastbody",
 ]
 START = {"text": 1.0, "ppr": 0.25, "named": 1.0, "past50": 0.3, "recency": 0.001}
 
@@ -116,7 +117,7 @@ def features(r: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
     text, tb = _n(r["text"])
     has_text = 1.0 if r["text"] else 0.0
     comp = {k: _n(r.get(k) or {}) for k in ("ppr", "past50", "past25", "past100", "bm25")}
-    comp.update({k: _n(r.get(k) or {}) for k in ("prose", "prose_f", "sym", "count50")})
+    comp.update({k: _n(r.get(k) or {}) for k in ("prose", "prose_f", "sym", "count50", "pastbody")})
     comp["pastdir50"] = _n(r.get("pastdir50") or {})
     comp["cochange"] = _n(_cochange(r))
     text_rank = {p: i for i, (p, _s) in enumerate(sorted(r["text"].items(), key=lambda kv: -kv[1]))}
@@ -137,7 +138,7 @@ def features(r: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
             "bm25_rr": 1 / (1 + base_rank[p]) if p in base_rank else 0.0,
             "size": math.log(1 + lengths.get(p, 0)) / top_len,
         }
-        for k in ("past50", "past25", "past100", "bm25", "prose", "prose_f", "sym"):
+        for k in ("past50", "past25", "past100", "bm25", "prose", "prose_f", "sym", "pastbody"):
             row[k] = comp[k][0].get(p, 0.0) / comp[k][1]
         for k in ("count50", "cochange", "pastdir50"):
             row[k] = comp[k][0].get(p, 0.0) / comp[k][1]
@@ -346,6 +347,13 @@ def main() -> None:
     ap.add_argument(
         "--nearest", type=Path, help="cache file: add the MiniLM nearest-commit feature"
     )
+    ap.add_argument(
+        "--bodies",
+        type=int,
+        default=0,
+        help="add the pastbody feature: BM25 over the bodies of the newest N past commits",
+    )
+    ap.add_argument("--body-cap", type=int, default=1000, help="characters of a body read")
     ap.add_argument("--moved", default="", help="OLD=NEW,...: dumped repo paths now elsewhere")
     args = ap.parse_args()
     moved = dict(m.split("=", 1) for m in args.moved.split(",") if "=" in m)
@@ -354,6 +362,10 @@ def main() -> None:
         rows = [json.loads(x) for p in ps for x in p.open(encoding="utf-8")]
         if args.nearest:
             add_nearest(rows, args.nearest, moved)
+        if args.bodies:
+            from bench_repo_localise_bodies import add_bodies
+
+            add_bodies(rows, args.bodies, args.body_cap, moved)
         return rows
 
     train = load(args.train)
