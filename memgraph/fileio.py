@@ -39,7 +39,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from memgraph.errors import InvalidId, StoreError
@@ -128,9 +128,15 @@ def open_nofollow(path: Path, flags: int, mode: int = 0o644, *, what: str = "fil
         if exc.errno == errno.ENXIO:  # a FIFO with no reader, a socket
             raise _not_regular(path, what) from None
         raise
+    return _regular_or_close(fd, lambda: _not_regular(path, what))
+
+
+def _regular_or_close(fd: int, refuse: Callable[[], FileEscape]) -> int:
+    """``fd`` made blocking again when it is a regular file; else closed and ``refuse()``
+    raised (a FIFO or device opened ``O_NONBLOCK`` so the open could not wait on it)."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _not_regular(path, what)
+            raise refuse()
         if _NONBLOCK:
             os.set_blocking(fd, True)
     except BaseException:
@@ -431,15 +437,7 @@ def _open_beneath(top: Path, parts: tuple[str, ...], shown: Path, what: str) -> 
             raise
     finally:
         os.close(fd)
-    try:
-        if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-            raise _not_readable(shown, what)
-        if _NONBLOCK:
-            os.set_blocking(file_fd, True)
-    except BaseException:
-        os.close(file_fd)
-        raise
-    return file_fd
+    return _regular_or_close(file_fd, lambda: _not_readable(shown, what))
 
 
 def _is_link(name: str, dir_fd: int) -> bool:
