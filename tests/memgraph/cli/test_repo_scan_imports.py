@@ -52,8 +52,9 @@ WRITING = (
 # not even when a file changed (notes/repo.md, speed36): the snapshot model no write
 # validates (memgraph.validation names it for annotations only) and the commit
 # reader (its dataclasses and regexes; the scan runs git through artifact.gitrun,
-# and reads commits only when the store holds commit nodes)
-EDIT_NEVER = ("memgraph.documents.snapshot", "profiles.artifact.git")
+# and reads commits only when the store holds commit nodes); nor pydantic's plugin
+# loader's importlib.metadata (plugins are off: memgraph.cli.skip_plugin_loader, speed37)
+EDIT_NEVER = ("memgraph.documents.snapshot", "profiles.artifact.git", "importlib.metadata")
 
 
 def _git(repo: Path, *args: str) -> None:
