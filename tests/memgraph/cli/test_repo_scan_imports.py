@@ -34,6 +34,9 @@ NEVER = (
     "profiles.repo_scan.other",
     "profiles.repo_scan.summaries",
     "context_cut",
+    # the store protocol is annotations only on this path (its three dataclasses and
+    # Protocol classes, ~3 ms: notes/repo.md, speed37)
+    "memgraph.store.protocol",
 )
 # only when there is something to write (validated patches need the documents)
 WRITING = (
