@@ -23,7 +23,6 @@ from memgraph.documents import (
     UpsertNode,
     evolve,
 )
-from memgraph.documents.views import NodeView
 from memgraph.engine import ApplyResult, apply_patch, new_patch
 from memgraph.hashing import same_node_content
 from profiles.repo_scan.context import RepoContext
@@ -33,6 +32,7 @@ from profiles.repo_scan.graph import file_graph
 from profiles.repo_scan.keys import ARCH, EPOCH, repo_node_id
 
 if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView
     from memgraph.store.protocol import Store
 
 PROPOSER = "repo-scan"

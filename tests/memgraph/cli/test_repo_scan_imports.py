@@ -34,9 +34,10 @@ NEVER = (
     "profiles.repo_scan.other",
     "profiles.repo_scan.summaries",
     "context_cut",
-    # the store protocol is annotations only on this path (its three dataclasses and
-    # Protocol classes, ~3 ms: notes/repo.md, speed37)
+    # annotations only on this path (notes/repo.md, speed37): the store protocol (its
+    # three dataclasses and Protocol classes, ~3 ms) and the documents' view protocols
     "memgraph.store.protocol",
+    "memgraph.documents.views",
 )
 # only when there is something to write (validated patches need the documents)
 WRITING = (
