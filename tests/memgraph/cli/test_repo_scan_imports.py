@@ -38,6 +38,10 @@ NEVER = (
     # three dataclasses and Protocol classes, ~3 ms) and the documents' view protocols
     "memgraph.store.protocol",
     "memgraph.documents.views",
+    # the store lists its migrations from voice_schema: the voice search code and the
+    # full-text helpers load only for a voice query (speed37)
+    "memgraph.store.sqlite_ext.voice_index",
+    "memgraph.fts",
 )
 # only when there is something to write (validated patches need the documents)
 WRITING = (
