@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from pydantic_core import PydanticSerializationError
 
@@ -31,8 +32,10 @@ from memgraph.documents import (
 )
 from memgraph.errors import PatchAlreadyDecided, PatchRejected, UsageError
 from memgraph.ids import stable_id
-from memgraph.store.protocol import GraphReader, Store, StoreTxn
 from memgraph.working import Working, prefetch_plan
+
+if TYPE_CHECKING:  # annotations only (a repo rescan never imports the protocol)
+    from memgraph.store.protocol import GraphReader, Store, StoreTxn
 
 # Applied patches keep their ops in the store only when small; a bulk ingest's
 # receipts already record every effect, and a 400k-op JSON blob helps nobody.

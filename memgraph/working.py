@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.documents import (
     FreshnessState,
@@ -20,8 +20,10 @@ from memgraph.documents import (
     evolve,
 )
 from memgraph.hashing import edge_hash, node_hash, summary_hash
-from memgraph.store.protocol import GraphReader
 from memgraph.validation import review_approves
+
+if TYPE_CHECKING:  # annotations only (a repo rescan never imports the protocol)
+    from memgraph.store.protocol import GraphReader
 
 
 def referenced_ids(ops: Sequence[GraphOp]) -> tuple[set[str], set[str], set[str]]:

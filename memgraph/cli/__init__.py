@@ -11,7 +11,7 @@ import gc
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 # Hot commands get a lean path that avoids importing typer/pydantic-settings.
 # ``run(argv) -> int | None``: an exit code, or None for "not mine, use typer".
@@ -41,6 +41,43 @@ def _shared_store(argv: list[str]) -> bool:
         return False  # a bad config file: the command itself reports it
 
 
+# pydantic's values of PYDANTIC_DISABLE_PLUGINS that turn every plugin off
+# (pydantic/plugin/_loader.py ``get_plugins``)
+_PLUGINS_OFF = ("__all__", "1", "true")
+_LOADER = "pydantic.plugin._loader"
+
+
+def skip_plugin_loader() -> None:
+    """With every pydantic plugin disabled, stand in for pydantic's plugin loader
+    (``pydantic.plugin._loader``) so that the first model build does not import it.
+
+    Its only caller, ``pydantic.plugin._schema_validator.create_schema_validator``,
+    asks ``get_plugins()`` per model and gets ``()`` when plugins are off; but the
+    module imports ``importlib.metadata`` (email, zipfile, csv, socket...) at its
+    top: ~16 ms CPU of every process that builds a model, a one-file repo rescan's
+    included (notes/repo.md, speed37). The stand-in's ``get_plugins`` asks the same
+    variable each call and, were plugins switched on later, hands over to
+    pydantic's own loader. Nothing is done when the loader is already imported or
+    plugins are on. tests/memgraph/cli/test_pydantic_plugins.py pins pydantic's
+    side of this (the caller, its import, the values)."""
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in _PLUGINS_OFF or _LOADER in sys.modules:
+        return
+    import types
+
+    stub = types.ModuleType(_LOADER, "memgraph's stand-in: every pydantic plugin is disabled")
+
+    def get_plugins() -> Iterable[object]:
+        if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in _PLUGINS_OFF:
+            return ()
+        if sys.modules.get(_LOADER) is stub:
+            del sys.modules[_LOADER]
+        found: Iterable[object] = importlib.import_module(_LOADER).get_plugins()
+        return found
+
+    stub.get_plugins = get_plugins  # type: ignore[attr-defined]
+    sys.modules[_LOADER] = stub
+
+
 def main(exit: Callable[[int], object] = os._exit) -> None:
     """The console script. ``exit`` ends the process after a fast path (tests pass
     ``sys.exit`` to inspect the process afterwards).
@@ -64,6 +101,7 @@ def _main(exit: Callable[[int], object]) -> None:
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    skip_plugin_loader()
     # The numpy MiniLM runs BLAS on one thread anyway (context_cut/minilm_numpy.py);
     # OpenBLAS starting its pool when numpy is imported cost 0-50 ms of a `recall`
     # process on the busy 2-core machine (the user's own setting wins).

@@ -1,6 +1,9 @@
 """Shared base for every document: pure pydantic data, no I/O."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` in the modules that define documents:
+# pydantic would then evaluate each field's annotation from its text (a compile and
+# an eval per field: ~3 ms of every process that builds the models, a one-file repo
+# rescan's included; notes/repo.md, speed37). The annotations are the same objects.
 
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar

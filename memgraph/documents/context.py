@@ -1,7 +1,5 @@
 """Context queries and the token-budgeted packets they produce."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from memgraph.documents.base import Temporal, UtcDatetime, new_list

@@ -1,7 +1,5 @@
 """Nodes, edges, anchors, domains."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from memgraph.documents.base import (

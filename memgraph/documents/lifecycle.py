@@ -1,7 +1,5 @@
 """Lifecycle receipts and embedding manifests."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from memgraph.documents.base import JsonValue, Temporal, UtcDatetime, new_dict

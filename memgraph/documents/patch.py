@@ -3,8 +3,6 @@
 Each op is a pure description; ``memgraph.graph`` validates and applies them.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field

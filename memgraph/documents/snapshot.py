@@ -1,7 +1,5 @@
 """The whole graph as one document: the export/import format."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from memgraph.documents.base import Temporal, UtcDatetime, new_list

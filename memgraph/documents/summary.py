@@ -1,7 +1,5 @@
 """Conservative summaries and their freshness."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from memgraph.documents.base import Confidence, Temporal, UtcDatetime, new_dict, new_list

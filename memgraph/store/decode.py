@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgraph.store.docpack import unpack
-from memgraph.store.protocol import Neighbourhood, PeriodQuery, as_of
 from memgraph.store.rows import iso
 
 if TYPE_CHECKING:
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
         MemoryNode,
         MemorySummary,
     )
+    from memgraph.store.protocol import Neighbourhood, PeriodQuery
 
 Decode = Callable[[Any], Any]
 
@@ -286,6 +286,8 @@ def snapshot_from(docs: Callable[[str], list[Any]], version: int) -> MemoryGraph
         # receipts, patches, nodes and edges may be packed (SQLite, memgraph.store.docpack)
         return [model.model_validate_json(unpack(d)) for d in docs(sql)]
 
+    from memgraph.store.protocol import as_of
+
     receipts = read(MemoryLifecycleReceipt, "SELECT doc FROM receipts ORDER BY seq")
     return MemoryGraphSnapshot(
         exported_at=as_of(receipts),
@@ -312,6 +314,8 @@ def walk_neighbourhood(
     """Nodes within ``hops`` edges (either direction) of ``node_id`` and the edges
     walked, read in ``txn``. ``touching(frontier)`` is the backend's statement: the
     (edge id, other end) of every edge with an end in the frontier."""
+    from memgraph.store.protocol import Neighbourhood
+
     result = Neighbourhood(seed=node_id)
     if not txn.existing_node_ids([node_id]):
         return result

@@ -227,12 +227,14 @@ MIGRATIONS.append(
 # memgraph/store/sqlite_ext/, one module per index, each with its own reserved
 # version range: 2-9 voice (registry, voice index), 10-19 session, 40-49 term
 # statistics. Imported directly: a missing module is an ImportError, never skipped.
+# The voice index's tables come from voice_schema, not voice_index (its search code
+# and the full-text helpers): every store open lists the migrations (speed37).
 
 
 def _extension_modules() -> list[ModuleType]:
-    from memgraph.store.sqlite_ext import ledger, registry, session, terms, voice_index
+    from memgraph.store.sqlite_ext import ledger, registry, session, terms, voice_schema
 
-    return [registry, voice_index, ledger, session, terms]
+    return [registry, voice_schema, ledger, session, terms]
 
 
 # Index rows for NEW node rows are written set-based, not by AFTER INSERT
@@ -282,13 +284,13 @@ UPDATE edge_history SET doc = mg_pack(doc) WHERE typeof(doc) = 'text';
 
 @functools.cache
 def _migration_105() -> Migration:
-    from memgraph.store.sqlite_ext import session, voice_index
+    from memgraph.store.sqlite_ext import session, voice_schema
 
     return Migration(
         105,
         "node and edge documents (and their history) stored packed (memgraph.store.docpack); "
         "index triggers read them through mg_doc",
-        voice_index.PACKED_DOC_TRIGGERS + session.PACKED_DOC_TRIGGERS + _PACKED_NODES_SQL,
+        voice_schema.PACKED_DOC_TRIGGERS + session.PACKED_DOC_TRIGGERS + _PACKED_NODES_SQL,
     )
 
 

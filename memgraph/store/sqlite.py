@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
     from memgraph.documents import MemoryGraphSnapshot
+    from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store import docpack, guard
 from memgraph.store.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from memgraph.store.decode import DocStore, load_snapshot, snapshot_from, walk_neighbourhood
 from memgraph.store.identity import read_sqlite_id, settle_sqlite_id
 from memgraph.store.interfaces import StoreIndexes, register_indexes
-from memgraph.store.protocol import Neighbourhood, SearchHit
 from memgraph.store.sqlite_open import Retry, connect_read_only, migrate
 from memgraph.store.sqlite_txn import SQLiteTxn, _chunks, iso, node_row
 
@@ -265,6 +265,7 @@ class SQLiteStore(DocStore):
 
     def search(self, query: str, limit: int = 20, profile: str | None = None) -> list[SearchHit]:
         from memgraph.fts import to_fts5_query
+        from memgraph.store.protocol import SearchHit
 
         match = to_fts5_query(query)
         if not match:

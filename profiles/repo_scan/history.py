@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import ReaderError
 from memgraph.ids import anchor_id, node_id
-from memgraph.store.protocol import Store
 from profiles.artifact.gitrun import run_git
 from profiles.repo_scan.keys import ARCH, EPOCH
 
 if TYPE_CHECKING:  # the documents load only when the node is written (HEAD moved)
     from memgraph.documents import GraphOp
     from memgraph.documents.views import NodeView
+    from memgraph.store.protocol import Store
 
 HISTORY_COMMITS = 100  # commits kept per repo, newest first (the cut reads 50 and 100)
 MAX_SUBJECT = 300  # characters of one subject

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from profiles.repo_scan.facts import FileFacts
 
 # ``import_module(`` (bare or ``importlib.``) or ``__import__(``, with its literal
-# first argument and a ``__package__`` / literal second one when they are there
-_CALL = re.compile(
+# first argument and a ``__package__`` / literal second one when they are there; as
+# text, compiled on the first file that calls one (``re``'s cache; ~0.5 ms)
+_CALL = (
     r"(?<![\w.])(?:importlib\.)?(?:import_module|__import__)\(\s*"
     r"""(?:(?:name\s*=\s*)?(["'])(\.*)([\w.]*)\1"""
     r"""(?:\s*,\s*(?:package\s*=\s*)?(?:(__package__)|(["'])([\w.]+)\5))?)?"""
@@ -105,7 +106,7 @@ def dynamic_facts(
     taken: set[int] = set()  # a call's literal arguments are not read again as strings
     if "import_module" in text or "__import__" in text:
         lines = _Lines(text)
-        for m in _CALL.finditer(text):
+        for m in re.finditer(_CALL, text):
             line = lines.line(m.start())
             if lines.in_comment(m.start(), line):
                 continue

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from memgraph.documents.enums import AnchorKind, ProfileName
 from memgraph.ids import anchor_id, edge_id
-from memgraph.store.protocol import Store
 from profiles.repo_scan.keys import module_id
 
 if TYPE_CHECKING:  # loaded only when there are commit nodes to link
     from memgraph.documents import GraphOp, MemoryEdge
+    from memgraph.store.protocol import Store
 
 
 def touches_edge(commit_id: str, repo: str, path: str, repo_path: str, sha: str) -> MemoryEdge:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from memgraph.errors import UsageError
 from memgraph.ids import digest
 from memgraph.inputs import printable_path
-from memgraph.store.protocol import Store
 from profiles.repo_scan import reread
 from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
@@ -42,6 +41,7 @@ from profiles.repo_scan.keys import ARCH, module_id, repo_node_id
 if TYPE_CHECKING:  # the documents and the engine load only when there is something to write
     from memgraph.documents import GraphOp
     from memgraph.documents.views import NodeView
+    from memgraph.store.protocol import Store  # annotations only: never imported by a scan
     from profiles.repo_scan.facts import FileFacts  # with the parsers: only for changed files
 
 BATCH = 4000

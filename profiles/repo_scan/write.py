@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.documents import (
     GraphOp,
@@ -23,15 +23,17 @@ from memgraph.documents import (
     UpsertNode,
     evolve,
 )
-from memgraph.documents.views import NodeView
 from memgraph.engine import ApplyResult, apply_patch, new_patch
 from memgraph.hashing import same_node_content
-from memgraph.store.protocol import Store
 from profiles.repo_scan.context import RepoContext
 from profiles.repo_scan.facts import FileFacts
 from profiles.repo_scan.files import language_of
 from profiles.repo_scan.graph import file_graph
 from profiles.repo_scan.keys import ARCH, EPOCH, repo_node_id
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView
+    from memgraph.store.protocol import Store
 
 PROPOSER = "repo-scan"
 

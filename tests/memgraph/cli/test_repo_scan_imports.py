@@ -34,6 +34,14 @@ NEVER = (
     "profiles.repo_scan.other",
     "profiles.repo_scan.summaries",
     "context_cut",
+    # annotations only on this path (notes/repo.md, speed37): the store protocol (its
+    # three dataclasses and Protocol classes, ~3 ms) and the documents' view protocols
+    "memgraph.store.protocol",
+    "memgraph.documents.views",
+    # the store lists its migrations from voice_schema: the voice search code and the
+    # full-text helpers load only for a voice query (speed37)
+    "memgraph.store.sqlite_ext.voice_index",
+    "memgraph.fts",
 )
 # only when there is something to write (validated patches need the documents)
 WRITING = (
@@ -52,8 +60,9 @@ WRITING = (
 # not even when a file changed (notes/repo.md, speed36): the snapshot model no write
 # validates (memgraph.validation names it for annotations only) and the commit
 # reader (its dataclasses and regexes; the scan runs git through artifact.gitrun,
-# and reads commits only when the store holds commit nodes)
-EDIT_NEVER = ("memgraph.documents.snapshot", "profiles.artifact.git")
+# and reads commits only when the store holds commit nodes); nor pydantic's plugin
+# loader's importlib.metadata (plugins are off: memgraph.cli.skip_plugin_loader, speed37)
+EDIT_NEVER = ("memgraph.documents.snapshot", "profiles.artifact.git", "importlib.metadata")
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -121,6 +130,26 @@ def test_documents_name_no_builtin_default_factory() -> None:
         if info.default_factory in (list, dict, set, tuple)
     ]
     assert len(models) > 20 and builtin == []
+
+
+def test_document_annotations_are_objects_not_text() -> None:
+    """A module defining documents under ``from __future__ import annotations`` gives
+    pydantic text annotations, which it compiles and evaluates field by field when it
+    builds the model: ~3 ms of every write process, a one-file rescan's included
+    (speed37). The same types, as objects, build the same schemas."""
+    from pydantic import BaseModel
+
+    import memgraph.documents as docs
+
+    models = [getattr(docs, n) for n in docs.__all__ if n[0].isupper()]
+    models = [m for m in models if isinstance(m, type) and issubclass(m, BaseModel)]
+    text = [
+        f"{model.__name__}.{name}"
+        for model in models
+        for name, hint in vars(model).get("__annotations__", {}).items()
+        if isinstance(hint, str)
+    ]
+    assert len(models) > 20 and text == []
 
 
 def test_rescan_with_minilm_and_stored_vectors_loads_no_model(repo: Path, tmp_path: Path) -> None:

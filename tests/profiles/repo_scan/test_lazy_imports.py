@@ -9,6 +9,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from memgraph.ids import edge_id
 from memgraph.store import open_store
 from memgraph.store.memory import MemoryStore
@@ -238,3 +241,39 @@ def test_a_file_of_100k_strings_scans_in_linear_time() -> None:
         took = time.perf_counter() - start
         assert len(facts.lazy_imports) == min(MAX_ITEMS, 100_000 if text is one_line else 50)
         assert took < 20, took  # quadratic (a line re-read per match) takes minutes
+
+
+def _module_parts_by_path(path: str) -> list[str] | str:
+    from pathlib import PurePosixPath
+
+    try:
+        parts = list(PurePosixPath(path).with_suffix("").parts)
+    except ValueError:
+        return "ValueError"
+    return parts[:-1] if parts and parts[-1] == "__init__" else parts
+
+
+def _module_parts_or_error(path: str) -> list[str] | str:
+    from profiles.repo_scan.python import module_parts
+
+    try:
+        return module_parts(path)
+    except ValueError:
+        return "ValueError"
+
+
+def test_module_parts_is_the_path_objects_rule_on_every_short_path() -> None:
+    """``module_parts`` splits normalised paths as text (speed37): every path of up to
+    four pieces from an alphabet of the awkward ones gives what the path object gave."""
+    import itertools
+
+    pieces = ["a", ".", "..", "/", "b.py", ".x", "x.", "__init__.py", "c.d", "e.tar.gz", ".py"]
+    paths = ["".join(p) for k in range(1, 5) for p in itertools.product(pieces, repeat=k)]
+    assert len(paths) > 15_000
+    assert [p for p in paths if _module_parts_or_error(p) != _module_parts_by_path(p)] == []
+
+
+@given(st.text(alphabet="ab._/_-é", max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_module_parts_is_the_path_objects_rule(path: str) -> None:
+    assert _module_parts_or_error(path) == _module_parts_by_path(path)
