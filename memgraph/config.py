@@ -184,6 +184,17 @@ def resolve(
     return found
 
 
+def empty_folder(value: object) -> bool:
+    """A folder setting given as empty text (``MEMGRAPH_HOME=``, ``home = ""`` in the
+    file, ``--home ""`` on a lean path): refused, never read as the current folder,
+    where a store or an index would be made wherever the command happened to run.
+    Usually a shell variable that was not set."""
+    return isinstance(value, str) and not value.strip()
+
+
+EMPTY_FOLDER = "is empty (an unset shell variable?): name a folder, or leave it unset"
+
+
 def paths(
     home: str | Path | None = None,
     vault: str | Path | None = None,
@@ -198,6 +209,15 @@ def paths(
         if field in raw and not isinstance(raw[field], str | Path):
             where = f" in {config_file(env)}" if env_value(field, env) is None else ""
             raise ConfigError(f"invalid configuration{where}: {field} must be a path")
+    for field, given in (("home", home), ("vault", vault)):
+        if field in raw and empty_folder(raw[field]):
+            if given is not None:
+                name = f"--{field}"
+            elif env_value(field, env) is not None:
+                name = ENV_PREFIX + field.upper()
+            else:
+                name = f"{field} in {config_file(env)}"
+            raise ConfigError(f"{name} {EMPTY_FOLDER}")
     home_dir = Path(raw["home"]) if "home" in raw else default_home(env)
     vault_dir = Path(raw["vault"]) if "vault" in raw else default_vault()
     chosen = raw.get("store")
@@ -313,6 +333,7 @@ def _first_problem(exc: Exception, where: str) -> str:
     shown = repr(first.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     reason = re.sub(r" for <class '[^']*'>", "", str(first.get("msg", "invalid")))
+    reason = reason.removeprefix("Value error, ")  # pydantic's tag on a validator's own words
     more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
     if name == field:  # the file's key (an item of a list: transcripts[0])
         name += "".join(f"[{p}]" for p in first["loc"][1:])

@@ -13,10 +13,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memgraph.config import (
+    EMPTY_FOLDER,
     STORE_FILE,
     default_home,
     default_transcripts,
     default_vault,
+    empty_folder,
     split_paths,
 )
 
@@ -56,6 +58,13 @@ class Settings(BaseModel):
     redact: bool = True  # secrets redacted at capture (--no-redact: off for one run)
     exclude_projects: list[str] = Field(default_factory=list)  # never captured
     exclude_paths: list[str] = Field(default_factory=list)  # cwd/transcript globs
+
+    @field_validator("home", "vault", "workspace", "qdrant_path", mode="before")
+    @classmethod
+    def _not_empty(cls, value: Any) -> Any:
+        if empty_folder(value):
+            raise ValueError(EMPTY_FOLDER)
+        return value
 
     @field_validator("transcripts", "repos", mode="before")
     @classmethod

@@ -282,3 +282,57 @@ def test_a_bad_value_names_the_setting_as_written_without_pydantic_tags(
     with pytest.raises(ConfigError) as exc:
         load_settings()
     assert str(exc.value) == expect.format(config=config)
+
+
+@pytest.mark.parametrize("where", ["env", "env-blank", "toml", "vault-env"])
+def test_an_empty_folder_setting_is_refused_everywhere(
+    where: str, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``MEMGRAPH_HOME=`` (a variable exported empty) read as the current folder put
+    a store wherever the command ran; now every entry point refuses it by name."""
+    from memgraph.errors import ConfigError
+
+    if where == "toml":
+        monkeypatch.delenv("MEMGRAPH_HOME")
+        config = isolated_env / "cfg.toml"
+        config.write_text('home = ""\n')
+        monkeypatch.setenv("MEMGRAPH_CONFIG", str(config))
+        named = f"home in {config}"
+    elif where == "vault-env":
+        monkeypatch.setenv("MEMGRAPH_VAULT", "")
+        named = "MEMGRAPH_VAULT"
+    else:
+        monkeypatch.setenv("MEMGRAPH_HOME", "" if where == "env" else "  ")
+        named = "MEMGRAPH_HOME"
+    monkeypatch.chdir(isolated_env)
+    with pytest.raises(ConfigError, match="is empty") as lean:
+        paths()
+    assert str(lean.value).startswith(named)
+    with pytest.raises(ConfigError, match="is empty"):
+        load_settings()
+    with pytest.raises(ConfigError, match="is empty"):
+        hook_fast.resolve_paths({})
+    assert not (isolated_env / "memgraph.db").exists()
+
+
+def test_an_empty_home_is_one_line_and_writes_nothing(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    monkeypatch.setenv("MEMGRAPH_HOME", "")
+    work = isolated_env / "cwd"
+    work.mkdir()
+    for args in (["voice", "retry"], ["note", "a spark"], ["recall", "retry"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "memgraph.cli", *args],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.stderr.startswith("Error: ") and proc.stderr.count("\n") == 1, proc.stderr
+        assert "MEMGRAPH_HOME" in proc.stderr and "is empty" in proc.stderr
+        assert "Value error" not in proc.stderr
+    assert list(work.iterdir()) == []
