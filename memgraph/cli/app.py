@@ -15,7 +15,12 @@ EVERYDAY = ("voice", "note", "wake", "recall", "context", "hook", "doctor", "dem
 
 
 class MemgraphGroup(TyperGroup):
-    """Maps ``MemgraphError`` to one line and an exit code (traceback with --debug)."""
+    """Maps ``MemgraphError`` to one line and an exit code (traceback with --debug);
+    every path parameter below it refuses empty text (``_refuse_empty_paths``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _refuse_empty_paths(self)
 
     def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
         names = super().list_commands(ctx)
@@ -41,6 +46,47 @@ class MemgraphGroup(TyperGroup):
             if known is None or ctx.params.get("debug"):
                 raise
             _fail(known)
+
+
+EMPTY_PATH = "is empty (an unset shell variable?): name a file or folder, or leave it out"
+
+
+def _refuse_empty_paths(command: Any) -> None:
+    """Make every path parameter of ``command`` and its subcommands refuse ``""``.
+
+    typer reads empty text as ``Path("")``, which is the current folder: ``memgraph
+    repo scan "$REPO"`` with REPO unset scanned wherever it ran, ``wiki ""`` read its
+    pages and ``--home ""`` made a store there. The raw value is checked before typer
+    converts it (``handle_parse_result`` sees the parser's text), so the refusal is
+    click's usage error: one line, exit 2.
+    """
+    for sub in getattr(command, "commands", {}).values():
+        _refuse_empty_paths(sub)
+    for param in getattr(command, "params", ()):
+        described = getattr(param, "type_descriptor", None)
+        if described is not None and _is_path(described.annotation):
+            setattr(param, "handle_parse_result", _strict(param))  # noqa: B010
+
+
+def _is_path(annotation: Any) -> bool:
+    from pathlib import PurePath
+    from typing import get_args
+
+    kinds = get_args(annotation) or (annotation,)
+    return any(isinstance(k, type) and issubclass(k, PurePath) for k in kinds)
+
+
+def _strict(param: Any) -> Any:
+    parse = param.handle_parse_result
+
+    def handle(ctx: Any, opts: dict[str, Any], args: list[str]) -> Any:
+        raw = opts.get(param.name)
+        values = raw if isinstance(raw, list | tuple) else (raw,)
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise typer.BadParameter(EMPTY_PATH, ctx=ctx, param=param)
+        return parse(ctx, opts, args)
+
+    return handle
 
 
 def _fail(exc: MemgraphError) -> NoReturn:

@@ -47,7 +47,10 @@ def session_end_cmd(
 @hook_app.command("session-start")
 def session_start_cmd(
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
-    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    # str: Path("postgresql://h/db") drops a slash and names a file "postgresql:/h/db"
+    store: str | None = typer.Option(
+        None, "--store", help="Store file or postgresql:// URL (overrides --home)."
+    ),
     budget: int | None = typer.Option(
         None, "--budget", help="Token budget of the packet (env MEMGRAPH_HOOK_BUDGET; 1500)."
     ),

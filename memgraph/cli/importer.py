@@ -47,7 +47,10 @@ def conversations(
         False, "--quiet", "-q", help="No summary line; bad records still print (stderr)."
     ),
     home: Path | None = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME)."),
-    store: Path | None = typer.Option(None, "--store", help="Store file (overrides --home)."),
+    # str: Path("postgresql://h/db") drops a slash and names a file "postgresql:/h/db"
+    store: str | None = typer.Option(
+        None, "--store", help="Store file or postgresql:// URL (overrides --home)."
+    ),
 ) -> None:
     """Import a chat export: every speaker's turns as voice message nodes."""
     from memgraph.cli.common import print_json_line, store_from

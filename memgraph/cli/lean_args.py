@@ -71,6 +71,8 @@ def parse(argv: list[str], spec: Spec) -> dict[str, object] | None:
                 return None
     for key in spec.paths:
         if key in found:
+            if not str(found[key]).strip():
+                return None  # "" would be Path("."), the current folder: typer refuses it
             found[key] = Path(str(found[key]))
     return found
 

@@ -25,7 +25,7 @@ hook_app = typer.Typer(help="Git hooks that keep the repo graph fresh.", no_args
 repo_app.add_typer(hook_app, name="hook")
 
 HomeOpt = typer.Option(None, "--home", help="Store directory (env MEMGRAPH_HOME).")
-StoreOpt = typer.Option(None, "--store", help="Path of the store file (overrides --home).")
+StoreOpt = typer.Option(None, "--store", help="Store file or postgresql:// URL (overrides --home).")
 NameOpt = typer.Option(None, "--name", help="Repo key (default: the folder name).")
 
 
@@ -46,7 +46,7 @@ def scan(
         False, "--quiet", "-q", help="No summary line; skipped files still print (stderr)."
     ),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,  # str: Path("postgresql://h/db") drops a slash
 ) -> None:
     """Scan PATH: only files whose content hash changed are parsed again."""
     from memgraph.cli.common import print_json_line, store_from
@@ -95,7 +95,7 @@ def status(
     name: str | None = NameOpt,
     as_json: bool = typer.Option(False, "--json", help="The status as one JSON line."),
     home: Path | None = HomeOpt,
-    store: Path | None = StoreOpt,
+    store: str | None = StoreOpt,  # str: Path("postgresql://h/db") drops a slash
 ) -> None:
     """Stale summaries and drift (files added/changed/deleted) since the last scan."""
     from memgraph.cli.common import print_json_line, store_from

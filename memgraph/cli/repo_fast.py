@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _SCAN = Spec(
     valued={"--home": "home", "--store": "store", "--name": "name"},
     flags={"--no-commits": "no-commits", "--quiet": "quiet", "-q": "quiet"},
+    paths=("text", "home"),  # not --store: a postgresql:// URL is no Path
     text="optional",  # PATH
 )
 
