@@ -296,6 +296,8 @@ class MemgraphTools:
 
         if cut != "repo":
             raise ValueError("repo goes with cut='repo'")
+        if not repo.strip():  # Path("") is the server's own folder, not what was meant
+            raise ValueError("repo is empty: name a scanned repository's folder")
         request = RepoCutRequest(text=query, repo_path=Path(repo), budget_tokens=budget)
         embedder, notice = self._repo_embedder()
         with self._store() as store:

@@ -63,3 +63,10 @@ def test_repo_context_below_its_overhead_says_so(
     out = _context(server, 1, scanned[1])
     assert out["isError"] is True
     assert "below this output format's fixed overhead" in out["content"][0]["text"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("repo", ["", "  "])
+def test_an_empty_repo_is_an_error_not_the_servers_folder(server: LeanServer, repo: str) -> None:
+    out = server.call_tool("context", {"text": "budget ceiling", "budget": 500, "repo": repo})
+    assert out["isError"] is True
+    assert "repo is empty" in out["content"][0]["text"]  # type: ignore[index]
