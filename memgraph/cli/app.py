@@ -48,7 +48,7 @@ class MemgraphGroup(TyperGroup):
             _fail(known)
 
 
-EMPTY_PATH = "is empty (an unset shell variable?): name a file or folder, or leave it out"
+EMPTY_PATH = "is empty (an unset shell variable?): name a file or folder"
 
 
 def _refuse_empty_paths(command: Any) -> None:
@@ -83,7 +83,8 @@ def _strict(param: Any) -> Any:
         raw = opts.get(param.name)
         values = raw if isinstance(raw, list | tuple) else (raw,)
         if any(isinstance(v, str) and not v.strip() for v in values):
-            raise typer.BadParameter(EMPTY_PATH, ctx=ctx, param=param)
+            optional = "" if param.required else ", or leave it out"
+            raise typer.BadParameter(EMPTY_PATH + optional, ctx=ctx, param=param)
         return parse(ctx, opts, args)
 
     return handle
