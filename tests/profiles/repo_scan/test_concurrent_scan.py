@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memgraph.store import open_store
 
 
-def _scan(repo: Path, db: Path) -> subprocess.Popen[str]:
+def _scan(repo: Path, db: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -32,8 +34,12 @@ def _scan(repo: Path, db: Path) -> subprocess.Popen[str]:
     )
 
 
-def test_scans_at_once_lose_nothing(shop: Path, tmp_path: Path) -> None:
-    db = tmp_path / "store.db"
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_scans_at_once_lose_nothing(
+    shop: Path, tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    """On PostgreSQL these are the machines of a fleet scanning one repository."""
+    db = str(tmp_path / "store.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
     assert _scan(shop, db).wait(timeout=120) == 0  # report.py is in the graph
     first = [_scan(shop, db) for _ in range(3)]
     # edit while they run: whichever version a process read, the last scan settles it
@@ -50,7 +56,7 @@ def test_scans_at_once_lose_nothing(shop: Path, tmp_path: Path) -> None:
     settle = _scan(shop, db)
     settle.communicate(timeout=120)
     again = subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", "repo", "scan", str(shop), "--store", str(db)],
+        [sys.executable, "-m", "memgraph.cli", "repo", "scan", str(shop), "--store", db],
         capture_output=True,
         text=True,
         timeout=120,
@@ -58,7 +64,7 @@ def test_scans_at_once_lose_nothing(shop: Path, tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert "0 added, 0 changed, 0 deleted" in again.stdout and " 0 receipts" in again.stdout
     check = subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", "validate", str(db)],
+        [sys.executable, "-m", "memgraph.cli", "validate", db],
         capture_output=True,
         text=True,
         timeout=120,
