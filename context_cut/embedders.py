@@ -199,6 +199,9 @@ class MiniLMEmbedder:
         return [[float(x) for x in row] for row in matrix]
 
 
+KINDS = ("none", "hash", "ollama", "minilm", "minilm-torch")  # what make_embedder builds
+
+
 def make_embedder(
     kind: str, *, model: str = "all-minilm", host: str | None = None, timeout: float = 30.0
 ) -> Embedder | None:
@@ -218,4 +221,4 @@ def make_embedder(
             return NumpyMiniLM()
         case "minilm-torch":  # the same model through sentence-transformers
             return MiniLMEmbedder()
-    raise UsageError(f"unknown embedder {kind!r}: use none, hash, ollama, minilm or minilm-torch")
+    raise UsageError(f"unknown embedder {kind!r}: use {', '.join(KINDS)}")

@@ -160,6 +160,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     # the store checked above (closed now, its location and id kept); one that could
     # not be opened is keyed by its location
     _check_sleep(report, settings, store if store is not None else StoreAt(location))
+    _check_values(report, settings)
     _check_extras(report, settings)
     return report
 
@@ -236,6 +237,56 @@ def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
         report.add("sleep", WARN, f"not scheduled; last run {last}", "memgraph sleep --install")
     else:
         report.add("sleep", OK, f"{where}; last run {last}")
+
+
+def _check_values(report: DoctorReport, settings: Any) -> None:
+    """Settings that only the commands using them read (so nothing else says they are
+    wrong until then): the names each owner builds, the numbers each one refuses."""
+    from context_cut.embedders import KINDS
+    from context_cut.vector_backends import ENGINES
+    from memgraph.errors import ConfigError
+    from profiles.activity.passes import GAP_MINUTES
+    from profiles.voice.classify.night import CLASSIFIERS, parse_window
+
+    named = (
+        ("embedder", KINDS),
+        ("classifier", CLASSIFIERS),
+        ("qdrant_engine", tuple(sorted(ENGINES))),
+        ("sleep_schedule", ("auto", "cron", "systemd")),
+    )
+    for name, allowed in named:
+        value = getattr(settings, name)
+        if value not in allowed:
+            _bad_value(report, name, value, f"use {', '.join(allowed)}")
+    floors = (
+        ("hook_budget", 1, "a positive number of tokens"),
+        ("ollama_timeout", 1e-9, "seconds above 0"),
+        ("ollama_retries", 0, "0 or more"),
+        ("ollama_batch_tokens", 1, "a positive number of tokens"),
+    )
+    for name, least, what in floors:
+        value = getattr(settings, name)
+        if value < least:
+            _bad_value(report, name, value, f"use {what}")
+    low, high = GAP_MINUTES
+    if not low <= settings.window_gap_minutes <= high:
+        gap = settings.window_gap_minutes
+        _bad_value(report, "window_gap_minutes", gap, f"use {low:g} to {high:g} minutes")
+    try:
+        parse_window(settings.night_window)
+    except ConfigError as exc:
+        _bad_value(report, "night_window", settings.night_window, str(exc))
+
+
+def _bad_value(report: DoctorReport, name: str, value: Any, fix: str) -> None:
+    from memgraph.config import ENV_PREFIX
+
+    report.add(
+        "config",
+        PROBLEM,
+        f"{name} = {value!r}: the commands that use it refuse it",
+        f"{fix} ({ENV_PREFIX}{name.upper()} or {name} in the config file)",
+    )
 
 
 def _check_extras(report: DoctorReport, settings: Any) -> None:

@@ -56,12 +56,13 @@ def compute(
     from memgraph.errors import UsageError
     from memgraph.store import open_store
     from memgraph.terminal import plural
-    from profiles.activity.passes import WindowsRequest, run_windows
+    from profiles.activity.passes import GAP_MINUTES, WindowsRequest, run_windows
 
     cfg = settings(home=home)
     minutes = float(cfg.window_gap_minutes) if gap is None else gap
-    if not minutes == minutes or minutes < 1 or minutes > 24 * 60 * 30:  # NaN, tiny, absurd
-        raise UsageError(f"--gap must be between 1 and 43200 minutes (got {minutes:g})")
+    low, high = GAP_MINUTES
+    if not low <= minutes <= high:  # NaN too: tiny, absurd
+        raise UsageError(f"--gap must be between {low:g} and {high:g} minutes (got {minutes:g})")
     request = WindowsRequest(
         since=parse_when(since, flag="--since", utc=utc) if since else None,
         until=parse_when(until, end_of_day=True, flag="--until", utc=utc) if until else None,

@@ -127,6 +127,9 @@ def recompute_around(
     return total
 
 
+GAP_MINUTES = (1.0, 24 * 60 * 30.0)  # the gap a window may have: 1 minute to 30 days
+
+
 @dataclass
 class WindowsRequest:
     """What ``memgraph windows`` asks for."""

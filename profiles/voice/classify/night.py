@@ -41,6 +41,7 @@ from profiles.voice.classify.labels import Proposal, classification_problems
 from profiles.voice.classify.ollama import OllamaConfig
 
 RULES = "rules"
+CLASSIFIERS = (RULES, "ollama")  # what make_proposer builds
 CLASSIFIED = "classified"
 CAPTURED = "captured"
 CONTRACT_KEYS = ("classification", "confidence", "topics", "classified_by")
@@ -130,7 +131,7 @@ def make_proposer(classifier: str, ollama: OllamaConfig | None = None) -> Propos
         from profiles.voice.classify.ollama import OllamaClassifier
 
         return OllamaClassifier(ollama or OllamaConfig())
-    raise UsageError(f"unknown classifier {classifier[:40]!r}: use rules or ollama")
+    raise UsageError(f"unknown classifier {classifier[:40]!r}: use {' or '.join(CLASSIFIERS)}")
 
 
 def select_messages(store: Store, request: NightPassRequest) -> list[MemoryNode]:

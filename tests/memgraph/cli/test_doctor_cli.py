@@ -170,6 +170,34 @@ def test_bad_config_value_names_the_file(healthy: Path, monkeypatch: pytest.Monk
     assert f"invalid configuration in {config}" in out
 
 
+@pytest.mark.parametrize(
+    ("env", "value", "named"),
+    [
+        ("MEMGRAPH_EMBEDDER", "minilm2", "embedder = 'minilm2'"),
+        ("MEMGRAPH_CLASSIFIER", "gpt", "classifier = 'gpt'"),
+        ("MEMGRAPH_QDRANT_ENGINE", "rocks", "qdrant_engine = 'rocks'"),
+        ("MEMGRAPH_SLEEP_SCHEDULE", "weekly", "sleep_schedule = 'weekly'"),
+        ("MEMGRAPH_HOOK_BUDGET", "0", "hook_budget = 0"),
+        ("MEMGRAPH_OLLAMA_TIMEOUT", "-3", "ollama_timeout = -3.0"),
+        ("MEMGRAPH_OLLAMA_RETRIES", "-1", "ollama_retries = -1"),
+        ("MEMGRAPH_OLLAMA_BATCH_TOKENS", "0", "ollama_batch_tokens = 0"),
+        ("MEMGRAPH_WINDOW_GAP_MINUTES", "0", "window_gap_minutes = 0"),
+        ("MEMGRAPH_NIGHT_WINDOW", "late", "night_window = 'late'"),
+    ],
+)
+def test_a_value_only_its_command_reads_is_a_problem(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch, env: str, value: str, named: str
+) -> None:
+    """Each of these passed doctor ("no problems found") and failed only when the
+    command that reads it ran (the hook, at the start of every session)."""
+    monkeypatch.setenv(env, value)
+    code, out, _ = _doctor()
+    assert code == 1, out
+    assert f"problem  config: {named}: the commands that use it refuse it" in out
+    assert env in out  # the fix names where to change it
+    assert out.count("problem  ") == 1
+
+
 def test_missing_vault_with_pages_is_a_problem(healthy: Path) -> None:
     import shutil
 
