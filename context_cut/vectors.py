@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from context_cut.embedders import Embedder
-from context_cut.vector_backends import doc_id_of
+from context_cut.vector_backends import ENGINES, doc_id_of
 from context_cut.vector_index import VectorIndex
 from context_cut.vector_projection import (
     PARTITIONS,
@@ -171,6 +171,6 @@ def open_nerve(
     engine: str | None = None,
 ) -> VectorNerve:
     """A nerve over the Qdrant at ``url`` (a server or cluster) or embedded at ``path``."""
-    if engine is not None and engine not in ("edge", "qdrant-client"):
-        raise UsageError(f"unknown vector engine {engine!r}: use edge or qdrant-client")
+    if engine is not None and engine not in ENGINES:
+        raise UsageError(f"unknown vector engine {engine!r}: use {' or '.join(sorted(ENGINES))}")
     return VectorNerve(VectorIndex.open(path=path, url=url, engine=engine), embedder)
