@@ -19,6 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# The largest budget a packet may be asked for, on every surface (CLI, MCP, hook): a
+# context window's worth; more is a typo (an extra zero), not a wish.
+MAX_BUDGET = 200_000
+
 if TYPE_CHECKING:
     from memgraph.documents.views import (
         AnchorView,

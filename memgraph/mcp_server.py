@@ -35,6 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from context_cut.budget import MAX_BUDGET
 from memgraph.config import Settings
 from memgraph.errors import MemgraphError, MissingExtra
 from memgraph.mcp_wire import check_query, check_text_args
@@ -43,7 +44,6 @@ from memgraph.store import Store, open_store
 T = TypeVar("T")
 
 MAX_LIMIT = 500
-MAX_BUDGET = 200_000
 INSTRUCTIONS = (
     "memgraph keeps what the operator said (verbatim, from agent transcripts), session notes "
     "and typed claims in one graph. Use voice_search for the operator's exact words on a topic, "

@@ -203,8 +203,12 @@ def context_command(args: ContextArgs) -> None:
 
     if args.as_json + args.markdown + args.prompt > 1:
         raise UsageError("choose one of --json, --markdown and --prompt")
-    if args.budget <= 0 or args.limit <= 0:
-        raise UsageError("--budget and --limit must be positive")
+    from context_cut.budget import MAX_BUDGET
+
+    if not 1 <= args.budget <= MAX_BUDGET:  # the MCP context tool's bounds too
+        raise UsageError(f"--budget must be between 1 and {MAX_BUDGET} tokens")
+    if args.limit <= 0:
+        raise UsageError("--limit must be positive")
     if not args.text.strip():
         raise UsageError("the query is empty")
     spec = get_cut(args.cut)

@@ -116,6 +116,10 @@ def test_context_bad_input_is_one_line_error(db: Path) -> None:
     assert out.exit_code == 2 and "Error:" in out.stderr
     out = runner.invoke(app, ["context", "x", "--store", str(db), "--json", "--markdown"])
     assert out.exit_code == 2
+    # the MCP context tool's ceiling, on the CLI too (an extra zero is a typo, not a wish)
+    out = runner.invoke(app, ["context", "x", "--store", str(db), "--budget", "2000000"])
+    assert out.exit_code == 2
+    assert out.stderr == "Error: --budget must be between 1 and 200000 tokens\n"
     out = runner.invoke(app, ["context", "x", "--store", str(db), "--embedder", "word2vec"])
     assert out.exit_code == 2 and "unknown embedder" in out.stderr
     assert "Traceback" not in out.output
