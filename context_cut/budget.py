@@ -19,9 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-# The largest budget a packet may be asked for, on every surface (CLI, MCP, hook): a
-# context window's worth; more is a typo (an extra zero), not a wish.
-MAX_BUDGET = 200_000
+from memgraph.config import MAX_BUDGET as MAX_BUDGET  # the ceiling of every surface
 
 if TYPE_CHECKING:
     from memgraph.documents.views import (

@@ -226,6 +226,11 @@ def paths(
     return home_dir / STORE_FILE, vault_dir
 
 
+# The largest token budget a packet may be asked for, on every surface (CLI, MCP, the
+# SessionStart hook): a context window's worth; more is a typo (an extra zero), not a
+# wish. Here rather than in context_cut.budget: the hook's path reads it and stays stdlib.
+MAX_BUDGET = 200_000
+
 URL_SCHEMES = ("postgresql://", "postgres://")
 
 

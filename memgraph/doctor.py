@@ -242,6 +242,7 @@ def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
 def _check_values(report: DoctorReport, settings: Any) -> None:
     """Settings that only the commands using them read (so nothing else says they are
     wrong until then): the names each owner builds, the numbers each one refuses."""
+    from context_cut.budget import MAX_BUDGET
     from context_cut.embedders import KINDS
     from context_cut.vector_backends import ENGINES
     from memgraph.errors import ConfigError
@@ -268,6 +269,8 @@ def _check_values(report: DoctorReport, settings: Any) -> None:
         value = getattr(settings, name)
         if value < least:
             _bad_value(report, name, value, f"use {what}")
+    if settings.hook_budget > MAX_BUDGET:
+        _bad_value(report, "hook_budget", settings.hook_budget, f"use 1 to {MAX_BUDGET} tokens")
     low, high = GAP_MINUTES
     if not low <= settings.window_gap_minutes <= high:
         gap = settings.window_gap_minutes

@@ -70,20 +70,22 @@ def parse_payload(raw: bytes) -> StartPayload:
 def load_config(env: Mapping[str, str], flags: Mapping[str, str]) -> HookConfig:
     """home, persona and hook_budget through the one resolver (``memgraph.config``:
     flag > env > TOML > default; stdlib only)."""
-    from memgraph.config import default_home, resolve
+    from memgraph.config import EMPTY_FOLDER, MAX_BUDGET, default_home, empty_folder, resolve
 
     raw = resolve(flags, env, ("home", "persona", "hook_budget"))
+    if "home" in raw and empty_folder(raw["home"]):  # not the default home, silently
+        raise ValueError(f"the home (--home or MEMGRAPH_HOME) {EMPTY_FOLDER}")
     home = Path(str(raw["home"])) if raw.get("home") else default_home(env)
     given = raw.get("hook_budget") or DEFAULT_BUDGET
     try:
         budget = int(given)
     except (TypeError, ValueError):
         budget = 0
-    if budget <= 0:
+    if not 1 <= budget <= MAX_BUDGET:
         shown = str(given)[:40]
         raise ValueError(
-            f"the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) must be a positive "
-            f"number of tokens, not {shown!r}"
+            f"the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) must be 1 to {MAX_BUDGET} "
+            f"tokens, not {shown!r}"
         )
     return HookConfig(home, str(raw.get("persona") or "default"), budget)
 
