@@ -51,6 +51,8 @@ def validate(
 
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if any(not p.strip() for p in paths or ()):  # text, not Path: the app's guard skips it
+        raise UsageError("an empty store or snapshot path (an unset shell variable?)")
     failed = False
     for target in paths or [store_location(settings(home=home))]:
         if is_store_url(target):
