@@ -63,13 +63,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_repo_localise_extra import extra_components  # bench/ is on the path
 
 from context_cut.repo_cut import (
-    HISTORY_WEIGHT,
     MENTION_WEIGHT,
+    RankOptions,
     RepoCutRequest,
     rank_modules,
     repo_cut,
 )
-from context_cut.repo_history import HISTORY_WINDOW, history_docs, history_node
+from context_cut.repo_history import HISTORY_WEIGHT, HISTORY_WINDOW, history_docs, history_node
 from context_cut.repo_index import ModuleIndex, bm25, personalised_pagerank
 from context_cut.repo_query import query_weights
 from memgraph.store.memory import MemoryStore
@@ -284,11 +284,15 @@ def run_repo(
             base = bm25(docs, terms(c.message))
             ranked_base = [p for p, _s in sorted(base.items(), key=lambda kv: (-kv[1], kv[0]))]
             orders = {
-                f"cut-m{w:g}": [p for p, _s in rank_modules(index, c.message, w) if p in allowed]
+                f"cut-m{w:g}": [
+                    p
+                    for p, _s in rank_modules(index, c.message, RankOptions(mentions=w != 0))
+                    if p in allowed
+                ]
                 for w in variants.mention
             }
             for w in variants.history:
-                ranked_h = rank_modules(index, c.message, MENTION_WEIGHT, w)
+                ranked_h = rank_modules(index, c.message, RankOptions(history=w != 0))
                 orders[f"cut-h{w:g}"] = [p for p, _s in ranked_h if p in allowed]
             for n in variants.windows:
                 ranked_n = rank_modules(_with_window(index, commits_seen, n), c.message)

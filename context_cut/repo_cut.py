@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from context_cut.budget import Bundle, Packer, estimate_tokens, node_text
 from context_cut.cuts import get_cut
 from context_cut.packet import node_caveats
-from context_cut.repo_history import HISTORY_WEIGHT, history_node
+from context_cut.repo_history import history_node
 from context_cut.repo_index import ModuleIndex
 from context_cut.repo_model import model_scores
 from context_cut.repo_nearest import NEAREST_WEIGHT, nearest_files, prime
@@ -55,7 +55,7 @@ from profiles.repo_scan.facts import terms
 if TYPE_CHECKING:
     from context_cut.embedders import Embedder
 
-MENTION_WEIGHT = 1.0  # the best code-mention score (context_cut/mentions.py); 0 turns it off
+MENTION_WEIGHT = 1.0  # the hand-set cut's mention weight (the offline bench replays that cut)
 TEST_WEIGHT = 0.5  # tests are seams (shown through test_seam nodes), rarely the task's target
 
 
@@ -77,38 +77,43 @@ class RepoCut:
     ranked: list[tuple[str, float]] = field(default_factory=list)  # (path, score), best first
 
 
+@dataclass(frozen=True)
+class RankOptions:
+    """How ``ranked_matches`` ranks. ``mentions`` / ``history`` False switch those
+    signals off (the benches' ablations); ``fallback`` False leaves out every module
+    no word matched instead of answering a text that matches nothing with the most
+    recently changed modules; a MiniLM ``embedder`` adds the files of the past
+    commits worded like the text (``repo_nearest.py``)."""
+
+    mentions: bool = True
+    history: bool = True
+    fallback: bool = True
+    embedder: Embedder | None = None
+
+
 def rank_modules(
-    modules: dict[str, MemoryNode] | ModuleIndex,
-    text: str,
-    mention_weight: float = MENTION_WEIGHT,
-    history_weight: float = HISTORY_WEIGHT,
-    fallback: bool = True,
-    embedder: Embedder | None = None,
+    modules: dict[str, MemoryNode] | ModuleIndex, text: str, options: RankOptions | None = None
 ) -> list[tuple[str, float]]:
     """(path, score) best first (``ranked_matches`` without the matched set)."""
-    return ranked_matches(modules, text, mention_weight, history_weight, fallback, embedder)[0]
+    return ranked_matches(modules, text, options)[0]
 
 
 def ranked_matches(
-    modules: dict[str, MemoryNode] | ModuleIndex,
-    text: str,
-    mention_weight: float = MENTION_WEIGHT,
-    history_weight: float = HISTORY_WEIGHT,
-    fallback: bool = True,
-    embedder: Embedder | None = None,
+    modules: dict[str, MemoryNode] | ModuleIndex, text: str, options: RankOptions | None = None
 ) -> tuple[list[tuple[str, float]], set[str]]:
     """(path, score) best first by the fitted model (``repo_model.py``: text,
     clause, PageRank, mentions, symbol names, history and the recency/size
-    priors), and the modules some word of ``text`` matched. ``mention_weight`` /
-    ``history_weight`` 0 turn mentions / history off. A text matching nothing is
-    answered with the most recently changed modules (score 0, ``repo_query.py``);
-    ``fallback=False`` leaves out every module no word matched. With a MiniLM
-    ``embedder``, plus ``NEAREST_WEIGHT x`` the files of the past commits worded
-    like ``text`` (``repo_nearest.py``)."""
+    priors), and the modules some word of ``text`` matched. A text matching
+    nothing is answered with the most recently changed modules (score 0,
+    ``repo_query.py``) unless ``options.fallback`` is off. With a MiniLM
+    ``options.embedder``, plus ``NEAREST_WEIGHT x`` the files of the past commits
+    worded like ``text`` (``repo_nearest.py``)."""
+    opts = options or RankOptions()
+    fallback, embedder = opts.fallback, opts.embedder
     index = modules if isinstance(modules, ModuleIndex) else ModuleIndex.of(modules)
     if not index.tf:
         return [], set()
-    scores, matched = model_scores(index, text, mention_weight != 0, history_weight != 0)
+    scores, matched = model_scores(index, text, opts.mentions, opts.history)
     if not matched:
         return (fill_up([], index.recent) if fallback else []), set()
     near = nearest_files(embedder, text, index.commits, set(index.tf)) if embedder else {}
@@ -217,7 +222,7 @@ def repo_cut(
     summary_ids = list(repo_node.attributes.get("summaries") or [])
     index = _index(store, repo, repo_node, paths)
     ignored = prime(embedder, index.commits, vectors_dir, repo) if vectors_dir else None
-    ranked, matched = ranked_matches(index, request.text, embedder=embedder)
+    ranked, matched = ranked_matches(index, request.text, RankOptions(embedder=embedder))
     top = ranked[: request.limit]
     with store.reader() as reader:
         found = reader.get_nodes([module_id(repo, p) for p, _s in top])

@@ -16,7 +16,7 @@ from context_cut.mentions import (
     MentionTable,
     extract_mentions,
 )
-from context_cut.repo_cut import RepoCutRequest, rank_modules, repo_cut
+from context_cut.repo_cut import RankOptions, RepoCutRequest, rank_modules, repo_cut
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 
@@ -164,7 +164,7 @@ def test_a_named_module_outranks_a_better_text_match(tmp_path: Path) -> None:
     from context_cut.repo_cut import _INDEX_CACHE
 
     index = next(reversed(_INDEX_CACHE.values()))
-    assert rank_modules(index, text, mention_weight=0.0)[0][0] == "pkg/streams.py"
+    assert rank_modules(index, text, RankOptions(mentions=False))[0][0] == "pkg/streams.py"
     # a symbol mention alone (no shared words at all) still ranks its definer
     assert rank_modules(index, "get_raw()")[0][0] == "pkg/compat.py"
 
@@ -316,7 +316,7 @@ def test_a_command_named_in_the_task_ranks_its_module(tmp_path: Path) -> None:
     # the named command is what lifts it: without mentions its score drops (the
     # clause "session show" still matches its words: repo_model.py)
     with_names = dict(rank_modules(index, text))
-    without = dict(rank_modules(index, text, mention_weight=0.0))
+    without = dict(rank_modules(index, text, RankOptions(mentions=False)))
     assert with_names["app/cli_sessions.py"] > without["app/cli_sessions.py"] + 0.5
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context_cut.repo_cut import RepoCutRequest, rank_modules, repo_cut
+from context_cut.repo_cut import RankOptions, RepoCutRequest, rank_modules, repo_cut
 from context_cut.repo_query import (
     FALLBACK_MODULES,
     SCOPE_WEIGHT,
@@ -112,7 +112,7 @@ def test_a_task_matching_nothing_gets_the_recently_changed_modules(tmp_path: Pat
     from context_cut.repo_cut import _INDEX_CACHE
 
     index = next(reversed(_INDEX_CACHE.values()))
-    assert rank_modules(index, "Typo", fallback=False) == []
+    assert rank_modules(index, "Typo", RankOptions(fallback=False)) == []
 
 
 def test_no_history_no_fallback(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context_cut.repo_cut import TEST_WEIGHT, ranked_matches
+from context_cut.repo_cut import TEST_WEIGHT, RankOptions, ranked_matches
 from context_cut.repo_index import ModuleIndex
 from context_cut.repo_model import (
     EVIDENCE,
@@ -89,7 +89,7 @@ def test_the_score_is_the_weighted_sum_and_tests_weigh_half() -> None:
     by = dict(ranked)
     assert abs(by["tests/test_store.py"] - TEST_WEIGHT * scores["tests/test_store.py"]) < 1e-12
     # without the fallback only modules some word matched are ranked
-    only = dict(ranked_matches(index, text, fallback=False)[0])
+    only = dict(ranked_matches(index, text, RankOptions(fallback=False))[0])
     assert set(only) <= matched and "app/big.py" in by and "app/big.py" not in only
 
 

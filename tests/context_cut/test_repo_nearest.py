@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pytest
 
 from context_cut import repo_nearest
-from context_cut.repo_cut import TEST_WEIGHT, rank_modules
+from context_cut.repo_cut import TEST_WEIGHT, RankOptions, rank_modules
 from context_cut.repo_index import ModuleIndex
 from context_cut.repo_nearest import (
     NEAREST_K,
@@ -134,10 +134,15 @@ def test_rank_modules_adds_the_signal_and_is_unchanged_without_it() -> None:
     ]
     index = _index(commits)
     before = rank_modules(index, TASK)
-    assert rank_modules(index, TASK, embedder=None) == before
-    assert rank_modules(index, TASK, embedder=OtherModel({"quicker imports": 0.9})) == before
+    assert rank_modules(index, TASK, RankOptions(embedder=None)) == before
+    assert (
+        rank_modules(index, TASK, RankOptions(embedder=OtherModel({"quicker imports": 0.9})))
+        == before
+    )
     scores = dict(before)
-    after = dict(rank_modules(index, TASK, embedder=FakeMiniLM({"quicker imports": 0.9})))
+    after = dict(
+        rank_modules(index, TASK, RankOptions(embedder=FakeMiniLM({"quicker imports": 0.9})))
+    )
     assert after["pkg/loader.py"] == pytest.approx(scores["pkg/loader.py"] + NEAREST_WEIGHT)
     test_before = scores.get("tests/test_cache.py", 0.0)
     assert after["tests/test_cache.py"] == pytest.approx(test_before + TEST_WEIGHT * NEAREST_WEIGHT)
@@ -150,5 +155,5 @@ def test_no_text_match_keeps_the_recency_fallback() -> None:
     commits: list[list[object]] = [["a" * 40, "Typo", ["pkg/loader.py"]]]
     index = _index(commits)
     emb = FakeMiniLM({"Typo": 1.0})
-    assert rank_modules(index, "Typo", embedder=emb) == rank_modules(index, "Typo")
+    assert rank_modules(index, "Typo", RankOptions(embedder=emb)) == rank_modules(index, "Typo")
     assert emb.calls == []  # nothing matched: no embedding at all
