@@ -19,8 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memgraph.config import MAX_BUDGET as MAX_BUDGET  # the ceiling of every surface
-
 if TYPE_CHECKING:
     from memgraph.documents.views import (
         AnchorView,

@@ -242,35 +242,38 @@ def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
 def _check_values(report: DoctorReport, settings: Any) -> None:
     """Settings that only the commands using them read (so nothing else says they are
     wrong until then): the names each owner builds, the numbers each one refuses."""
-    from context_cut.budget import MAX_BUDGET
     from context_cut.embedders import KINDS
     from context_cut.vector_backends import ENGINES
+    from memgraph.config import MAX_BUDGET
     from memgraph.errors import ConfigError
     from profiles.activity.passes import GAP_MINUTES
+    from profiles.sleep.schedule import METHODS
     from profiles.voice.classify.night import CLASSIFIERS, parse_window
+    from profiles.voice.classify.ollama import OllamaConfig
+    from profiles.wakeup.hook import hook_budget
 
     named = (
         ("embedder", KINDS),
         ("classifier", CLASSIFIERS),
         ("qdrant_engine", tuple(sorted(ENGINES))),
-        ("sleep_schedule", ("auto", "cron", "systemd")),
+        ("sleep_schedule", METHODS),
     )
     for name, allowed in named:
         value = getattr(settings, name)
         if value not in allowed:
             _bad_value(report, name, value, f"use {', '.join(allowed)}")
-    floors = (
-        ("hook_budget", 1, "a positive number of tokens"),
-        ("ollama_timeout", 1e-9, "seconds above 0"),
-        ("ollama_retries", 0, "0 or more"),
-        ("ollama_batch_tokens", 1, "a positive number of tokens"),
-    )
-    for name, least, what in floors:
-        value = getattr(settings, name)
-        if value < least:
-            _bad_value(report, name, value, f"use {what}")
-    if settings.hook_budget > MAX_BUDGET:
+    try:
+        hook_budget(settings.hook_budget)
+    except ValueError:
         _bad_value(report, "hook_budget", settings.hook_budget, f"use 1 to {MAX_BUDGET} tokens")
+    ollama = {  # the classifier's refusals, in its words
+        "retries": "0 or more",
+        "timeout": "seconds above 0",
+        "batch_tokens": "a positive number of tokens",
+    }
+    for part in OllamaConfig.from_settings(settings).problems():
+        name = f"ollama_{part}"
+        _bad_value(report, name, getattr(settings, name), f"use {ollama[part]}")
     low, high = GAP_MINUTES
     if not low <= settings.window_gap_minutes <= high:
         gap = settings.window_gap_minutes

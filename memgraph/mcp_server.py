@@ -35,8 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from context_cut.budget import MAX_BUDGET
-from memgraph.config import Settings
+from memgraph.config import MAX_BUDGET, Settings
 from memgraph.errors import MemgraphError, MissingExtra
 from memgraph.mcp_wire import check_query, check_text_args
 from memgraph.store import Store, open_store

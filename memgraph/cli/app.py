@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, NoReturn
+from pathlib import PurePath
+from typing import Any, NoReturn, get_args
 
 import typer
 from typer.core import TyperGroup
@@ -69,9 +70,6 @@ def _refuse_empty_paths(command: Any) -> None:
 
 
 def _is_path(annotation: Any) -> bool:
-    from pathlib import PurePath
-    from typing import get_args
-
     kinds = get_args(annotation) or (annotation,)
     return any(isinstance(k, type) and issubclass(k, PurePath) for k in kinds)
 

@@ -203,7 +203,7 @@ def context_command(args: ContextArgs) -> None:
 
     if args.as_json + args.markdown + args.prompt > 1:
         raise UsageError("choose one of --json, --markdown and --prompt")
-    from context_cut.budget import MAX_BUDGET
+    from memgraph.config import MAX_BUDGET
 
     if not 1 <= args.budget <= MAX_BUDGET:  # the MCP context tool's bounds too
         raise UsageError(f"--budget must be between 1 and {MAX_BUDGET} tokens")

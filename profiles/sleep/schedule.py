@@ -35,6 +35,7 @@ from memgraph.fileio import (
     replace_config_file,
 )
 
+METHODS = ("auto", "cron", "systemd")  # sleep_schedule's values
 MARK = "# memgraph-sleep"
 # a hand-edited marked crontab line, commented out instead of dropped
 KEPT = "# hand-edited, kept by memgraph sleep: "
@@ -81,8 +82,8 @@ def night_start(night_window: str) -> str:
 
 def _method(s: Schedule) -> str:
     if s.method != "auto":
-        if s.method not in ("cron", "systemd"):
-            raise ConfigError(f"sleep schedule {s.method!r}: use auto, cron or systemd")
+        if s.method not in METHODS:
+            raise ConfigError(f"sleep schedule {s.method!r}: use {', '.join(METHODS)}")
         return s.method
     if shutil.which(s.crontab):
         return "cron"

@@ -70,13 +70,21 @@ def parse_payload(raw: bytes) -> StartPayload:
 def load_config(env: Mapping[str, str], flags: Mapping[str, str]) -> HookConfig:
     """home, persona and hook_budget through the one resolver (``memgraph.config``:
     flag > env > TOML > default; stdlib only)."""
-    from memgraph.config import EMPTY_FOLDER, MAX_BUDGET, default_home, empty_folder, resolve
+    from memgraph.config import EMPTY_FOLDER, default_home, empty_folder, resolve
 
     raw = resolve(flags, env, ("home", "persona", "hook_budget"))
     if "home" in raw and empty_folder(raw["home"]):  # not the default home, silently
         raise ValueError(f"the home (--home or MEMGRAPH_HOME) {EMPTY_FOLDER}")
     home = Path(str(raw["home"])) if raw.get("home") else default_home(env)
-    given = raw.get("hook_budget") or DEFAULT_BUDGET
+    budget = hook_budget(raw.get("hook_budget") or DEFAULT_BUDGET)
+    return HookConfig(home, str(raw.get("persona") or "default"), budget)
+
+
+def hook_budget(given: Any) -> int:
+    """The hook's token budget from a setting's value (text or a number); a
+    ValueError naming it when it is not a whole number of 1 to ``MAX_BUDGET``."""
+    from memgraph.config import MAX_BUDGET
+
     try:
         budget = int(given)
     except (TypeError, ValueError):
@@ -87,7 +95,7 @@ def load_config(env: Mapping[str, str], flags: Mapping[str, str]) -> HookConfig:
             f"the hook budget (--budget or MEMGRAPH_HOOK_BUDGET) must be 1 to {MAX_BUDGET} "
             f"tokens, not {shown!r}"
         )
-    return HookConfig(home, str(raw.get("persona") or "default"), budget)
+    return budget
 
 
 def project_of(cwd: str) -> str:

@@ -127,6 +127,13 @@ class OllamaConfig:
     backoff: float = 0.5  # seconds; grows linearly with the attempt number
     batch_tokens: int = 500
 
+    def problems(self) -> list[str]:
+        """The fields a classifier refuses (retries below 0, timeout or batch_tokens
+        not above 0); [] when it can run."""
+        bad = [("retries", self.retries < 0), ("timeout", self.timeout <= 0)]
+        bad.append(("batch_tokens", self.batch_tokens < 1))
+        return [name for name, wrong in bad if wrong]
+
     @classmethod
     def from_settings(cls, settings: Settings) -> OllamaConfig:
         return cls(
@@ -142,7 +149,7 @@ class OllamaClassifier:
     """Proposes classifications through a running Ollama; never writes anything."""
 
     def __init__(self, config: OllamaConfig, sleep: Callable[[float], None] = time.sleep) -> None:
-        if config.retries < 0 or config.timeout <= 0 or config.batch_tokens < 1:
+        if config.problems():
             raise MemgraphError("ollama: retries must be >= 0, timeout and batch_tokens > 0")
         self.config = config
         self.name = f"ollama:{config.model}"
