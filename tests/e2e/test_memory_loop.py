@@ -22,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from memgraph.store import open_store
+from tests.process import memgraph
 
 PROJECT = "evergreen"
 AT = "2026-06-01T03:00:00Z"
@@ -42,15 +43,7 @@ def _env(tmp: Path) -> dict[str, str]:
 def mg(
     env: dict[str, str], *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return memgraph(*args, env=env, cwd=cwd, timeout=300)
 
 
 def _payload(result: Any) -> Any:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
+from tests.process import memgraph
 
 PROMPTS = [
     "the flaky retry loop in fetch_orders keeps hammering the warehouse api, add jittered backoff",
@@ -77,14 +78,7 @@ def _transcript(path: Path, sid: str, cwd: Path, start: datetime) -> None:
 def _cli(
     env: dict[str, str], *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    return memgraph(*args, env=env, stdin=stdin)
 
 
 def test_journey(tmp_path: Path) -> None:

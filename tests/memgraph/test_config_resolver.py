@@ -16,6 +16,7 @@ import pytest
 
 from memgraph.cli import hook_fast, session_fast, voice_fast
 from memgraph.config import FIELDS, Settings, load_settings, paths, resolve
+from tests.process import memgraph
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "profiles" / "voice"))
 from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
@@ -318,19 +319,11 @@ def test_an_empty_folder_setting_is_refused_everywhere(
 def test_an_empty_home_is_one_line_and_writes_nothing(
     isolated_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess
-
     monkeypatch.setenv("MEMGRAPH_HOME", "")
     work = isolated_env / "cwd"
     work.mkdir()
     for args in (["voice", "retry"], ["note", "a spark"], ["recall", "retry"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "memgraph.cli", *args],
-            cwd=work,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = memgraph(*args, cwd=work, timeout=60)
         assert proc.returncode == 1, (args, proc.stderr)
         assert proc.stderr.startswith("Error: ") and proc.stderr.count("\n") == 1, proc.stderr
         assert "MEMGRAPH_HOME" in proc.stderr and "is empty" in proc.stderr

@@ -9,8 +9,6 @@ SQLite file under a folder named ``postgresql:`` in the current folder.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,20 +16,10 @@ import typer.main
 
 from memgraph.cli.app import app
 from memgraph.cli.lean_args import Spec, parse
+from tests.process import memgraph
 
 # an address nothing listens on: connecting fails at once (connection refused)
 DEAD_URL = "postgresql://nobody@127.0.0.1:9/nodb"
-
-
-def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.parametrize(
@@ -53,7 +41,7 @@ def test_an_empty_path_argument_is_a_usage_error(args: list[str], tmp_path: Path
     work = tmp_path / "cwd"
     work.mkdir()
     (work / "page.md").write_text("# a page that must not be read\n")
-    proc = run(args, work)
+    proc = memgraph(*args, cwd=work, stdin="")
     assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
     assert "(an unset shell variable?)" in proc.stderr and "Traceback" not in proc.stderr
     assert sorted(p.name for p in work.iterdir()) == ["page.md"]  # nothing made here
@@ -93,7 +81,7 @@ def test_a_store_url_is_not_taken_for_a_file(args: list[str], tmp_path: Path) ->
     work = tmp_path / "cwd"
     work.mkdir()
     hook = json.dumps({"session_id": "s1", "cwd": str(work), "hook_event_name": "SessionStart"})
-    proc = run([*args, "--store", DEAD_URL], work, hook if args[0] == "hook" else "")
+    proc = memgraph(*args, "--store", DEAD_URL, cwd=work, stdin=hook if args[0] == "hook" else "")
     # the hook never fails its harness: it says why on stderr and exits 0
     assert proc.returncode == (0 if args[0] == "hook" else 1), (proc.stdout, proc.stderr)
     assert "127.0.0.1" in proc.stderr and "Traceback" not in proc.stderr

@@ -7,27 +7,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memgraph.store import open_store
+from tests.process import COMMAND, memgraph
 
 
 def _scan(repo: Path, db: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "memgraph.cli",
-            "repo",
-            "scan",
-            str(repo),
-            "--json",
-            "--store",
-            str(db),
-        ],
+        [*COMMAND, "repo", "scan", str(repo), "--json", "--store", db],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -40,7 +30,7 @@ def test_scans_at_once_lose_nothing(
 ) -> None:
     """On PostgreSQL these are the machines of a fleet scanning one repository."""
     db = str(tmp_path / "store.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
-    assert _scan(shop, db).wait(timeout=120) == 0  # report.py is in the graph
+    assert memgraph("repo", "scan", str(shop), "--store", db).returncode == 0  # puts report.py in
     first = [_scan(shop, db) for _ in range(3)]
     # edit while they run: whichever version a process read, the last scan settles it
     (shop / "shop" / "orders.py").write_text(
@@ -55,20 +45,10 @@ def test_scans_at_once_lose_nothing(
         assert isinstance(json.loads(out), dict)  # --json: one JSON line, whatever it did
     settle = _scan(shop, db)
     settle.communicate(timeout=120)
-    again = subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", "repo", "scan", str(shop), "--store", db],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    again = memgraph("repo", "scan", str(shop), "--store", db)
     assert again.returncode == 0, again.stderr
     assert "0 added, 0 changed, 0 deleted" in again.stdout and " 0 receipts" in again.stdout
-    check = subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", "validate", db],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    check = memgraph("validate", db)
     assert check.returncode == 0, check.stdout + check.stderr
     store = open_store(db)
     try:

@@ -13,6 +13,7 @@ import pytest
 from profiles.wakeup.active import find_active, record_active
 from profiles.wakeup.hook import project_of
 from profiles.wakeup.install import install, uninstall
+from tests.process import memgraph
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -31,16 +32,7 @@ def _env(tmp: Path, **extra: str) -> dict[str, str]:
 def mg(
     env: dict[str, str], *args: str, stdin: str = "", cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memgraph.cli", *args],
-        input=stdin,
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return memgraph(*args, env=env, stdin=stdin, cwd=cwd)
 
 
 def _payload(cwd: Path, sid: str = "3f2a9c1e-0b7d-4e55-9a21-5c8d2f10aa01") -> str:
