@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memgraph.errors import ReaderError
-from profiles.artifact.gitrun import GIT_TIMEOUT as GIT_TIMEOUT  # re-exported
 from profiles.artifact.gitrun import run_git
 
 MAX_FILES_PER_COMMIT = 500  # a vendored-tree commit lists thousands; keep the first ones
