@@ -161,6 +161,20 @@ def features(r: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
     return mods, x, truth
 
 
+Item = tuple[list[str], np.ndarray, np.ndarray]  # ``features``: candidates, matrix, truth
+
+
+def recalls(items: list[Item], w: np.ndarray, k: int = 5) -> np.ndarray:
+    """Recall@k of each commit when its candidates are ranked by ``x @ w``."""
+    out = np.empty(len(items))
+    for j, (mods, x, truth) in enumerate(items):
+        s = x @ w
+        # ties by path, as the cut sorts (-score, path)
+        order = sorted(range(len(mods)), key=lambda i: (-s[i], mods[i]))[:k]
+        out[j] = truth[order].sum() / truth.sum()
+    return out
+
+
 class Data:
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
@@ -168,13 +182,7 @@ class Data:
         self.repo = [r["repo"] for r in rows]
 
     def recalls(self, w: np.ndarray, k: int = 5) -> np.ndarray:
-        out = np.empty(len(self.items))
-        for j, (mods, x, truth) in enumerate(self.items):
-            s = x @ w
-            # ties by path, as the cut sorts (-score, path)
-            order = sorted(range(len(mods)), key=lambda i: (-s[i], mods[i]))[:k]
-            out[j] = truth[order].sum() / truth.sum()
-        return out
+        return recalls(self.items, w, k)
 
     def objective(self, w: np.ndarray) -> float:
         rec = self.recalls(w)

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_repo_localise_learn import FEATURES, features
+from bench_repo_localise_learn import FEATURES, Item, features, recalls
 from bench_repo_localise_offline import baseline, recall
 
 from context_cut.repo_model import WEIGHTS
@@ -38,18 +38,10 @@ PRODUCT = np.array(
 )
 FREE = [FEATURES.index(_NAMES.get(k, k)) for k in WEIGHTS if k != "text"]
 SCALES = (0.0, 0.5, 0.75, 1.33, 2.0)
-Item = tuple[list[str], np.ndarray, np.ndarray]
-
-
-def recall_at(item: Item, w: np.ndarray, k: int = 5) -> float:
-    _mods, x, truth = item
-    s = x @ w
-    order = np.lexsort((np.arange(len(s)), -s))[:k]  # ties: index order = path order
-    return float(truth[order].sum() / truth.sum())
 
 
 def mean_recall(items: list[Item], w: np.ndarray) -> float:
-    return float(np.mean([recall_at(it, w) for it in items]))
+    return float(recalls(items, w).mean())
 
 
 def ascend(items: list[Item], margin: float, rounds: int = 2) -> np.ndarray:
@@ -79,14 +71,14 @@ def simulate(rows: list[dict[str, Any]], args: Any) -> tuple[float, float, float
     rows = sorted(rows, key=lambda r: r["order"])
     items = [features(r) for r in rows]
     base = np.mean([recall(baseline(r), r["truth"], 5) for r in rows])
-    prod = np.array([recall_at(it, PRODUCT) for it in items])
+    prod = recalls(items, PRODUCT)
     w = PRODUCT
     own = []
     for i, it in enumerate(items):
         if i >= args.warm and (i - args.warm) % args.every == 0:
             past = items[max(0, i - args.window) : i] if args.window else items[:i]
             w = ascend(past, args.margin)
-        own.append(recall_at(it, w))
+        own.append(recalls([it], w)[0])
     got = np.array(own)
     return base, prod.mean(), got.mean(), int((got > prod).sum()), int((got < prod).sum())
 
