@@ -12,10 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 DIR = "active-sessions"
+MAX_RECORD_BYTES = 64 * 1024  # a record is ~200 bytes; anything larger is not ours
+# O_NONBLOCK: a FIFO in a record's place would block a plain open (and `memgraph
+# note` with it) until something wrote to it; O_NOFOLLOW: a record is our own file
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 def _key(workspace: str) -> str:
@@ -49,10 +60,7 @@ def find_active(home: Path, cwd: str | Path) -> str | None:
     current = _norm(cwd)
     while True:
         path = folder / f"{_key(current)}.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = None
+        data = _read_record(path)
         if isinstance(data, dict) and data.get("workspace") == current:
             sid = data.get("session_id")
             if isinstance(sid, str) and sid:
@@ -61,6 +69,30 @@ def find_active(home: Path, cwd: str | Path) -> str | None:
         if parent == current:
             return None
         current = parent
+
+
+def _read_record(path: Path) -> Any:
+    """The record's JSON, or None when there is no usable one: absent, a symlink,
+    not a regular file, over ``MAX_RECORD_BYTES``, unreadable or not JSON. A lookup
+    never fails or waits on a bad record: it walks on to the parent workspace's."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_RECORD_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_RECORD_BYTES:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:  # UnicodeDecodeError included
+        return None
 
 
 def resolve_session(
