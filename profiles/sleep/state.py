@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 STATE_FILE = "sleep.json"
+MAX_STATE_BYTES = 16 * 1024 * 1024  # an entry per store, ~200 bytes each
 # the fields of one store's entry (and of the flat file from before)
 FIELDS = ("last_run", "last_status", "last_receipts", "last_changed")
 
@@ -31,12 +32,22 @@ def iso(dt: datetime) -> str:
 
 
 def read_state(path: Path | None) -> dict[str, Any]:
-    """The whole file (``{}`` when missing or unreadable)."""
+    """The whole file (``{}`` when missing or unreadable). Read without following a
+    link and never from a FIFO or device: a plain read of a FIFO there waited for a
+    writer, and `sleep` and `doctor` with it."""
     if path is None:
         return {}
+    from memgraph.fileio import FileEscape, read_bytes_nofollow
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = read_bytes_nofollow(path, MAX_STATE_BYTES)
+    except FileEscape:  # a link or not a regular file: the write says so, by name
+        return {}
+    if raw is None:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -663,3 +663,21 @@ def test_a_pass_that_loses_a_race_says_what_it_applied(
         assert sum(r.receipts for r in reports) == s.counts()["receipts"] - before
     finally:
         s.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_or_link_at_sleep_json_is_read_as_no_state_without_waiting(tmp_path: Path) -> None:
+    """A FIFO at ``<home>/sleep.json``: the plain read waited for a writer, so `sleep`
+    and `doctor` hung. Now it is no state (a pass starts from the beginning), and a
+    link there is not followed."""
+    from profiles.sleep.state import read_state, sleep_status
+
+    state = tmp_path / "sleep.json"
+    os.mkfifo(state)
+    assert read_state(state) == {}
+    assert sleep_status(state, "any-store")["line"].startswith("sleep: never run")
+    state.unlink()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"last_run": "2026-01-01T00:00:00Z"}))
+    state.symlink_to(elsewhere)
+    assert read_state(state) == {}
