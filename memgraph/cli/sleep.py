@@ -60,7 +60,9 @@ def sleep(
         print(do_install(schedule) if install else do_uninstall(schedule))
         return
     from datetime import timedelta
+    from functools import partial
 
+    from context_cut.embedders import make_embedder
     from memgraph.cli.common import store_location
     from memgraph.dates import parse_when
     from memgraph.store import open_store
@@ -80,6 +82,13 @@ def sleep(
         gap=timedelta(minutes=cfg.window_gap_minutes),
         state_path=cfg.home / STATE_FILE,
         ollama=OllamaConfig.from_settings(cfg),
+        embedder=partial(
+            make_embedder,
+            cfg.embedder,
+            model=cfg.embed_model,
+            host=cfg.ollama_host,
+            timeout=cfg.ollama_timeout,
+        ),
     )
     proposer = None
     if propose_with_ollama or cfg.classifier == "ollama":

@@ -2,9 +2,11 @@
 
 For each domain with open (``active``/``clustered``) short_term nodes:
 
-1. cluster them: by embeddings (cosine >= ``policy.cosine``) when the
-   local-embeddings extra is importable, else by token overlap (Jaccard >=
-   ``policy.jaccard``); single-link, deterministic (sorted ids);
+1. cluster them: by the configured embedder's cosine (>= ``policy.cosine``;
+   ``MEMGRAPH_EMBEDDER``, the one setting every vector reader uses), else by
+   token overlap (Jaccard >= ``policy.jaccard``); single-link, deterministic
+   (sorted ids). The choice is the setting's, not whichever package happens to be
+   installed: the same store and setting consolidate the same way on every machine;
 2. decide each node's disposition:
    - a cluster of two or more is *distilled*: folded into one cluster summary
      (``summarize_cluster`` over the members, their anchors counted);
@@ -28,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.documents import (
     ForcedSleep,
@@ -44,6 +46,10 @@ from memgraph.documents import (
 from memgraph.ids import edge_id, node_id, stable_id
 from profiles.agent import REPO_TRUTH_ANCHORS, REPO_TRUTH_ATTRIBUTES, SHORT_TERM_OPEN_STATES
 from profiles.sleep.policy import SleepPolicy
+
+if TYPE_CHECKING:
+    from context_cut.embedders import Embedder
+    from profiles.sleep.sleep_types import EmbedderFactory
 
 _WORD = re.compile(r"[a-z0-9_]{3,}")
 STOP = frozenset(
@@ -145,23 +151,39 @@ def token_similarity(policy: SleepPolicy) -> Similar:
     return similar
 
 
-def embedding_similarity(policy: SleepPolicy) -> tuple[Similar, str] | None:
-    """Cosine similarity with the local MiniLM model, or None when the extra is absent."""
-    try:
-        from context_cut.embedders import MiniLMEmbedder
+def similarity(policy: SleepPolicy, embedder: EmbedderFactory | None) -> tuple[Similar, str]:
+    """The configured embedder's cosine, else token overlap, and which one (the stage's
+    note). An embedder that cannot load (extra missing, Ollama down) does not stop the
+    nightly pass: it clusters by token overlap and the note says why."""
+    from memgraph.errors import BackendUnavailable, MissingExtra
 
-        embedder = MiniLMEmbedder()
-    except Exception:  # the extra (or torch) is missing or cannot load: token overlap
-        return None
+    if embedder is not None:
+        try:
+            built = embedder()
+        except (MissingExtra, BackendUnavailable) as exc:
+            return token_similarity(policy), f"token overlap (the embedder is unavailable: {exc})"
+        if built is not None:
+            return embedding_similarity(policy, built)
+    return token_similarity(policy), "token overlap"
+
+
+def embedding_similarity(policy: SleepPolicy, embedder: Embedder) -> tuple[Similar, str]:
+    """Cosine similarity of ``embedder``'s vectors (normalised here: an Ollama model
+    need not return unit vectors)."""
 
     def similar(nodes: Sequence[MemoryNode]) -> list[list[bool]]:
-        vecs = embedder.embed([node_text(n) for n in nodes])
+        vecs = [_unit(v) for v in embedder.embed([node_text(n) for n in nodes])]
         return [
             [sum(x * y for x, y in zip(a, b, strict=True)) >= policy.cosine for b in vecs]
             for a in vecs
         ]
 
-    return similar, "embeddings (minilm)"
+    return similar, f"embeddings ({embedder.name})"
+
+
+def _unit(vector: list[float]) -> list[float]:
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector] if norm else vector
 
 
 def clusters(nodes: Sequence[MemoryNode], similar: Similar) -> list[list[MemoryNode]]:

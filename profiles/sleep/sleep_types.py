@@ -6,10 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profiles.sleep.policy import SleepPolicy
 from profiles.sleep.state import iso
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from context_cut.embedders import Embedder
+
+    EmbedderFactory = Callable[[], Embedder | None]
 
 __all__ = ["SleepReport", "SleepRequest", "Stage"]
 
@@ -29,7 +36,9 @@ class SleepRequest:
     gap: timedelta = timedelta(minutes=15)
     policy: SleepPolicy = field(default_factory=SleepPolicy)
     state_path: Path | None = None  # <home>/sleep.json
-    embeddings: bool = True  # cluster by embeddings when the extra is importable
+    # forced sleep clusters by this embedder's cosine (the configured one, built only
+    # when there is short-term memory to cluster); None: by token overlap
+    embedder: EmbedderFactory | None = None
     ollama: Any = None  # profiles.voice.classify.ollama.OllamaConfig for classifier "ollama"
 
 

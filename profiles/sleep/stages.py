@@ -220,20 +220,14 @@ def _changed_summaries(store: Store, summaries: list[MemorySummary]) -> list[Gra
 
 
 def forced_sleep(store: Store, req: SleepRequest, now: datetime, report: SleepReport) -> None:
-    from profiles.sleep.forced import (
-        embedding_similarity,
-        open_short_term,
-        plan_domain,
-        token_similarity,
-    )
+    from profiles.sleep.forced import open_short_term, plan_domain, similarity
 
     stage = Stage("forced sleep")
     report.stages.append(stage)
     by_domain = open_short_term(store)
     if not by_domain:
         return
-    found = embedding_similarity(req.policy) if req.embeddings else None
-    similar, how = found if found else (token_similarity(req.policy), "token overlap")
+    similar, how = similarity(req.policy, req.embedder)
     stage.notes.append(f"clustered by {how}")
     totals: Counter[str] = Counter()
     for domain in sorted(by_domain):

