@@ -38,6 +38,9 @@ def validate(
         None, help="Stores (.db files or postgresql:// URLs) or snapshot (.json) files."
     ),
     home: Path | None = HomeOpt,
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object per problem (path, level, message)."
+    ),
     fmt: str = typer.Option(
         "text", "--format", help="text, or github (GitHub Actions ::error annotations)."
     ),
@@ -63,8 +66,10 @@ def validate(
             problems = validate_path(Path(target))
         shown = redact(target) if is_store_url(target) else target
         for line in problems:
-            if fmt == "github":
-                message = line.removeprefix(f"{shown}: ").removeprefix(f"{target}: ")
+            message = line.removeprefix(f"{shown}: ").removeprefix(f"{target}: ")
+            if as_json:  # the same objects as `wiki validate --json`
+                print_json_line({"path": shown, "level": "error", "message": message})
+            elif fmt == "github":
                 print(github_annotation("error", shown, message))
             else:
                 print(line)

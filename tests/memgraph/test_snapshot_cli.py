@@ -239,6 +239,23 @@ def test_validate_good_store_and_good_snapshot(db: Path, tmp_path: Path) -> None
     assert run("validate", str(snap)).exit_code == 0
 
 
+def test_validate_json_is_one_object_per_problem(db: Path, tmp_path: Path) -> None:
+    """`--json` as everywhere data is printed (the objects of `wiki validate --json`);
+    a good path prints nothing on stdout, a URL's password never shows."""
+    missing = tmp_path / "gone.db"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    url = "postgresql://u:hunter2@127.0.0.1:1/x"
+    done = run("validate", "--json", str(db), str(missing), str(bad), url)
+    assert done.exit_code == 1
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["path"] for r in rows] == [str(missing), str(bad), "postgresql://u@127.0.0.1:1/x"]
+    assert all(r["level"] == "error" and r["message"] for r in rows)
+    assert rows[0]["message"] == "no such file"
+    assert "hunter2" not in done.stdout + done.stderr
+    assert done.stderr.strip() == f"{db}: ok"
+
+
 def test_validate_defaults_to_the_home_store(tmp_path: Path, mg_factory: Any) -> None:
     missing = run("validate")
     assert missing.exit_code == 1 and "no such file" in missing.stdout
