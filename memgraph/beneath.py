@@ -9,6 +9,8 @@ the lean paths use it, through ``fileio`` and directly).
 - ``safe_child``: a path built from input names that stays under its root.
 - ``open_under``: read a file that must lie under a root, checked by the open itself
   (a folder or the file swapped for a link after a caller's check is refused).
+- ``open_folder``, ``descend``: the folder opens ``open_under`` is made of, for a
+  reader that keeps folders open across many files (the repository scanner).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memgraph.errors import InvalidId, StoreError
@@ -26,6 +28,9 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+# a file read without following a link, a FIFO or device never waited on
+READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC
 
 
 class FileEscape(StoreError):
@@ -127,21 +132,15 @@ def open_under(path: Path, root: Path, *, what: str = "files") -> int:
 
 def _open_beneath(top: Path, parts: tuple[str, ...], shown: Path, what: str) -> int:
     """``open_under``'s open: ``top/parts...`` one component at a time, no link followed."""
-    fd = os.open(top, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
-        for name in parts[:-1]:
-            try:
-                below = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
-            except OSError as exc:
-                # Linux says ENOTDIR for a link opened O_DIRECTORY|O_NOFOLLOW, others ELOOP
-                if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, fd):
-                    raise _swapped(shown) from None
-                raise
-            os.close(fd)
-            fd = below
-        flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+        fd = descend(os.open(top, os.O_RDONLY | _DIRECTORY | _CLOEXEC), parts[:-1])
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a folder on the way is a link
+            raise _swapped(shown) from None
+        raise
+    try:
         try:
-            file_fd = os.open(parts[-1], flags, dir_fd=fd)
+            file_fd = os.open(parts[-1], READ_FLAGS, dir_fd=fd)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise _swapped(shown) from None
@@ -153,7 +152,35 @@ def _open_beneath(top: Path, parts: tuple[str, ...], shown: Path, what: str) -> 
     return _regular_or_close(file_fd, lambda: _not_readable(shown, what))
 
 
-def _is_link(name: str, dir_fd: int) -> bool:
+def open_folder(name: str, dir_fd: int | None) -> int:
+    """A descriptor of the folder ``name`` in ``dir_fd`` (None: the current folder),
+    opened without following a link. A link there raises ``OSError`` ``ELOOP``,
+    whatever the platform says for it."""
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        # Linux says ENOTDIR for a link opened O_DIRECTORY|O_NOFOLLOW, others ELOOP
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, dir_fd):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
+        raise
+
+
+def descend(fd: int, names: Iterable[str]) -> int:
+    """The folder ``names...`` below the folder ``fd``, each opened by ``open_folder``
+    (a link met raises ``ELOOP``). ``fd`` is handed over: closed on the way down (also
+    when this raises) or returned when ``names`` is empty."""
+    try:
+        for name in names:
+            below = open_folder(name, fd)
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_link(name: str, dir_fd: int | None) -> bool:
     try:
         return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
     except OSError:
