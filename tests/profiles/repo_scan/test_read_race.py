@@ -106,6 +106,39 @@ def test_a_folder_swapped_after_it_was_opened_is_not_followed(
     assert SECRET not in snapshot and MINE in snapshot
 
 
+def test_a_file_links_target_folder_swapped_after_the_resolve_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``alias.py`` links to ``real/orig.py``; right after the link is resolved (inside),
+    ``real`` becomes a link out: the target is opened through its folder, which the
+    open finds a link out, so nothing outside is read."""
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    (repo / "real").mkdir(parents=True)
+    (repo / "real" / "orig.py").write_text(f'"""{MINE}"""\n')
+    (repo / "alias.py").symlink_to(Path("real") / "orig.py")
+    outside.mkdir()
+    (outside / "orig.py").write_text(f'"""{SECRET}"""\n')
+    realpath, done = os.path.realpath, []
+
+    def resolving(path: str | os.PathLike[str], **kw: bool) -> str:
+        got = realpath(path, **kw)
+        if os.fspath(path).endswith("alias.py") and not done:
+            done.append(True)
+            (repo / "real").rename(tmp_path / "moved")
+            (repo / "real").symlink_to(outside, target_is_directory=True)
+        return got
+
+    monkeypatch.setattr(os.path, "realpath", resolving)
+    store = MemoryStore()
+    result = scan_repo(store, ScanRequest(path=repo, link_commits=False))
+    assert done
+    assert {line.path: line.reason for line in result.ledger} == {
+        "alias.py": "symlink points outside the repository: not read",
+        "real/orig.py": OUT,
+    }
+    assert SECRET not in _snapshot(store)
+
+
 def _git(repo: Path, *args: str) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
     env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
