@@ -7,8 +7,9 @@ and in process, beside `git ls-files | xargs cat > /dev/null` (the I/O floor).
 ``--ab``: whole-process rescans only, each code tree in turn (e.g. ``git archive
 main`` unpacked beside this checkout), same interpreter, same tree (with
 ``--tree``: a clone of it), one store
-per code tree: per round one file edited then every tree rescans it, then every
-tree rescans with no change; wall and CPU (user+sys, git included) medians.
+per code tree: first three full scans each (fresh stores, alternating order), then
+per round one file edited then every tree rescans it, then every tree rescans with
+no change; wall and CPU (user+sys, git included) medians.
 
 Byte-code is compiled first (the code trees and the interpreter's packages).
 The tree is a copy of installed packages' sources (default: pydantic and
@@ -142,6 +143,9 @@ def _compile(sources: list[Path]) -> None:
     )
 
 
+AB_FULL_ROUNDS = 3  # --ab: full scans per code tree, fresh stores, alternating order
+
+
 def _ab(tree: Path, tmp: Path, sources: list[Path], rounds: int) -> None:
     """Same-run A/B of whole-process rescans across code trees (module doc)."""
     for src in sources:
@@ -162,9 +166,13 @@ def _ab(tree: Path, tmp: Path, sources: list[Path], rounds: int) -> None:
         )
         return (time.perf_counter() - t) * 1000, (_children_cpu() - c) * 1000
 
-    dbs = [tmp / f"ab{i}.db" for i in range(len(sources))]
-    for src, db in zip(sources, dbs, strict=True):
-        scan(src, db)
+    # full scans first, each into a fresh store (the last one's is rescanned below)
+    full: list[list[tuple[float, float]]] = [[] for _ in sources]
+    dbs: list[Path] = []
+    for r in range(AB_FULL_ROUNDS):
+        dbs = [tmp / f"ab{i}-{r}.db" for i in range(len(sources))]
+        for i in list(range(len(sources)))[:: 1 if r % 2 == 0 else -1]:
+            full[i].append(scan(sources[i], dbs[i]))
     by_size = sorted(tree.rglob("*.py"), key=lambda p: (p.stat().st_size, str(p)))
     victim = by_size[len(by_size) // 2]
     edit: list[list[tuple[float, float]]] = [[] for _ in sources]
@@ -182,7 +190,7 @@ def _ab(tree: Path, tmp: Path, sources: list[Path], rounds: int) -> None:
     )
     for i, src in enumerate(sources):
         row = []
-        for name, xs in (("one file edited", edit[i]), ("no change", same[i])):
+        for name, xs in (("full", full[i]), ("one file edited", edit[i]), ("no change", same[i])):
             wall = statistics.median(x[0] for x in xs)
             cpu = statistics.median(x[1] for x in xs)
             least = f"[{min(x[0] for x in xs):.0f} / {min(x[1] for x in xs):.0f}]"

@@ -42,9 +42,10 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memgraph.beneath import safe_child
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow
 from memgraph.store.protocol import Store
 
 NOTES_DIR = "windows"

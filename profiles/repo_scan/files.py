@@ -3,13 +3,15 @@
 Files come from ``git ls-files`` (tracked plus untracked-not-ignored, so
 ``.gitignore`` is respected) or, outside git, from a walk that skips hidden,
 vendored and virtualenv directories. Every read stays inside the repository:
-a symlink is resolved and refused when it leaves the root, files are opened
-with ``O_NOFOLLOW``, and size is checked before reading. Anything skipped is one
-ledger line with its reason; the scan always continues.
+folders and files are opened relative to the folder above them with ``O_NOFOLLOW``
+(``Folders``), a symlink is resolved and refused when it leaves the root, and size
+is checked before reading. Anything skipped is one ledger line with its reason; the
+scan always continues.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -17,6 +19,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memgraph.beneath import READ_FLAGS, descend, open_folder
 from memgraph.errors import ReaderError
 from profiles.artifact.gitrun import abandon_git, finish_git, run_git, start_git
 
@@ -180,40 +183,103 @@ def list_files(root: Path) -> Listing:
     return listing
 
 
-def _inside(root: Path, target: Path) -> bool:
-    try:
-        target.relative_to(root)
-    except ValueError:
-        return False
-    return True
+class Folders:
+    """The folders one scan reads from, each opened once (``O_NOFOLLOW``, relative to
+    the folder above it, the root's first) and the files opened relative to them: no
+    path string is walked again per file, so a folder swapped for a link to outside
+    after it was opened is never followed, and one swapped before is met by the open
+    itself (no check-then-open gap). A folder that is a link landing inside the root
+    is read through (its resolved folders are opened the same way); one leading out
+    is refused.
 
+    At most ``CAP`` folders stay open, the least recently used closed first: a
+    listing is sorted, so a scan needs its current folder and those above it, and a
+    tree of any size stays far below the descriptor limit. ``close`` (or the end of
+    a ``with`` block) closes them all."""
 
-def _folder_inside(root: Path, folder: str, seen: dict[str, bool] | None) -> bool:
-    """Whether ``folder`` (relative, "" = the root) resolves inside ``root`` (resolved):
-    a tracked path under a folder since replaced by a symlink to elsewhere must not be
-    read through it. Once per folder and scan (``seen``): a realpath per folder."""
-    if not folder:
-        return True
-    if seen is not None and folder in seen:
-        return seen[folder]
-    here = os.path.join(root, folder)
-    real = os.path.realpath(here)
-    ok = real == here or _inside(root, Path(real))
-    if seen is not None:
-        seen[folder] = ok
-    return ok
+    CAP = 64
+
+    def __init__(self, root: Path) -> None:
+        self.root = root  # resolved (check_root)
+        self._top = os.fspath(root)
+        self._prefix = self._top.rstrip("/") + "/"
+        try:
+            self._root_fd = open_folder(self._top, None)
+        except OSError as exc:
+            raise ReaderError(f"cannot open {self._top[:120]!r}: {exc.strerror or exc}") from None
+        self._fds: dict[str, int] = {}  # folder -> descriptor, least recently used first
+        self._outside: set[str] = set()  # folders whose link leads out of the root
+
+    def __enter__(self) -> Folders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            os.close(fd)
+        if self._root_fd >= 0:
+            os.close(self._root_fd)
+            self._root_fd = -1
+
+    def fd(self, folder: str) -> int | None:
+        """The descriptor of ``folder`` (relative, "" = the root), valid until the next
+        call; None when it is a link out of the root. Raises ``OSError`` (absent, not
+        a folder, a link loop)."""
+        if not folder:
+            return self._root_fd
+        fds = self._fds
+        fd = fds.pop(folder, None)
+        if fd is None:
+            if folder in self._outside:
+                return None
+            fd = self._open(folder)
+            if fd is None:
+                self._outside.add(folder)
+                return None
+        fds[folder] = fd  # the most recently used last
+        if len(fds) > self.CAP:
+            os.close(fds.pop(next(iter(fds))))
+        return fd
+
+    def _open(self, folder: str) -> int | None:
+        above, _, name = folder.rpartition("/")
+        above_fd = self.fd(above)
+        if above_fd is None:
+            return None
+        try:
+            return open_folder(name, above_fd)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+        # a link: read through it when it lands inside the root, as a resolve would;
+        # its resolved folders are opened without following links (one swapped in
+        # since the resolve raises ELOOP: refused)
+        real = self.relative(os.path.realpath(self._prefix + folder))
+        if real is None:
+            return None
+        return descend(os.dup(self._root_fd), real.split("/") if real else ())
+
+    def relative(self, real: str) -> str | None:
+        """``real`` (absolute, resolved) relative to the root; None when outside it."""
+        if real == self._top:
+            return ""
+        return real[len(self._prefix) :] if real.startswith(self._prefix) else None
 
 
 def read_source(
-    root: Path, rel: str, max_bytes: int = MAX_BYTES, folders: dict[str, bool] | None = None
+    folders: Folders, rel: str, max_bytes: int = MAX_BYTES
 ) -> SourceFile | LedgerLine | None:
     """The file's bytes, a ledger line saying why not, or None when it is gone.
-    ``root`` is resolved (``check_root``); ``folders`` remembers, for one scan, which
-    folders resolve inside it.
+    ``folders`` is the scan's open folders of its (resolved) root.
 
     Every scan reads every listed file, so this runs on plain strings and ``os``
     calls (no ``Path`` per file, no buffered file object): a one-file rescan of a
-    ~100k-line tree spent ~7 ms of CPU on that overhead alone."""
+    ~100k-line tree spent ~7 ms of CPU on that overhead alone. Each file is opened
+    relative to its folder's descriptor (``Folders``): no realpath per folder, and
+    nothing between a check and the open to race with."""
     lang = language_of(rel)
     if lang is None:
         return LedgerLine(rel, "not a source file")
@@ -225,30 +291,38 @@ def read_source(
         shown = non_utf8_name(rel)
         if shown is not None:  # no node, id or ledger line can hold its bytes
             return LedgerLine(shown, "file name is not UTF-8: not read (rename it)")
-    if not _folder_inside(root, rel.rpartition("/")[0], folders):
-        return LedgerLine(rel, "its folder is a symlink to outside the repository: not read")
-    path: str | Path = os.path.join(root, rel)
+    folder, _, name = rel.rpartition("/")
     try:
-        st = os.lstat(path)
+        dir_fd = folders.fd(folder)
+        if dir_fd is None:
+            return LedgerLine(rel, "its folder is a symlink to outside the repository: not read")
+        st = os.lstat(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:
         return LedgerLine(rel, f"cannot stat: {exc.strerror or exc}")
     if stat.S_ISLNK(st.st_mode):
         try:
-            target = Path(path).resolve(strict=True)
-        except (OSError, RuntimeError):
+            real = os.path.realpath(os.path.join(folders.root, rel), strict=True)
+        except OSError:
             return LedgerLine(rel, "dangling or looping symlink: not read")
-        if not _inside(root, target):
+        target = folders.relative(real)
+        if target is None:
             return LedgerLine(rel, "symlink points outside the repository: not read")
-        path = target
-        st = target.stat()
+        folder, _, name = target.rpartition("/")  # read the target through its folder
+        try:
+            dir_fd = folders.fd(folder)
+            if dir_fd is None:  # a folder on the way became a link since the resolve
+                return LedgerLine(rel, "symlink points outside the repository: not read")
+            st = os.lstat(name or ".", dir_fd=dir_fd)
+        except OSError as exc:
+            return LedgerLine(rel, f"cannot stat: {exc.strerror or exc}")
     if not stat.S_ISREG(st.st_mode):
         return LedgerLine(rel, "not a regular file: not read")
     if st.st_size > max_bytes:
         return LedgerLine(rel, f"too large ({st.st_size} bytes > {max_bytes}): generated? not read")
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         return LedgerLine(rel, f"cannot open: {exc.strerror or exc}")
     try:
@@ -262,9 +336,6 @@ def read_source(
     if b"\0" in data[:8192]:
         return LedgerLine(rel, "binary content: not read")
     return SourceFile(rel, lang, data, hashlib.sha256(data).hexdigest())
-
-
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def _read_at_most(fd: int, limit: int, guess: int) -> bytes:

@@ -29,6 +29,7 @@ from profiles.repo_scan import reread
 from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
     MAX_BYTES,
+    Folders,
     LedgerLine,
     SourceFile,
     check_root,
@@ -226,13 +227,13 @@ class _Scan:
         state: dict[str, Any] = dict(repo_node.attributes) if repo_node else {}
         manifest: dict[str, str] = dict(state.get("manifest") or {})
         sources: dict[str, SourceFile] = {}
-        folders: dict[str, bool] = {}
-        for rel in self.listing.paths:
-            got = read_source(self.root, rel, self.request.max_bytes, folders)
-            if isinstance(got, SourceFile):
-                sources[rel] = got
-            elif isinstance(got, LedgerLine):
-                r.ledger.append(got)
+        with Folders(self.root) as folders:
+            for rel in self.listing.paths:
+                got = read_source(folders, rel, self.request.max_bytes)
+                if isinstance(got, SourceFile):
+                    sources[rel] = got
+                elif isinstance(got, LedgerLine):
+                    r.ledger.append(got)
         r.files = len(sources)
         r.added = sorted(p for p in sources if p not in manifest)
         r.changed = sorted(p for p in sources if p in manifest and manifest[p] != sources[p].digest)

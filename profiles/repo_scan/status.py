@@ -14,7 +14,14 @@ from memgraph.errors import NotFound, UsageError
 from memgraph.fileio import atomic_write_bytes
 from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
-from profiles.repo_scan.files import LedgerLine, SourceFile, check_root, list_files, read_source
+from profiles.repo_scan.files import (
+    Folders,
+    LedgerLine,
+    SourceFile,
+    check_root,
+    list_files,
+    read_source,
+)
 from profiles.repo_scan.graph import repo_node_id
 
 HOOK_MARK = "# memgraph repo hook"
@@ -83,11 +90,11 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     manifest: dict[str, str] = dict(node.attributes.get("manifest") or {})
     listing = list_files(root)
     current: dict[str, str] = {}
-    folders: dict[str, bool] = {}
-    for rel in listing.paths:
-        got: SourceFile | LedgerLine | None = read_source(root, rel, folders=folders)
-        if isinstance(got, SourceFile):
-            current[rel] = got.digest
+    with Folders(root) as folders:
+        for rel in listing.paths:
+            got: SourceFile | LedgerLine | None = read_source(folders, rel)
+            if isinstance(got, SourceFile):
+                current[rel] = got.digest
     status = RepoStatus(
         repo=repo,
         root=str(root),

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from memgraph.beneath import FileEscape
 from memgraph.documents import GraphOp, MemoryEdge, MemoryNode, UpsertEdge, UpsertNode, utcnow
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.fileio import FileEscape
 from memgraph.store.protocol import Store
 from profiles.session.lookup import (
     SessionInfo,

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memgraph.beneath import FileEscape
 from memgraph.documents import MemoryNode
 from memgraph.errors import NotFound
-from memgraph.fileio import FileEscape
 from memgraph.store.protocol import GraphReader, Store
 from profiles.session.emit import NoteRow, render_yaml
 from profiles.session.records import (

@@ -28,15 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memgraph.beneath import FileEscape, open_nofollow, safe_child
 from memgraph.errors import StoreError
 from memgraph.fileio import (
-    FileEscape,
     atomic_write_text,
     file_lock,
-    open_nofollow,
     read_text_nofollow,
     remove_stale_temps,
-    safe_child,
     unreadable_view,
 )
 from memgraph.store.rows import NoteIndexRow, SessionRow

@@ -34,7 +34,8 @@ def rerender_views(
     """After ``forget`` tombstoned and scrubbed ``old`` (whose texts were ``texts``):
     their pages, the window notes of their sessions and ``log.md``, each change
     recorded in ``result``."""
-    from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child, unreadable_view
+    from memgraph.beneath import safe_child
+    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes, session_relpath
@@ -176,7 +177,8 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     Returns the vault-relative paths changed."""
     import json
 
-    from memgraph.fileio import atomic_write_text, check_under, read_text_nofollow, unreadable_view
+    from memgraph.beneath import check_under
+    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes

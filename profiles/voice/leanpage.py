@@ -18,8 +18,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memgraph import fileio
+from memgraph.beneath import safe_child
 from memgraph.errors import MemgraphError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow
 from profiles.voice.lean import Doc, SessionDocs, qualifies
 from profiles.voice.pagepath import VaultError, log_page, page_log_line
 from profiles.voice.pagerender import (

@@ -38,7 +38,7 @@ def _page_session_id(vault: Path, path: Path) -> str | None:
     """
     import os
 
-    from memgraph.fileio import open_under
+    from memgraph.beneath import open_under
 
     try:
         fd = open_under(path, vault, what="voice pages")

@@ -82,7 +82,7 @@ def _read_page(path: Path, vault: Path) -> str:
     ``open_under``: that listing checked where the page resolves, but a page (or a
     folder on its way) swapped for a link out of the vault after that check must
     not be read there. Newlines as ``Path.read_text`` gives them."""
-    from memgraph.fileio import open_under
+    from memgraph.beneath import open_under
 
     with open(open_under(path, vault, what="voice pages"), encoding="utf-8") as fh:
         return fh.read()

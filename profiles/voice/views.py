@@ -17,9 +17,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memgraph import fileio
+from memgraph.beneath import safe_child
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
 from memgraph.errors import MemgraphError
-from memgraph.fileio import atomic_write_text, read_text_nofollow, safe_child
+from memgraph.fileio import atomic_write_text, read_text_nofollow
 from memgraph.ids import anchor_id
 from memgraph.store import Store
 from profiles.voice.capture_types import MIN_MESSAGES as MIN_MESSAGES

@@ -12,15 +12,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from memgraph.beneath import FileEscape, open_under
 from memgraph.cli.app import app
 from memgraph.errors import StoreError
 from memgraph.fileio import (
-    FileEscape,
     append_line,
     atomic_write_text,
     file_lock,
     forget_swept,
-    open_under,
     read_text_nofollow,
     remove_stale_temps,
 )
@@ -155,7 +154,7 @@ def test_open_under_refuses_a_link_swapped_in_after_the_check(
 ) -> None:
     """The path resolves inside; then (before the open) a folder on its way or the
     file itself becomes a link out of the root: the open follows neither."""
-    from memgraph import fileio
+    from memgraph import beneath
 
     root = tmp_path / "root"
     (root / "a").mkdir(parents=True)
@@ -163,7 +162,7 @@ def test_open_under_refuses_a_link_swapped_in_after_the_check(
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "p.md").write_text("theirs")
-    real = fileio._open_beneath
+    real = beneath._open_beneath
 
     def racing(*args: object) -> int:
         if swap == "folder":
@@ -174,7 +173,7 @@ def test_open_under_refuses_a_link_swapped_in_after_the_check(
             (root / "a" / "p.md").symlink_to(outside / "p.md")
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fileio, "_open_beneath", racing)
+    monkeypatch.setattr(beneath, "_open_beneath", racing)
     with pytest.raises(FileEscape, match="became a symlink"):
         open_under(root / "a" / "p.md", root)
 

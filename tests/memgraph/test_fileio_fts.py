@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memgraph.beneath import safe_child
 from memgraph.errors import InvalidId, StoreError
-from memgraph.fileio import atomic_write_text, safe_child
+from memgraph.fileio import atomic_write_text
 from memgraph.fts import to_fts5_query
 
 
