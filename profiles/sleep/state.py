@@ -37,7 +37,8 @@ def read_state(path: Path | None) -> dict[str, Any]:
     writer, and `sleep` and `doctor` with it."""
     if path is None:
         return {}
-    from memgraph.fileio import FileEscape, read_bytes_nofollow
+    from memgraph.beneath import FileEscape
+    from memgraph.fileio import read_bytes_nofollow
 
     try:
         raw = read_bytes_nofollow(path, MAX_STATE_BYTES)
