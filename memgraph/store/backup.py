@@ -54,7 +54,8 @@ def backup_store(source: Path, dest: Path) -> BackupResult:
         except FileExistsError:
             raise StoreError(f"{dest} appeared while backing up; nothing overwritten") from None
     except sqlite3.Error as exc:
-        raise StoreError(f"backup of {source} to {dest} failed: {exc}") from None
+        reason = guard.sqlite_reason(dest, exc)
+        raise StoreError(f"backup of {source} to {dest} failed: {reason}") from None
     except OSError as exc:
         raise StoreError(f"cannot write {dest}: {exc.strerror or exc}") from None
     finally:

@@ -175,3 +175,30 @@ __all__ = [
     "create_atomically",
     "unknown_versions",
 ]
+
+
+LOW_SPACE_BYTES = 4 * 1024 * 1024  # less than this free beside a store: "full", for SQLite
+
+
+def sqlite_reason(path: object, exc: BaseException) -> str:
+    """SQLite's message for ``exc``, with what to do when the disk is the cause.
+
+    On a full disk SQLite often says only "disk I/O error" (creating the ``-wal``
+    or ``-shm`` file fails with ENOSPC), which reads like failing hardware; each
+    command then said "store X: disk I/O error". When the store's filesystem has
+    (almost) no room left, the line names that instead."""
+    text = str(exc)
+    if "disk" not in text:  # "disk I/O error", "database or disk is full"
+        return text
+    folder = os.path.dirname(os.path.abspath(os.fspath(str(path)))) or "."
+    try:
+        st = os.statvfs(folder)
+    except (OSError, ValueError):
+        return text
+    free = st.f_bavail * st.f_frsize
+    if free >= LOW_SPACE_BYTES:
+        return text
+    return (
+        f"{text}: the disk holding {folder} is full ({free // 1024} kB free); "
+        "free some space and rerun"
+    )

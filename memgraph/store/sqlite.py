@@ -91,7 +91,9 @@ class SQLiteStore(DocStore):
                 exc, sqlite3.OperationalError
             ):
                 raise StoreError(f"damaged store {self.path}: {exc}. {guard.RECOVERY}") from None
-            raise StoreError(f"cannot open store {self.path}: {exc}") from None
+            raise StoreError(
+                f"cannot open store {self.path}: {guard.sqlite_reason(self.path, exc)}"
+            ) from None
         try:
             if not _creating:  # before anything writes (even the journal mode)
                 self._retry(lambda: guard.check_schema(self.conn, self.path))
@@ -136,7 +138,9 @@ class SQLiteStore(DocStore):
                 return fn()
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc):
-                    raise StoreError(f"store {self.path}: {exc}") from None
+                    raise StoreError(
+                        f"store {self.path}: {guard.sqlite_reason(self.path, exc)}"
+                    ) from None
                 if time.monotonic() > deadline:
                     raise StoreBusy(
                         f"store {self.path} stayed locked for {self.busy_deadline:g}s; "

@@ -360,3 +360,41 @@ def test_upgrade_indexes_nodes_an_old_writer_left_out_of_fts(tmp_path: Path, mg_
         assert fts_ids(s, "quokka") == {"n-old"}
         assert len(fts_ids(s, "indexed")) == 1
         s.conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_a_full_disk_is_named_not_called_an_io_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a full disk SQLite says "disk I/O error" (the -wal/-shm file cannot be made),
+    which reads like failing hardware: every command said "store X: disk I/O error"
+    (seen with a store on a full 600 kB tmpfs). With (almost) no room beside the
+    store the line says so; with room, SQLite's text is kept as it is."""
+    import os
+    import sqlite3
+
+    from memgraph.errors import StoreError
+    from memgraph.store import guard
+    from memgraph.store.sqlite_ext.base import begin_immediate
+
+    real = os.statvfs(tmp_path)
+
+    class Full:
+        f_bavail, f_frsize = 3, real.f_frsize
+
+    store = tmp_path / "mh" / "memgraph.db"
+    io_error = sqlite3.OperationalError("disk I/O error")
+    assert guard.sqlite_reason(store, io_error) == "disk I/O error"  # room enough here
+    assert guard.sqlite_reason(store, sqlite3.OperationalError("no such table: x")) == (
+        "no such table: x"
+    )
+    monkeypatch.setattr(guard.os, "statvfs", lambda _p: Full)
+    reason = guard.sqlite_reason(store, io_error)
+    assert reason.startswith(f"disk I/O error: the disk holding {store.parent} is full (")
+    assert reason.endswith("kB free); free some space and rerun")
+
+    class Conn:
+        def execute(self, _sql: str) -> None:
+            raise io_error
+
+    with pytest.raises(StoreError, match=r"^store .*memgraph.db: disk I/O error: the disk .* full"):
+        begin_immediate(Conn(), store, 1.0)  # type: ignore[arg-type]

@@ -49,7 +49,9 @@ def begin_immediate(conn: sqlite3.Connection, where: object, deadline_s: float) 
             return
         except sqlite3.OperationalError as exc:
             if not is_busy(exc):
-                raise StoreError(f"store {where}: {exc}") from None
+                from memgraph.store.guard import sqlite_reason
+
+                raise StoreError(f"store {where}: {sqlite_reason(where, exc)}") from None
             if time.monotonic() > deadline:
                 raise StoreBusy(
                     f"store {where} stayed locked for {deadline_s:.0f}s; "

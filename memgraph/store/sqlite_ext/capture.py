@@ -72,6 +72,8 @@ def light_writer(db_path: Path) -> Iterator[LightSQLite | None]:
     try:
         yield light
     except sqlite3.Error as exc:
-        raise StoreError(f"store {db_path}: {exc}") from None
+        from memgraph.store.guard import sqlite_reason
+
+        raise StoreError(f"store {db_path}: {sqlite_reason(db_path, exc)}") from None
     finally:
         light.close()

@@ -299,7 +299,9 @@ def append_note_at(
                 return None  # a store from a newer memgraph: the full path refuses it
         return SQLiteNoteAppend(light).append_note(session_id, build)
     except sqlite3.Error as exc:
-        raise StoreError(f"store {db_path}: {exc}") from None
+        from memgraph.store.guard import sqlite_reason
+
+        raise StoreError(f"store {db_path}: {sqlite_reason(db_path, exc)}") from None
     finally:
         light.close()
 

@@ -204,7 +204,11 @@ class LightStanding(SQLiteStanding):
             if not self.light.has_table("nodes"):
                 raise StoreError(f"{path} is not a memgraph store (no nodes table)")
         except sqlite3.Error as exc:
-            raise StoreError(f"{path}: cannot read the store ({exc})") from None
+            from memgraph.store.guard import sqlite_reason
+
+            raise StoreError(
+                f"{path}: cannot read the store ({sqlite_reason(path, exc)})"
+            ) from None
         super().__init__(self.light)
 
     def close(self) -> None:
