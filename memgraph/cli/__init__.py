@@ -96,8 +96,43 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
         sys.exit(code)
 
 
+ESCAPE = "memgraph-escape"
+
+
+def _escape(err: UnicodeError) -> tuple[str, int]:
+    """Characters the output cannot encode, as JSON-style ``\\uXXXX`` escapes (a
+    character past U+FFFF as its surrogate pair): readable in text, and a JSON line
+    stays valid JSON that decodes to the original text."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start : err.end]:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{cp:04x}")
+    return "".join(out), err.end
+
+
+def printable_output() -> None:
+    """stdout and stderr never fail on what they cannot encode: a person's own words
+    (any script, emoji) on a terminal in a Latin-1 or ASCII locale, and a lone
+    surrogate from an undecodable file name on any terminal, made `wake`, `voice`
+    and every `--json` fail with "Error: ... UnicodeEncodeError" and print nothing."""
+    import codecs
+
+    codecs.register_error(ESCAPE, _escape)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=ESCAPE)
+
+
 def _main(exit: Callable[[int], object]) -> None:
     argv = sys.argv[1:]
+    printable_output()
     # memgraph uses no pydantic plugins; skipping their entry-point scan keeps the
     # hook and note paths inside their start-up budgets (the user's choice wins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
