@@ -129,6 +129,12 @@ def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
             f"a {exc.title} document is malformed at {where}: {err.get('msg')} "
             "(if it came from the store, the store is damaged: run `memgraph validate`)"
         )
+    if isinstance(exc, UnicodeEncodeError) and exc.reason == "surrogates not allowed":
+        # an argument or file in another encoding, its bytes kept as lone surrogates
+        return UsageError(
+            "the input holds bytes that are not valid UTF-8 (text in another encoding?); "
+            "give it as UTF-8"
+        )
     if isinstance(exc, (OverflowError, UnicodeEncodeError, RecursionError)):
         return UsageError(f"input out of range or not encodable: {type(exc).__name__}: {exc}")
     return _bad_path(exc)

@@ -26,6 +26,7 @@ from memgraph.errors import PatchRejected, UsageError
 from memgraph.ids import anchor_id, digest, is_safe_name, node_id
 
 MAX_TEXT = 4000  # the memory's text, and each of title, tension, question, implication
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes kept by the OS as surrogates
 MAX_REF = 1000  # each evidence pointer (transcript, record, file, commit, repo)
 MAX_FILES = 200
 PROPOSABLE = (
@@ -158,6 +159,11 @@ def _check(req: MemoryRequest) -> None:
     for name in ("title", "tension", "question", "action_implication"):
         if len(getattr(req, name) or "") > MAX_TEXT:
             raise UsageError(f"the memory's {name} is longer than {MAX_TEXT} characters")
+    for name in ("text", "title", "tension", "question", "action_implication"):
+        value = getattr(req, name) or ""
+        if "\x00" in value or _LONE_SURROGATE.search(value):
+            # as `note` says it (the patch would fail later, naming its id and pydantic)
+            raise UsageError(f"the memory's {name} holds NUL or bytes that are not valid UTF-8")
     a = req.anchors
     if len(a.files) > MAX_FILES:
         raise UsageError(f"a memory takes at most {MAX_FILES} file anchors, not {len(a.files)}")

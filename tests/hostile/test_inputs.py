@@ -126,3 +126,24 @@ def test_settings_symlink_edits_the_target_keeps_mode_and_a_backup(
     assert data["model"] == "opus" and "SessionEnd" in data["hooks"]
     backup = dotfiles / "settings.json.bak"
     assert backup.read_text() == '{"model": "opus"}\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (("voice", "caf\udce9"), "the input holds bytes that are not valid UTF-8"),
+        (("remember", "caf\udce9 memory", "--session", "s1"), "the memory's text holds NUL"),
+        (("propose", "role_self", "caf\udce9", "--session", "s1"), "the memory's text holds NUL"),
+    ],
+)
+def test_text_arguments_in_another_encoding_are_named(
+    sandbox: dict[str, Path], args: tuple[str, ...], expect: str
+) -> None:
+    """An argument whose bytes are not UTF-8 (the OS hands them over as lone
+    surrogates) was "input out of range or not encodable: UnicodeEncodeError ..." for
+    a search and "p-...: a document cannot be stored as UTF-8 JSON (Error serializing
+    ...)" for a memory; now a line that says what is wrong with the input."""
+    env = env_for(sandbox["root"])
+    seeded = run("note", "seed", "--session", "s1", env=env)  # a store to search
+    assert seeded.code == 0, seeded.err
+    assert_one_error_line(run(*args, env=env), contains=expect)

@@ -224,3 +224,20 @@ def test_every_field_of_a_memory_has_a_ceiling(
     with pytest.raises(UsageError, match=message):
         remember(store, req("a short text", **fields))
     assert store.counts() == before  # nothing stored, not even a rejection
+
+
+@pytest.mark.parametrize("field", ["text", "title", "question"])
+@pytest.mark.parametrize("bad", ["caf\udce9", "nul\x00here"])
+def test_undecodable_or_nul_text_is_refused_by_name(store: Store, field: str, bad: str) -> None:
+    """A memory whose text came in another encoding (the OS keeps such bytes as lone
+    surrogates) failed only when the patch was serialised: "p-...: a document cannot
+    be stored as UTF-8 JSON (Error serializing ...)". It is refused up front, naming
+    the field, as `note` does."""
+    before = store.counts()
+    fields = {"text": bad} if field == "text" else {field: bad}
+    text = fields.pop("text", "a short text")
+    with pytest.raises(UsageError, match=f"^the memory's {field} holds NUL or bytes that are not"):
+        remember(store, req(text, **fields))
+    with pytest.raises(UsageError, match=f"^the memory's {field} holds NUL"):
+        propose(store, req(text, profile="role_self", **fields))
+    assert store.counts() == before
