@@ -184,3 +184,38 @@ def test_the_persons_last_save_is_never_lost(
         assert all(line in after.split("\n") for line in saved)
         assert not pagekeep.conflict_path(page).exists()
     assert parse_page(page.read_text(encoding="utf-8")).messages[-1].text == texts[-1]
+
+
+def test_a_page_created_during_the_lean_hooks_write_is_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lean capture writes a new session's page only where no file is; one a
+    person saved there right after its check goes to the store path, which keeps it."""
+    import json
+
+    from _capture_helpers import PROMPTS, SID, claude_records, write_transcript
+
+    from memgraph.store import open_store
+    from profiles.voice import hooks, leanpage
+
+    db, vault = tmp_path / "mg.db", tmp_path / "vault"
+    open_store(db).close()
+    transcript = write_transcript(tmp_path / "t" / f"{SID}.jsonl", claude_records(PROMPTS))
+    real_read = leanpage.read_text_nofollow
+    lean: list[object] = []
+
+    def read_then_save(path: Path) -> str | None:
+        text = real_read(path)
+        if text is None and not lean:  # the lean path's check: nothing there yet
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("my own page, same name\n", encoding="utf-8")
+            lean.append(path)
+        return text
+
+    monkeypatch.setattr(leanpage, "read_text_nofollow", read_then_save)
+    payload = json.dumps({"transcript_path": str(transcript), "session_id": SID})
+    hooks.session_end(payload, db, vault)
+    assert lean  # the lean path ran; the save landed between its check and its write
+    [page] = [p for p in vault.glob("*/voice/*.md") if not p.name.endswith(".conflict.md")]
+    assert page.read_text(encoding="utf-8") == "my own page, same name\n"
+    assert "keep them" in pagekeep.conflict_path(page).read_text(encoding="utf-8")
