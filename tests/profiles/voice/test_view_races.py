@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -21,34 +20,14 @@ from hypothesis import strategies as st
 from profiles.voice import pagekeep
 from profiles.voice.pagekeep import KeepResult
 from profiles.voice.pagepath import VaultError
-from profiles.voice.pages import VoiceMessageEntry, VoicePage, parse_page
+from profiles.voice.pages import parse_page
 from profiles.voice.views import write_page_file
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import T0
+from _capture_helpers import voice_page
 
 REL = PurePosixPath("atlas/voice/2026-04-14-80166115.md")
 MESSAGES = ["keep them short", "add the hook to the readme"]
-
-
-def _page(*texts: str) -> VoicePage:
-    return VoicePage(
-        title="hook install settings",
-        constellation="atlas",
-        project="atlas",
-        session_id="80166115-aaaa",
-        created=T0.date(),
-        updated=T0.date(),
-        valid_from=T0,
-        valid_to=T0 + timedelta(hours=1),
-        ingested_at=T0,
-        messages=[
-            VoiceMessageEntry(
-                record_uuid=f"uuid-{n}", timestamp=T0 + timedelta(minutes=n), text=t, line=n
-            )
-            for n, t in enumerate(texts)
-        ],
-    )
 
 
 def _saves_during_plan(
@@ -70,6 +49,12 @@ def _saves_during_plan(
     return calls
 
 
+def _written(vault: Path) -> Path:
+    """The page of ``MESSAGES``, written into ``vault`` by memgraph."""
+    assert write_page_file(vault, REL, voice_page(*MESSAGES))
+    return vault / REL
+
+
 def _append(line: str) -> Callable[[Path], None]:
     def save(path: Path) -> None:
         path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
@@ -81,11 +66,10 @@ def test_own_text_saved_during_a_render_is_carried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vault = tmp_path / "vault"
-    assert write_page_file(vault, REL, _page(*MESSAGES))
-    page = vault / REL
+    page = _written(vault)
     _append("## Notes")(page)
     calls = _saves_during_plan(monkeypatch, [_append("typed while the hook ran")])
-    assert write_page_file(vault, REL, _page(*MESSAGES, "one more"))
+    assert write_page_file(vault, REL, voice_page(*MESSAGES, "one more"))
     after = page.read_text(encoding="utf-8")
     assert "typed while the hook ran" in after and "## Notes" in after
     assert parse_page(after).messages[-1].text == "one more"
@@ -97,15 +81,14 @@ def test_an_edit_inside_memgraphs_text_saved_during_a_render_is_a_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = tmp_path / "vault"
-    assert write_page_file(vault, REL, _page(*MESSAGES))
-    page = vault / REL
+    page = _written(vault)
 
     def fix_a_typo(path: Path) -> None:
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("keep them short", "keep them shorter"), encoding="utf-8")
 
     _saves_during_plan(monkeypatch, [fix_a_typo])
-    assert not write_page_file(vault, REL, _page(*MESSAGES, "one more"))
+    assert not write_page_file(vault, REL, voice_page(*MESSAGES, "one more"))
     assert "keep them shorter" in page.read_text(encoding="utf-8")  # left as the person saved
     conflict = pagekeep.conflict_path(page).read_text(encoding="utf-8")
     assert "one more" in conflict and "keep them shorter" not in conflict
@@ -123,7 +106,7 @@ def test_a_file_a_person_created_during_the_first_render_is_not_replaced(
         path.write_text("my own page, same name\n", encoding="utf-8")
 
     _saves_during_plan(monkeypatch, [create])
-    assert not write_page_file(vault, REL, _page(*MESSAGES))
+    assert not write_page_file(vault, REL, voice_page(*MESSAGES))
     assert page.read_text(encoding="utf-8") == "my own page, same name\n"
     assert "keep them short" in pagekeep.conflict_path(page).read_text(encoding="utf-8")
 
@@ -132,11 +115,10 @@ def test_a_page_that_keeps_changing_is_not_written_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vault = tmp_path / "vault"
-    assert write_page_file(vault, REL, _page(*MESSAGES))
-    page = vault / REL
+    page = _written(vault)
     _saves_during_plan(monkeypatch, [_append(f"save {n}") for n in range(3)])
     with pytest.raises(VaultError, match="kept changing while memgraph wrote it; nothing ove"):
-        write_page_file(vault, REL, _page(*MESSAGES, "one more"))
+        write_page_file(vault, REL, voice_page(*MESSAGES, "one more"))
     after = page.read_text(encoding="utf-8")
     assert "save 2" in after and "one more" not in after
     assert not [p for p in page.parent.iterdir() if p.name.endswith(".tmp")]
@@ -168,7 +150,7 @@ def test_the_persons_last_save_is_never_lost(
     saved is on the page afterwards, never lost to a render."""
     vault = tmp_path_factory.mktemp("vault")
     texts = list(MESSAGES)
-    assert write_page_file(vault, REL, _page(*texts))
+    assert write_page_file(vault, REL, voice_page(*texts))
     page = vault / REL
     saved: list[str] = []
     for n, (grow, during) in enumerate(steps, 1):
@@ -179,7 +161,7 @@ def test_the_persons_last_save_is_never_lost(
             _saves_during_plan(m, [_saved(line, saved) for line in lines])
             if grow:
                 texts.append(f"message {n}")
-            write_page_file(vault, REL, _page(*texts))
+            write_page_file(vault, REL, voice_page(*texts))
         after = page.read_text(encoding="utf-8")
         assert all(line in after.split("\n") for line in saved)
         assert not pagekeep.conflict_path(page).exists()
