@@ -5,6 +5,9 @@
   one, never a partial one.
   The temp file is created with ``O_EXCL`` (never follows a planted link) and the
   rename replaces a link at the destination rather than writing through it.
+- ``replace_if_unchanged`` (``replace_text_if_unchanged``): the same, renamed only
+  while the file still holds what the writer read (a person's save in between is
+  not replaced); ``race_attempts`` bounds a writer's read-plan-write retries.
 - ``append_line``: one ``O_APPEND`` write (concurrent writers never interleave
   within a line), ``O_NOFOLLOW``: a ``log.md`` that is a symlink is refused, its
   target is never appended to.
@@ -36,7 +39,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from memgraph.beneath import FileEscape, check_under, open_nofollow
@@ -167,6 +170,82 @@ def atomic_write_bytes(
     mode: int | None = None,
 ) -> None:
     """``atomic_write_text`` for bytes (a vector matrix, a binary cache)."""
+    _write(path, data, root, durable, mode, None)
+
+
+def replace_if_unchanged(
+    path: Path,
+    data: bytes,
+    expected: bytes | None,
+    *,
+    root: Path | None = None,
+    durable: bool = True,
+    mode: int | None = None,
+) -> bool:
+    """``atomic_write_bytes``, but only while ``path`` still holds ``expected``.
+
+    A writer that read a view, planned and rendered (milliseconds) must not replace
+    what a person saved meanwhile (Obsidian autosaves every ~2 s). Here the temp file
+    is written and synced first (all the slow work), then ``path`` is read again
+    without following a link (``expected`` None: it must still be absent; a link, a
+    FIFO, an unreadable or too big file is never equal) and renamed over only when
+    equal: True. Otherwise the temp file goes and nothing is written: False (the
+    caller reads and plans again, see ``race_attempts``). This narrows the window
+    from the whole read-plan-render to the re-read and the rename (microseconds); it
+    cannot close it: no lock stops an editor that takes none.
+    """
+    return _write(path, data, root, durable, mode, lambda: _holds(path, expected))
+
+
+def replace_text_if_unchanged(
+    path: Path, text: str, expected: str | None, *, root: Path | None = None
+) -> bool:
+    """``replace_if_unchanged`` for text a writer read with ``read_text_nofollow``."""
+    old = None if expected is None else expected.encode("utf-8")
+    return replace_if_unchanged(path, text.encode("utf-8"), old, root=root)
+
+
+RACE_TRIES = 3  # lost races (a person saving again and again) before giving up
+
+
+def race_attempts(path: Path, tries: int = RACE_TRIES) -> Iterator[int]:
+    """The attempts of a read-plan-``replace_if_unchanged`` loop over ``path`` (the
+    loop breaks once its write went through); after ``tries`` lost races a one-line
+    ``StoreError``, nothing overwritten."""
+    yield from range(tries)
+    raise StoreError(f"{path} kept changing while memgraph wrote it; nothing overwritten, rerun")
+
+
+def _holds(path: Path, expected: bytes | None) -> bool:
+    """``path`` (not followed) is absent and ``expected`` None, or is a regular file
+    holding exactly ``expected``."""
+    if expected is None:
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            return True
+        return False  # anything there, even a dangling link
+    try:
+        fd = open_nofollow(path, os.O_RDONLY, what="views")
+    except (OSError, FileEscape):  # gone, a link, a FIFO (opened without waiting)
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return fh.read(len(expected) + 1) == expected
+        except OSError:
+            return False
+
+
+def _write(
+    path: Path,
+    data: bytes,
+    root: Path | None,
+    durable: bool,
+    mode: int | None,
+    holds: Callable[[], bool] | None,
+) -> bool:
+    """Temp file beside ``path``, written and synced; renamed over ``path`` unless
+    ``holds()`` says ``path`` changed (then removed: False)."""
     owed: list[Path] | None = None
     if root is not None:  # checked before any folder is made: none lands outside
         root.mkdir(parents=True, exist_ok=True)
@@ -182,6 +261,9 @@ def atomic_write_bytes(
             owed = _DEFERRED.get() if durable else None
             if durable and owed is None:
                 os.fsync(fh.fileno())
+        if holds is not None and not holds():
+            os.unlink(tmp)
+            return False
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -189,9 +271,9 @@ def atomic_write_bytes(
         raise
     if owed is not None:
         owed.append(path)
-        return
+        return True
     if not durable:
-        return
+        return True
     try:
         dfd = os.open(path.parent, os.O_RDONLY)
         try:
@@ -200,6 +282,7 @@ def atomic_write_bytes(
             os.close(dfd)
     except OSError:  # some filesystems refuse fsync on directories; the rename is done
         pass
+    return True
 
 
 def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> Path:
@@ -209,11 +292,13 @@ def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> P
     target gets the new text), the file's permission bits are kept (mkstemp would
     make it 0600), and the previous bytes are kept in ``<target><backup_suffix>``
     (whatever their encoding: a Latin-1 file is never replaced without its copy; one
-    that cannot be read whole raises ``StoreError`` and is left as it is).
+    that cannot be read whole raises ``StoreError`` and is left as it is). A file
+    saved again after those bytes were read is not replaced (``StoreError``).
     Returns the file that was written.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     mode = None
+    old: bytes | None = None
     try:
         st = os.stat(target)
     except FileNotFoundError:
@@ -230,7 +315,11 @@ def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> P
                 "to keep a backup; not changed"
             )
         atomic_write_bytes(target.with_name(target.name + backup_suffix), old, mode=mode)
-    atomic_write_text(target, text, mode=mode if mode is not None else 0o644)
+    # a save in between (an editor, Claude Code itself) is not replaced by what was
+    # planned from the bytes before it
+    data = text.encode("utf-8")
+    if not replace_if_unchanged(target, data, old, mode=0o644 if mode is None else mode):
+        raise StoreError(f"{path} changed while memgraph wrote it; nothing overwritten, rerun")
     return target
 
 

@@ -5,8 +5,9 @@ re-rendered from the store after every note. Writers serialise on an
 ``flock`` of a sidecar ``.lock`` file and read the store *after* taking it, so
 whichever writer renders last renders every note committed before it: no
 racing writer can drop a note from the file. The file itself is replaced with
-``atomic_write_text`` (temp + fsync + rename): kill -9 leaves the old or the new
-file, never a partial one.
+``replace_text_if_unchanged`` (temp + fsync + rename): kill -9 leaves the old or the
+new file, never a partial one, and a save landing after the read (an editor takes no
+lock) is not replaced: the file is read, imported and rendered again.
 
 Hand edits are never erased: the lock file holds the sha256 of the text the last
 writer rendered. When the file on disk differs from it (a person or a harness
@@ -33,8 +34,10 @@ from memgraph.errors import StoreError
 from memgraph.fileio import (
     atomic_write_text,
     file_lock,
+    race_attempts,
     read_text_nofollow,
     remove_stale_temps,
+    replace_text_if_unchanged,
     unreadable_view,
 )
 from memgraph.store.rows import NoteIndexRow, SessionRow
@@ -113,24 +116,27 @@ def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = N
     try:
         with file_lock(path) as fd:
             remove_stale_temps(path)
-            existing = read_text_nofollow(path)
             conflict = None
-            if existing is None and unreadable_view(path):
-                # not text we can read (nor import): moved aside whole, never replaced
-                conflict, _ = _free_conflict(path, None)
-                os.rename(path, conflict)
-            edited = conflict is not None or (
-                existing is not None and digest(existing) != _recorded(fd)
-            )
-            keep = bool(edited and on_edit is not None and existing and on_edit(existing))
-            text = render()
-            if keep and existing is not None and existing != text:
-                conflict, new = _free_conflict(path, existing)
-                if new:
-                    atomic_write_text(conflict, existing)
-            written = existing != text
-            if written:
-                atomic_write_text(path, text)
+            # a person's save between the read and the write (the lock binds only
+            # memgraph's writers): read, import and render again over it
+            for _ in race_attempts(path):
+                existing = read_text_nofollow(path)
+                if existing is None and unreadable_view(path):
+                    # not text we can read (nor import): moved aside whole, never replaced
+                    conflict, _ = _free_conflict(path, None)
+                    os.rename(path, conflict)
+                edited = conflict is not None or (
+                    existing is not None and digest(existing) != _recorded(fd)
+                )
+                keep = bool(edited and on_edit is not None and existing and on_edit(existing))
+                text = render()
+                if keep and existing is not None and existing != text:
+                    conflict, new = _free_conflict(path, existing)
+                    if new:
+                        atomic_write_text(conflict, existing)
+                written = existing != text
+                if not written or replace_text_if_unchanged(path, text, existing):
+                    break
             _record(fd, text)
     except OSError as exc:
         raise StoreError(f"cannot write session view {path}: {exc.strerror or exc}") from None

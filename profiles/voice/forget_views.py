@@ -15,6 +15,7 @@ A page or window note that is not UTF-8 text is left byte for byte and listed in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ def rerender_views(
     their pages, the window notes of their sessions and ``log.md``, each change
     recorded in ``result``."""
     from memgraph.beneath import safe_child
-    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes, session_relpath
@@ -72,9 +73,10 @@ def rerender_views(
         current = read_text_nofollow(path) or ""  # a FIFO there is refused, never read
         if any(t in current for t in long):  # a hand-edited page kept its old blocks
             target = safe_child(vault, *session_relpath(vault, session, qualifying).parts)
-            atomic_write_text(target, rendered, root=vault)
-            pagekeep.record_written(target, rendered)
-            written = True
+            scrub = _render_while(rendered, long, always=target != path)
+            if (done := _rewrite(vault, target, scrub)) is not None:
+                pagekeep.record_written(target, done)
+                written = True
         held = read_text_nofollow(conflict) if conflict.is_file() else None
         if held is not None and any(t in held for t in long):
             conflict.unlink()
@@ -110,9 +112,16 @@ def _rewrite_notes(
 ) -> None:
     """Those notes re-rendered from the store; ``force``: an edited note does not
     keep the text, and a forgotten text a person quoted in their own lines goes too."""
-    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, unreadable_view
     from profiles.activity.winnote import note_path, note_relpath, split_note, write_note
     from profiles.voice import pagekeep
+
+    def scrub(text: str | None) -> str | None:
+        if text is None or not any(t in text for t in long):
+            return None
+        for t in sorted(long, key=len, reverse=True):
+            text = text.replace(t, FORGOTTEN)
+        return text
 
     for wid, old in before.items():
         write_note(store, vault, wid, force=True)
@@ -121,11 +130,9 @@ def _rewrite_notes(
         if text is None and unreadable_view(path):  # left byte for byte by write_note
             result.left_unreadable.append(note_relpath(wid).as_posix())
             continue
-        if text is not None and any(t in text for t in long):
-            for t in sorted(long, key=len, reverse=True):
-                text = text.replace(t, FORGOTTEN)
-            atomic_write_text(path, text, root=vault)
-            pagekeep.record_written(path, text, split_note)
+        if (done := _rewrite(vault, path, scrub)) is not None:
+            pagekeep.record_written(path, done, split_note)
+            text = done
         if text != old:
             result.notes_rewritten.append(wid)
 
@@ -140,27 +147,24 @@ def _scrub_log(
     field of every line about an affected page goes."""
     import re
 
-    from memgraph.fileio import atomic_write_text, read_text_nofollow
     from profiles.voice.views import LOG_NAME
 
-    path = vault / LOG_NAME
-    current = read_text_nofollow(path)
-    if not current:
-        return
     words = {w.casefold() for t in texts for w in re.findall(r"\w{4,}", t)}
     long = sorted((t for t in texts if len(t) >= MIN_PAGE_CHECK), key=len, reverse=True)
-    out = []
-    for line in current.splitlines(keepends=True):
-        for text in long:
-            line = line.replace(text, FORGOTTEN)
-        if any(p in line for p in pages) and " | " in line:
-            head, _, last = line.rstrip("\n").rpartition(" | ")
-            if every_title or any(w.casefold() in words for w in re.findall(r"\w{4,}", last)):
-                line = f"{head} | {FORGOTTEN}\n"
-        out.append(line)
-    changed = "".join(out)
-    if changed != current:
-        atomic_write_text(path, changed, root=vault)
+
+    def scrub(current: str | None) -> str | None:
+        out = []
+        for line in (current or "").splitlines(keepends=True):
+            for text in long:
+                line = line.replace(text, FORGOTTEN)
+            if any(p in line for p in pages) and " | " in line:
+                head, _, last = line.rstrip("\n").rpartition(" | ")
+                if every_title or any(w.casefold() in words for w in re.findall(r"\w{4,}", last)):
+                    line = f"{head} | {FORGOTTEN}\n"
+            out.append(line)
+        return "".join(out) if current else None
+
+    _rewrite(vault, vault / LOG_NAME, scrub)
 
 
 def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
@@ -178,7 +182,7 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     import json
 
     from memgraph.beneath import check_under
-    from memgraph.fileio import atomic_write_text, read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes
@@ -213,14 +217,43 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
         if any(m in (read_text_nofollow(path) or "") for m in marks):
             # edited inside memgraph's text, so left as is: the forgotten text must go
             rendered = render_page(build_page(session, qualifying))
-            atomic_write_text(path, rendered, root=vault)
-            pagekeep.record_written(path, rendered)
+            if (done := _rewrite(vault, path, _render_while(rendered, marks))) is not None:
+                pagekeep.record_written(path, done)
         if conflict.is_file() and any(m in (read_text_nofollow(conflict) or "") for m in marks):
             conflict.unlink()
         changed.append(path.relative_to(vault).as_posix())
     if changed:
         _scrub_log(vault, set(changed), (), every_title=True)
     return changed
+
+
+def _rewrite(vault: Path, path: Path, scrub: Callable[[str | None], str | None]) -> str | None:
+    """``scrub`` of the text at ``path`` written over it (None from ``scrub``: nothing
+    to write); the text written, or None. A save landing between the read and the
+    write (``replace_text_if_unchanged``) is read again and scrubbed in its turn:
+    the forgotten text goes, what else the person saved stays."""
+    from memgraph.fileio import race_attempts, read_text_nofollow, replace_text_if_unchanged
+
+    for _ in race_attempts(path):
+        current = read_text_nofollow(path)
+        text = scrub(current)
+        if text is None or text == current:
+            return None
+        if replace_text_if_unchanged(path, text, current, root=vault):
+            return text
+    raise AssertionError("race_attempts raises when the races are lost")
+
+
+def _render_while(
+    rendered: str, marks: Sequence[str], always: bool = False
+) -> Callable[[str | None], str | None]:
+    """A ``_rewrite`` scrub: the page's new render while the page still holds one
+    of ``marks`` (``always``: whatever it holds)."""
+
+    def scrub(text: str | None) -> str | None:
+        return rendered if always or any(m in (text or "") for m in marks) else None
+
+    return scrub
 
 
 def _write_view(store: Store, vault: Path, sid: str) -> bool:

@@ -7,7 +7,8 @@ documents it built, so ``page_from_docs`` builds the same page from them and
 ``write_new_page`` writes it the way ``write_page_file`` writes a page that does
 not exist yet (atomic write, sidecar, one ``log.md`` line). A page file that is
 already there (hand edits to keep, another session's page) is not handled here:
-``write_new_page`` says so and the caller renders through the store.
+``write_new_page`` says so and the caller renders through the store (also when
+one appears between its check and its write: ``replace_text_if_unchanged``).
 ``tests/profiles/voice/test_lean_hook.py`` compares the bytes with the full path.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 from memgraph import fileio
 from memgraph.beneath import safe_child
 from memgraph.errors import MemgraphError
-from memgraph.fileio import atomic_write_text, read_text_nofollow
+from memgraph.fileio import read_text_nofollow
 from profiles.voice.lean import Doc, SessionDocs, qualifies
 from profiles.voice.pagepath import VaultError, log_page, page_log_line
 from profiles.voice.pagerender import (
@@ -135,7 +136,9 @@ def write_new_page(vault: Path, relpath: PurePosixPath, page: PlainPage) -> bool
         if read_text_nofollow(path) is not None or fileio.unreadable_view(path):
             return False
         now = _now().strftime("%Y-%m-%dT%H:%MZ")
-        atomic_write_text(path, rendered, root=vault)
+        # a page a person created since (or a file in the way): the store path plans it
+        if not fileio.replace_text_if_unchanged(path, rendered, None, root=vault):
+            return False
         pagekeep.record_written(path, rendered)
     except MemgraphError as exc:
         raise VaultError(f"cannot write {path}: {exc}") from None

@@ -20,7 +20,7 @@ from memgraph import fileio
 from memgraph.beneath import safe_child
 from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, ProfileName, utcnow
 from memgraph.errors import MemgraphError
-from memgraph.fileio import atomic_write_text, read_text_nofollow
+from memgraph.fileio import read_text_nofollow
 from memgraph.ids import anchor_id
 from memgraph.store import Store
 from profiles.voice.capture_types import MIN_MESSAGES as MIN_MESSAGES
@@ -206,21 +206,26 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
     try:
         if path.parent.is_dir():
             fileio.remove_stale_temps(path)
-        existing = read_text_nofollow(path)
-        if existing == rendered:
-            return False
-        if pagekeep.kept_unreadable(path, existing, rendered):
-            return False
-        keep = pagekeep.plan(path, existing, rendered, page)
-        if keep.page_text is None:
-            if existing is not None and keep.conflict_text is not None:
-                pagekeep.write_conflict(path, existing, keep.conflict_text)
-            return False
-        if keep.page_text == existing:
-            return False
-        now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
-        atomic_write_text(path, keep.page_text, root=vault)
-        pagekeep.record_written(path, keep.page_text)
+        # a save between the read and the write: read and plan again, so it is
+        # carried over (or goes the conflict way) as if it had been there at first
+        for _ in fileio.race_attempts(path):
+            existing = read_text_nofollow(path)
+            if existing == rendered:
+                return False
+            if pagekeep.kept_unreadable(path, existing, rendered):
+                return False
+            keep = pagekeep.plan(path, existing, rendered, page)
+            if keep.page_text is None:
+                if existing is not None and keep.conflict_text is not None:
+                    pagekeep.write_conflict(path, existing, keep.conflict_text)
+                return False
+            if keep.page_text == existing:
+                return False
+            now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
+            text = keep.page_text
+            if fileio.replace_text_if_unchanged(path, text, existing, root=vault):
+                break
+        pagekeep.record_written(path, text)
     except MemgraphError as exc:
         raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:

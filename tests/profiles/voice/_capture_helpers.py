@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from profiles.voice.model import OperatorMessage
+from profiles.voice.pages import VoiceMessageEntry, VoicePage
 
 T0 = datetime(2026, 4, 14, 14, 32, 5, 123000, tzinfo=UTC)
 SID = "80166115-aaaa-bbbb-cccc-000000000001"
@@ -117,3 +118,26 @@ PROMPTS = [
     "now render the voice page for the hook session",
     "ok",
 ]
+
+
+def page_entry(text: str, n: int) -> VoiceMessageEntry:
+    """A voice page's message ``n`` (one minute after the one before)."""
+    return VoiceMessageEntry(
+        record_uuid=f"uuid-{n}", timestamp=T0 + timedelta(minutes=n), text=text, line=n
+    )
+
+
+def voice_page(*texts: str) -> VoicePage:
+    """A voice page of ``texts``, rendered without a store."""
+    return VoicePage(
+        title="hook install settings",
+        constellation="atlas",
+        project="atlas",
+        session_id="80166115-aaaa",
+        created=T0.date(),
+        updated=T0.date(),
+        valid_from=T0,
+        valid_to=T0 + timedelta(hours=1),
+        ingested_at=T0,
+        messages=[page_entry(t, i) for i, t in enumerate(texts)],
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,20 @@ from memgraph.cli.app import app
 from profiles.voice.pageblocks import merge, split_blocks
 from profiles.voice.pagekeep import list_conflicts
 from profiles.voice.pages import (
-    VoiceMessageEntry,
-    VoicePage,
     parse_page,
     render_page,
     split_frontmatter,
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _capture_helpers import PROMPTS, SID, T0, claude_records, write_transcript
+from _capture_helpers import (
+    PROMPTS,
+    SID,
+    claude_records,
+    page_entry,
+    voice_page,
+    write_transcript,
+)
 
 runner = CliRunner()
 PAGE = Path("atlas") / "voice" / "2026-04-14-80166115.md"
@@ -223,25 +227,7 @@ def test_page_without_record_is_trusted_only_when_pristine(isolated_env: Path) -
 
 
 def test_merge_is_a_fixed_point() -> None:
-    from _capture_helpers import T0
-
-    from profiles.voice.pages import VoiceMessageEntry, VoicePage, render_page
-
-    entries = [
-        VoiceMessageEntry(record_uuid=f"u{i}", timestamp=T0, text=f"message {i}") for i in range(3)
-    ]
-    page = VoicePage(
-        title="t",
-        constellation="c",
-        project="c",
-        session_id="s",
-        created=T0.date(),
-        updated=T0.date(),
-        valid_from=T0,
-        valid_to=T0,
-        ingested_at=T0,
-        messages=entries,
-    )
+    page = voice_page(*(f"message {i}" for i in range(3)))
     rendered = render_page(page)
     edited = _new_heading(_own_section(rendered))
     once = merge(rendered, split_blocks(edited))
@@ -250,27 +236,6 @@ def test_merge_is_a_fixed_point() -> None:
 
 
 # -- properties ---------------------------------------------------------------
-
-
-def _entry(text: str, n: int) -> VoiceMessageEntry:
-    return VoiceMessageEntry(
-        record_uuid=f"uuid-{n}", timestamp=T0 + timedelta(minutes=n), text=text, line=n
-    )
-
-
-def _page(*texts: str) -> VoicePage:
-    return VoicePage(
-        title="hook install settings",
-        constellation="atlas",
-        project="atlas",
-        session_id="80166115-aaaa",
-        created=T0.date(),
-        updated=T0.date(),
-        valid_from=T0,
-        valid_to=T0 + timedelta(hours=1),
-        ingested_at=T0,
-        messages=[_entry(t, i) for i, t in enumerate(texts)],
-    )
 
 
 # a line a person writes outside memgraph's blocks: not a quote, marker, table row,
@@ -300,7 +265,7 @@ def test_user_lines_survive_any_rerender(
     """Lines inserted between memgraph's blocks survive a re-render (also one with
     a new message), the result still parses to the store's page, and merging
     again changes nothing."""
-    old = _page(*texts)
+    old = voice_page(*texts)
     rendered = render_page(old)
     lines = rendered.split("\n")
     # only between blocks: positions right before a blank line (never inside a
@@ -312,7 +277,7 @@ def test_user_lines_survive_any_rerender(
         edited[at:at] = ["", text]
     edited_text = "\n".join(edited)
     new = (
-        old.model_copy(update={"messages": [*old.messages, _entry("one more", 99)]})
+        old.model_copy(update={"messages": [*old.messages, page_entry("one more", 99)]})
         if grow
         else old
     )
@@ -333,7 +298,7 @@ def test_any_file_content_is_kept_or_merged_never_a_crash(existing: str) -> None
 
     from profiles.voice.pagekeep import plan
 
-    page = _page("first message", "second message")
+    page = voice_page("first message", "second message")
     rendered = render_page(page)
     with tempfile.TemporaryDirectory() as tmp:
         keep = plan(Path(tmp) / "p.md", existing, rendered, page)

@@ -351,3 +351,78 @@ def test_another_machines_render_never_removes_a_page_through_a_folder_linked_ou
     (failed,) = report.failed
     assert failed.startswith(SID) and "escapes" in failed
     store.close()
+
+
+# -- a person's save landing while forget rewrites a view ----------------------
+
+
+def _save_after_read(
+    monkeypatch: pytest.MonkeyPatch, path: Path, save: str, armed: list[bool]
+) -> list[str]:
+    """The first read of ``path`` (through ``memgraph.fileio``) once ``armed`` holds
+    True is followed by the person's ``save`` (between forget's read and write)."""
+    import memgraph.fileio as fileio
+
+    real = fileio.read_text_nofollow
+    pending = [save]
+
+    def read_then_save(p: Path, *a: Any) -> str | None:
+        text = real(p, *a)
+        if p == path and armed and pending:
+            p.write_text(pending.pop(), encoding="utf-8")
+        return text
+
+    monkeypatch.setattr(fileio, "read_text_nofollow", read_then_save)
+    return pending
+
+
+def test_a_line_saved_in_log_md_while_forget_scrubs_it_is_kept_and_scrubbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "mg.db")
+    vault = tmp_path / "vault"
+    _capture(store, vault, [SECRET, OTHER, "and a third message about tests"])
+    log = vault / "log.md"
+    saved = log.read_text() + f"- my own line\n- I pasted {SECRET} here too\n"
+    pending = _save_after_read(monkeypatch, log, saved, [True])
+    [target] = _search(store, "quokka")
+    forget(store, ForgetRequest(message_ids=(target,), vault=vault))
+    assert not pending  # the save landed between the log's read and its rewrite
+    text = log.read_text()
+    assert "- my own line\n" in text  # the person's save was not replaced ...
+    assert "quokka" not in text  # ... and what it quoted of the forgotten text went too
+    store.close()
+
+
+@pytest.mark.parametrize("keeps_text", [False, True])
+def test_a_page_saved_while_forget_rewrites_it_keeps_no_forgotten_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keeps_text: bool
+) -> None:
+    """A page edited inside memgraph's text (so the page writer leaves it) is
+    rewritten by forget: the text must go. A save landing meanwhile is read again:
+    kept when it no longer holds the text, else rewritten too."""
+    from profiles.voice import forget_views
+
+    store = SQLiteStore(tmp_path / "mg.db")
+    vault = tmp_path / "vault"
+    _capture(store, vault, [SECRET, OTHER, "and a third message about tests"])
+    page = next(p for p in vault.rglob("*.md") if p.name != "log.md")
+    page.write_text(page.read_text().replace("retry loop", "retry loops"))  # inside: kept
+    save = f"my own page now\n{SECRET if keeps_text else 'nothing secret'}\n"
+    armed: list[bool] = []
+    pending = _save_after_read(monkeypatch, page, save, armed)
+    real = forget_views._write_view
+
+    def write_then_arm(*a: Any) -> bool:
+        changed = real(*a)
+        armed.append(True)  # the next read of the page is forget's own
+        return changed
+
+    monkeypatch.setattr(forget_views, "_write_view", write_then_arm)
+    [target] = _search(store, "quokka")
+    forget(store, ForgetRequest(message_ids=(target,), vault=vault))
+    assert not pending
+    text = page.read_text()
+    assert "quokka" not in text
+    assert ("my own page now" in text) is not keeps_text
+    store.close()

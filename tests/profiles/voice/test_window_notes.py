@@ -244,3 +244,32 @@ def test_forget_of_one_message_in_a_latin1_page_is_reported(
     assert f"warning: {page} is not UTF-8 text; left as is" in out.stderr
     conflict = page.with_name(page.stem + ".conflict.md")
     assert "jitter" not in conflict.read_text(encoding="utf-8")
+
+
+def test_a_line_saved_in_a_note_while_it_rerenders_is_kept(
+    world: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save landing after memgraph read the note (Obsidian autosave while
+    ``windows`` runs) is merged in by a second read, never replaced."""
+    from profiles.voice import pagekeep
+
+    _windows()
+    path = _vault(isolated_env) / "windows" / f"{WID}.md"
+    path.write_text(path.read_text() + "\nmy own line about this window\n")
+    real = pagekeep.recorded_digests
+    saves = ["typed while windows ran"]
+
+    def read_then_save(p: Path) -> list[str] | None:
+        known = real(p)
+        if p == path and saves:
+            p.write_text(p.read_text() + f"\n{saves.pop()}\n")
+        return known
+
+    monkeypatch.setattr(pagekeep, "recorded_digests", read_then_save)
+    _commit(world, 37, "retry: cap the backoff")
+    _windows()
+    assert not saves  # the save landed between the read and the write
+    note = path.read_text()
+    assert "retry: cap the backoff" in note and "my own line about this window" in note
+    assert "typed while windows ran" in note
+    assert not list(path.parent.glob("*.conflict.md"))

@@ -1,0 +1,170 @@
+"""``replace_if_unchanged``: a file saved after the writer read it is never replaced."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from memgraph import fileio
+from memgraph.errors import StoreError
+from memgraph.fileio import (
+    deferred_fsync,
+    race_attempts,
+    replace_config_file,
+    replace_if_unchanged,
+    replace_text_if_unchanged,
+)
+
+
+def _temps(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_equal_is_replaced_atomically_with_no_temp_left(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"old\n")
+    before = os.stat(path).st_ino
+    assert replace_if_unchanged(path, b"new\n", b"old\n")
+    assert path.read_bytes() == b"new\n"
+    assert os.stat(path).st_ino != before  # a rename, not a write into the old file
+    assert _temps(tmp_path) == []
+
+
+def test_a_save_after_the_read_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"read\n")
+    path.write_bytes(b"read\nthe person's line\n")  # saved while memgraph rendered
+    assert not replace_if_unchanged(path, b"render\n", b"read\n")
+    assert path.read_bytes() == b"read\nthe person's line\n"
+    assert _temps(tmp_path) == []
+
+
+def test_a_save_that_only_appends_is_not_taken_for_equal(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"read\n+")
+    assert not replace_if_unchanged(path, b"render\n", b"read\n")
+    assert path.read_bytes() == b"read\n+"
+
+
+def test_a_save_landing_after_the_temp_file_was_written_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save lands after the slow part (temp written and synced), right before
+    the compare: still not replaced."""
+    path = tmp_path / "page.md"
+    path.write_bytes(b"read\n")
+    real_fsync = os.fsync
+
+    def fsync_then_save(fd: int) -> None:
+        real_fsync(fd)
+        if _temps(tmp_path):  # the temp file's sync, not the directory's
+            path.write_bytes(b"saved meanwhile\n")
+
+    monkeypatch.setattr(fileio.os, "fsync", fsync_then_save)
+    assert not replace_if_unchanged(path, b"render\n", b"read\n")
+    assert path.read_bytes() == b"saved meanwhile\n"
+    assert _temps(tmp_path) == []
+
+
+def test_expected_absent_but_the_file_appeared(tmp_path: Path) -> None:
+    path = tmp_path / "new.md"
+    assert replace_text_if_unchanged(path, "first\n", None)
+    assert path.read_text() == "first\n"
+    other = tmp_path / "other.md"
+    other.write_text("a person made it first\n")
+    assert not replace_text_if_unchanged(other, "render\n", None)
+    assert other.read_text() == "a person made it first\n"
+    assert _temps(tmp_path) == []
+
+
+def test_expected_text_but_the_file_was_removed(tmp_path: Path) -> None:
+    path = tmp_path / "gone.md"
+    assert not replace_text_if_unchanged(path, "render\n", "read\n")
+    assert not path.exists()
+    assert _temps(tmp_path) == []
+
+
+def test_a_file_that_became_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"read\n")
+    path = tmp_path / "page.md"
+    path.symlink_to(secret)  # the same bytes, through a link: never equal
+    assert not replace_if_unchanged(path, b"render\n", b"read\n")
+    assert path.is_symlink()
+    assert secret.read_bytes() == b"read\n"
+    dangling = tmp_path / "dangling.md"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert not replace_if_unchanged(dangling, b"render\n", None)  # not absent
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+    assert _temps(tmp_path) == []
+
+
+def test_a_file_that_became_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    os.mkfifo(path)  # a blocking open for reading would wait for a writer forever
+    assert not replace_if_unchanged(path, b"render\n", b"read\n")
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+    assert _temps(tmp_path) == []
+
+
+def test_an_interrupt_at_the_compare_leaves_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"read\n")
+
+    def interrupted(p: Path, expected: bytes | None) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fileio, "_holds", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        replace_if_unchanged(path, b"render\n", b"read\n")
+    assert path.read_bytes() == b"read\n"
+    assert _temps(tmp_path) == []
+
+
+def test_a_lost_race_owes_no_deferred_fsync(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"saved\n")
+    with deferred_fsync():
+        assert not replace_if_unchanged(path, b"render\n", b"read\n")
+        owed = fileio._DEFERRED.get()
+        assert owed == []
+        assert replace_if_unchanged(path, b"render\n", b"saved\n")
+        assert fileio._DEFERRED.get() == [path]
+    assert path.read_bytes() == b"render\n"
+
+
+def test_race_attempts_gives_up_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "page.md"
+    tries = []
+    with pytest.raises(StoreError) as info:
+        for attempt in race_attempts(path):
+            tries.append(attempt)
+    assert tries == [0, 1, 2]
+    assert str(info.value) == (
+        f"{path} kept changing while memgraph wrote it; nothing overwritten, rerun"
+    )
+    for _ in race_attempts(path):
+        break  # a write that went through: no error
+
+
+def test_replace_config_file_keeps_a_save_made_after_its_backup_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"a": 1}\n')
+    real = fileio.atomic_write_bytes
+
+    def backup_then_save(p: Path, data: bytes, **kw: object) -> None:
+        real(p, data, **kw)  # type: ignore[arg-type]
+        path.write_text('{"a": 1, "theme": "dark"}\n')  # Claude Code saved it meanwhile
+
+    monkeypatch.setattr(fileio, "atomic_write_bytes", backup_then_save)
+    with pytest.raises(StoreError, match="changed while memgraph wrote it; nothing overwritten"):
+        replace_config_file(path, '{"a": 1, "hooks": {}}\n')
+    assert path.read_text() == '{"a": 1, "theme": "dark"}\n'
+    assert _temps(tmp_path) == []
