@@ -285,16 +285,21 @@ def _write(
     return True
 
 
-def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> Path:
+def replace_config_file(
+    path: Path, text: str, *, planned_from: str | None, backup_suffix: str = ".bak"
+) -> Path:
     """Rewrite a user's config file (e.g. Claude Code settings) the way they keep it.
 
     A symlink is followed (dotfile managers link settings files: the link stays, its
     target gets the new text), the file's permission bits are kept (mkstemp would
     make it 0600), and the previous bytes are kept in ``<target><backup_suffix>``
     (whatever their encoding: a Latin-1 file is never replaced without its copy; one
-    that cannot be read whole raises ``StoreError`` and is left as it is). A file
-    saved again after those bytes were read is not replaced (``StoreError``).
-    Returns the file that was written.
+    that cannot be read whole raises ``StoreError`` and is left as it is).
+
+    ``planned_from`` is the text the caller read and planned ``text`` from (None: there
+    was no file). A file that no longer holds it (saved by an editor or by Claude Code
+    itself since the caller's read), or that is saved again while this writes, is not
+    replaced: ``StoreError``, nothing written. Returns the file that was written.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     mode = None
@@ -314,6 +319,10 @@ def replace_config_file(path: Path, text: str, backup_suffix: str = ".bak") -> P
                 f"{path} cannot be read whole (unreadable, or over {MAX_VIEW_BYTES >> 20} MiB) "
                 "to keep a backup; not changed"
             )
+    # surrogateescape: a caller that read undecodable bytes that way plans from them too
+    if old != (None if planned_from is None else planned_from.encode("utf-8", "surrogateescape")):
+        raise StoreError(f"{path} changed while memgraph read it; nothing overwritten, rerun")
+    if old is not None:
         atomic_write_bytes(target.with_name(target.name + backup_suffix), old, mode=mode)
     # a save in between (an editor, Claude Code itself) is not replaced by what was
     # planned from the bytes before it

@@ -144,7 +144,7 @@ def _write_unit(path: Path, text: str) -> Path | None:
             return None
         if old is None:
             raise ConfigError(f"{path} is not a readable text file; not changed (move it aside)")
-        replace_config_file(path, text)
+        replace_config_file(path, text, planned_from=old)
         return target.with_name(target.name + ".bak")
     atomic_write_text(path, text, mode=0o644)
     return None

@@ -265,12 +265,12 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     from memgraph.inputs import read_bounded_text
 
     data: dict[str, Any] = {}
+    original: str | None = None
     if os.path.lexists(settings_path):
         try:
             # bounded, and a FIFO/device is refused before any read (it would hang)
-            loaded = json.loads(
-                read_bounded_text(settings_path, MAX_SETTINGS_BYTES, "settings file")
-            )
+            original = read_bounded_text(settings_path, MAX_SETTINGS_BYTES, "settings file")
+            loaded = json.loads(original)
         except ReaderError as exc:
             raise ConfigError(f"{exc}; not changed") from None
         except (OSError, ValueError, RecursionError) as exc:
@@ -294,5 +294,6 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     groups.append({"hooks": [{"type": "command", "command": command}]})
     # a symlinked settings file keeps its link (the target is edited), its mode,
     # and the previous version in <settings>.bak
-    replace_config_file(settings_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    replace_config_file(settings_path, text, planned_from=original)
     return True

@@ -160,7 +160,7 @@ def install(path: Path, base: str | None = None, *, create: bool = False) -> lis
             record["commands"] = {**earlier_commands, **commands}
     atomic_write_text(side, json.dumps(record, ensure_ascii=False) + "\n")
     # a symlinked settings file keeps its link and mode (memgraph.fileio)
-    replace_config_file(path, text)
+    replace_config_file(path, text, planned_from=original)
     return added
 
 
@@ -237,7 +237,7 @@ def uninstall(path: Path) -> list[str]:
         if original is None:
             path.unlink()
         else:
-            replace_config_file(path, original)
+            replace_config_file(path, original, planned_from=current)
         side.unlink()
         return added
     hooks = data.get("hooks")
@@ -254,6 +254,7 @@ def uninstall(path: Path) -> list[str]:
         if not hooks:
             data.pop("hooks", None)
     if current is not None:
-        replace_config_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        replace_config_file(path, text, planned_from=current)
     side.unlink()
     return added

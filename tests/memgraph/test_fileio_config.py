@@ -17,7 +17,8 @@ LATIN1 = '{"theme": "café"}\n'.encode("latin-1")
 def test_a_latin1_config_file_is_backed_up_byte_for_byte(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_bytes(LATIN1)
-    assert replace_config_file(path, '{"theme": "dark"}\n') == path
+    read = LATIN1.decode("utf-8", "surrogateescape")  # as a caller may have read it
+    assert replace_config_file(path, '{"theme": "dark"}\n', planned_from=read) == path
     assert path.read_text() == '{"theme": "dark"}\n'
     assert (tmp_path / "settings.json.bak").read_bytes() == LATIN1
 
@@ -31,7 +32,7 @@ def test_a_config_file_that_cannot_be_read_whole_is_left_as_it_is(
     path.write_bytes(LATIN1 * 4)
     monkeypatch.setattr(fileio, "read_bytes_nofollow", lambda p, limit=10: None)
     with pytest.raises(StoreError, match="to keep a backup; not changed"):
-        replace_config_file(path, "{}\n")
+        replace_config_file(path, "{}\n", planned_from=None)
     assert path.read_bytes() == LATIN1 * 4
     assert not (tmp_path / "settings.json.bak").exists()
 
