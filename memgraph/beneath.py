@@ -81,8 +81,7 @@ def _not_regular(path: Path, what: str) -> FileEscape:
 
 def check_under(path: Path, root: Path) -> Path:
     """``path`` if its directory resolves under ``root`` and it is not a symlink."""
-    parent = path.parent.resolve()
-    if not parent.is_relative_to(root.resolve()):
+    if not _resolved(path.parent).is_relative_to(_resolved(root)):
         raise FileEscape(f"{path} escapes {root}")
     if path.is_symlink():
         raise _refuse_link(path, "views")
@@ -102,9 +101,18 @@ def safe_child(root: Path, *names: str) -> Path:
                 "at most 128 characters, no path separators"
             )
     path = root.joinpath(*names)
-    if not path.resolve().is_relative_to(root.resolve()):
+    if not _resolved(path).is_relative_to(_resolved(root)):
         raise FileEscape(f"{path} escapes {root}")
     return path
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``; a symlink loop on the way is ``FileEscape`` naming it (Python
+    3.11 raises a bare RuntimeError there, which reached the CLI as a traceback)."""
+    try:
+        return path.resolve()
+    except RuntimeError:
+        raise FileEscape(f"{path} is a symlink loop; remove or fix the link") from None
 
 
 def open_under(path: Path, root: Path, *, what: str = "files") -> int:
@@ -121,10 +129,7 @@ def open_under(path: Path, root: Path, *, what: str = "files") -> int:
     ``OSError`` (absent, unreadable).
     """
     top = root.resolve()
-    try:
-        real = path.resolve()
-    except RuntimeError:  # Python 3.11's word for a symlink loop
-        raise FileEscape(f"{path} is a symlink loop; not read") from None
+    real = _resolved(path)
     if real == top or not real.is_relative_to(top):
         raise FileEscape(f"{path} escapes {root}")
     return _open_beneath(top, real.relative_to(top).parts, path, what)

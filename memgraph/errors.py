@@ -152,6 +152,14 @@ def _bad_path(exc: BaseException) -> MemgraphError | None:
             f"file name too long: {shown}: use a shorter path (an argument, a flag, "
             "a MEMGRAPH_* variable or the config file)"
         )
+    loop = isinstance(exc, OSError) and exc.errno == errno.ELOOP
+    if loop or (isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop from ")):
+        # Python < 3.13's Path.resolve() says RuntimeError("Symlink loop from '...'")
+        where = exc.filename if isinstance(exc, OSError) else str(exc)[18:].strip("'")
+        return UsageError(
+            f"{where} is a symlink loop (a link that leads back to itself): "
+            "remove or fix the link, or give another path"
+        )
     if isinstance(exc, ValueError) and str(exc) == "embedded null byte":
         return UsageError(
             "a path contains a NUL byte: check the paths given as arguments, flags, "

@@ -190,6 +190,9 @@ def read_vault(
         except UnicodeDecodeError:
             read.skip("not_utf8")
             continue
+        except RuntimeError:  # Python < 3.13's word for a symlink loop in resolve()
+            read.skip("symlink_loop")
+            continue
         except OSError:
             read.skip("unreadable")
             continue

@@ -191,3 +191,26 @@ def test_a_config_path_with_a_nul_byte_is_one_line(
     del env["MEMGRAPH_HOME"]
     monkeypatch.delenv("MEMGRAPH_HOME", raising=False)  # the file's home is the one read
     assert_one_error_line(run(*argv, env=env), contains="NUL byte")
+
+
+def test_symlink_loops_are_one_line_or_a_counted_skip(sandbox: dict[str, Path]) -> None:
+    """Python 3.11's Path.resolve() raises a bare RuntimeError on a symlink loop, and an
+    open meets ELOOP: a looping `--home` (recall), a looping vault page (render, hook
+    session-end) and a looping `log.md` (windows, sleep) each ended in a traceback."""
+    root = sandbox["root"]
+    env = _seeded_env(root)
+    loop = root / "loop"
+    loop.symlink_to(loop)
+    assert_one_error_line(run("recall", "backoff", "--home", str(loop), env=env), contains="loop")
+    vault = Path(env["MEMGRAPH_VAULT"])
+    page = sorted(vault.glob("*/voice/*.md"))[0]
+    page.unlink()
+    page.symlink_to(page)  # a looping page: that session fails, the others render
+    r = run("render", env=env)
+    assert_no_traceback(r)
+    assert r.code == 1 and "is a symlink loop" in r.err and "1 failed" in r.err + r.out, r.err
+    log = vault / "log.md"
+    log.unlink(missing_ok=True)
+    log.symlink_to(log)  # read as a vault page (skipped, counted); never written through
+    for argv in (["windows"], ["sleep", "--now"]):
+        assert_one_error_line(run(*argv, env=env), contains="log.md")

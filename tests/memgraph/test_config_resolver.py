@@ -329,3 +329,18 @@ def test_an_empty_home_is_one_line_and_writes_nothing(
         assert "MEMGRAPH_HOME" in proc.stderr and "is empty" in proc.stderr
         assert "Value error" not in proc.stderr
     assert list(work.iterdir()) == []
+
+
+def test_a_symlink_loop_reaching_the_cli_is_one_usage_line() -> None:
+    import errno
+
+    from memgraph.errors import UsageError, unexpected_as_error
+
+    for exc in (
+        RuntimeError("Symlink loop from '/h/loop'"),
+        OSError(errno.ELOOP, "Too many levels of symbolic links", "/h/loop"),
+    ):
+        err = unexpected_as_error(exc)
+        assert isinstance(err, UsageError)
+        assert str(err).startswith("/h/loop is a symlink loop (a link that leads back to itself)")
+    assert unexpected_as_error(RuntimeError("something else")) is None

@@ -262,3 +262,20 @@ def test_hook_install_edits_a_symlinked_settings_target(isolated_env: Path) -> N
     assert data["theme"] == "dark" and "SessionEnd" in data["hooks"]
     assert os.stat(real).st_mode & 0o777 == 0o640  # mode kept
     assert (dotfiles / "claude-settings.json.bak").read_text() == '{"theme": "dark"}\n'
+
+
+def test_a_symlink_loop_is_a_file_escape_not_a_runtime_error(tmp_path: Path) -> None:
+    """``safe_child`` / ``check_under`` / ``open_under`` resolve the path: on Python
+    3.11 a loop is a bare RuntimeError, which reached `render` as a traceback."""
+    from memgraph.beneath import FileEscape, check_under, open_under, safe_child
+
+    loop = tmp_path / "page.md"
+    loop.symlink_to(loop)
+    with pytest.raises(FileEscape, match="is a symlink loop"):
+        safe_child(tmp_path, "page.md")
+    with pytest.raises(FileEscape, match="is a symlink loop"):
+        open_under(loop, tmp_path)
+    folder = tmp_path / "folder"
+    folder.symlink_to(folder)
+    with pytest.raises(FileEscape, match="is a symlink loop"):
+        check_under(folder / "page.md", tmp_path)

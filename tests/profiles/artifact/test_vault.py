@@ -103,3 +103,13 @@ def test_a_fifo_named_like_a_page_is_skipped_with_a_reason(tmp_path: Path) -> No
     os.mkfifo(v / "wiki" / "pipe.md")  # reading it would wait for a writer forever
     read = read_vault(v)
     assert [p.ref for p in read.pages] == ["wiki/a.md"] and read.skipped == {"not_regular": 1}
+
+
+def test_a_looping_link_named_like_a_page_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    """Python 3.11's resolve() raises RuntimeError on a loop: `windows` and `sleep`
+    ended in a traceback on one looping `*.md` anywhere in the vault."""
+    v = tmp_path / "v"
+    write(v, "wiki/a.md", "---\nupdated: 2026-03-01\n---\n")
+    (v / "wiki" / "loop.md").symlink_to(v / "wiki" / "loop.md")
+    read = read_vault(v)
+    assert [p.ref for p in read.pages] == ["wiki/a.md"] and read.skipped == {"symlink_loop": 1}
