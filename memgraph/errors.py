@@ -165,4 +165,12 @@ def _bad_path(exc: BaseException) -> MemgraphError | None:
             "a path contains a NUL byte: check the paths given as arguments, flags, "
             "MEMGRAPH_* variables and in the config file"
         )
+    if isinstance(exc, OSError) and exc.errno is not None and exc.strerror:
+        # the filesystem refused a file memgraph keeps (a folder where its state file
+        # goes, a lock file made a folder): name it; the rename's target is the file
+        where = exc.filename2 if exc.filename2 is not None else exc.filename
+        shown = f"{where}: " if where is not None else ""
+        return StoreError(
+            f"{shown}{exc.strerror}: memgraph cannot use it as it is; fix or move it and rerun"
+        )
     return None

@@ -214,3 +214,17 @@ def test_symlink_loops_are_one_line_or_a_counted_skip(sandbox: dict[str, Path]) 
     log.symlink_to(log)  # read as a vault page (skipped, counted); never written through
     for argv in (["windows"], ["sleep", "--now"]):
         assert_one_error_line(run(*argv, env=env), contains="log.md")
+
+
+@pytest.mark.parametrize("name", ["sleep.json", "sleep.json.lock"])
+def test_a_folder_where_a_state_file_goes_is_one_line(sandbox: dict[str, Path], name: str) -> None:
+    """A folder at ``<home>/sleep.json`` (or its lock): the pass's state write ended in
+    an IsADirectoryError traceback. Any OSError that reaches the CLI is one line
+    naming the file (the rename's target, not its temp file)."""
+    env = _seeded_env(sandbox["root"])
+    state = Path(env["MEMGRAPH_HOME"]) / name
+    if state.exists():
+        state.unlink()
+    state.mkdir()
+    line = assert_one_error_line(run("sleep", "--now", env=env), contains=str(state))
+    assert "Is a directory" in line and ".tmp" not in line
