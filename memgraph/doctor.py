@@ -90,7 +90,11 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     env = os.environ if request.env is None else request.env
     report = DoctorReport()
     cfg_path = config_file(env)
-    report.paths["config"] = str(cfg_path) + ("" if cfg_path.is_file() else " (absent: defaults)")
+    if cfg_path.is_file():
+        kept = ""
+    else:
+        kept = " (not a file: defaults)" if os.path.lexists(cfg_path) else " (absent: defaults)"
+    report.paths["config"] = str(cfg_path) + kept
     file_ok = True
     try:
         table = read_config_file(cfg_path)
@@ -99,6 +103,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         report.add("config", PROBLEM, str(exc), f"fix the TOML in {cfg_path} or move it away")
     else:
         named = env_value("config", env)
+        there = os.path.lexists(cfg_path)
         if named and not cfg_path.is_file() and str(cfg_path) != os.devnull:
             what = "is not a regular file" if cfg_path.exists() else "does not exist"
             report.add(
@@ -106,6 +111,15 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
                 WARN,
                 f"MEMGRAPH_CONFIG names {cfg_path}, which {what}: the defaults are used",
                 "point MEMGRAPH_CONFIG at your config.toml, or unset it",
+            )
+        elif there and not cfg_path.is_file():
+            # a folder, FIFO or dangling link where the file goes: read as no file,
+            # so the settings the person keeps there are not the ones in force
+            report.add(
+                "config",
+                WARN,
+                f"{cfg_path} is not a regular file: the defaults are used",
+                f"move {cfg_path} away, or make it your config.toml",
             )
         unknown = unknown_keys(table)
         if unknown:

@@ -280,3 +280,27 @@ def test_a_postgresql_store_is_opened_read_only_and_checked(
         in out
     )
     assert "s3cret" not in out
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling"])
+def test_something_other_than_a_file_at_the_config_path_is_a_warning(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """At the default configuration path (no MEMGRAPH_CONFIG), a folder, FIFO or
+    dangling link is read as no file; doctor said `ok config: defaults (no file)` and
+    `(absent: defaults)`, so the settings kept there were silently not in force."""
+    import os
+
+    monkeypatch.delenv("MEMGRAPH_CONFIG", raising=False)
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "memgraph" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "directory":
+        config.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(config)
+    else:
+        config.symlink_to(config.parent / "gone.toml")
+    _, out, report = _doctor()
+    assert f"warn     config: {config} is not a regular file: the defaults are used" in out
+    assert f"{config} (not a file: defaults)" in out
+    assert _statuses(report)["config"] == {"warn"}
