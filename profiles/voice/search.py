@@ -308,7 +308,9 @@ def no_hits_line(
     voice index's calls. Raises UsageError for an unknown ``--type``/``--project``."""
     check_filter_values(q, run, stats)
     keyword = q.query.strip()
-    what = f"for {keyword!r}" if keyword else "for these filters"
+    # at most 80 characters of the query, as recall says it: a pasted page of text
+    # came back whole (100 kB on stderr)
+    what = f"for {' '.join(keyword.split())[:80]!r}" if keyword else "for these filters"
     active = [(n, f) for n, f in _FILTER_FLAGS if getattr(q, n)]
 
     def found(query: VoiceQuery) -> bool:

@@ -93,6 +93,14 @@ def test_no_hits_prints_one_line() -> None:
     assert err == "no hits for 'zebra'\n"
 
 
+def test_no_hits_echoes_at_most_80_characters_of_the_query() -> None:
+    """A pasted page of text (100 kB) came back whole on stderr."""
+    long = " ".join(f"zq{i:05d}" for i in range(15000))
+    code, out, err = voice(long)
+    assert (code, out) == (0, "")
+    assert err == f"no hits for {long[:80]!r}\n"
+
+
 def test_no_hits_names_the_filter_that_excluded_everything() -> None:
     code, out, err = voice("fact", "--project", "orion", "--since", "2026-05-01")
     assert (code, out) == (0, "")
