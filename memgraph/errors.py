@@ -108,7 +108,8 @@ def error_line(exc: BaseException) -> str:
 def unexpected_as_error(exc: BaseException) -> MemgraphError | None:
     """The one-line ``MemgraphError`` for an exception that reached the CLI from
     a damaged store (``sqlite3.DatabaseError``, a stored document that no longer
-    parses) or a file too odd to read; None for anything else (a bug).
+    parses), a file too odd to read, or the filesystem (any ``OSError``: a folder or
+    a symlink loop where a file goes); None for anything else (a bug).
 
     Used by the CLI's last line of defence so a damaged store never shows a
     traceback; library code raises ``StoreError`` itself where it can.
