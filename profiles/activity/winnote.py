@@ -128,6 +128,9 @@ def render_note(store: Store, vault: Path, window: MemoryNode) -> str:
         snode = snodes.get(session_node_id(sid))
         value = snode.attributes.get("voice_page") if snode is not None else None
         pages[sid] = value if isinstance(value, str) else None
+    # one existence check per session page, not per message (a safe_child resolve
+    # and a stat each: 29k messages cost `render` ~6 s over 2,000 windows)
+    session_links: dict[str, str | None] = {}
     counts: dict[str, int] = {}
     lines: list[str] = []
     for member, art in zip(members, arts, strict=False):
@@ -138,7 +141,9 @@ def render_note(store: Store, vault: Path, window: MemoryNode) -> str:
         text = "(not in the store)" if node is None else (node.title or node.claim)
         if kind == "message":
             sid = str(art.get("session_id") or "")
-            where = _link(vault, pages.get(sid), sid[:8]) or f"session {sid[:8]}"
+            if sid not in session_links:
+                session_links[sid] = _link(vault, pages.get(sid), sid[:8])
+            where = session_links[sid] or f"session {sid[:8]}"
         elif kind == "commit":
             sha = str(art.get("sha") or "")[:8]
             where = (

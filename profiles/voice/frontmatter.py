@@ -7,6 +7,7 @@ here, and the block splitters of voice pages and window notes).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -15,6 +16,13 @@ from memgraph.errors import ReaderError
 from profiles.voice.yamlfast import dump_simple, loads_as
 
 _MAX_FRONTMATTER = 1 << 20
+# Frontmatter read from disk, parsed, by its text (the reference loader only): one
+# page's re-render reads it up to 8 times (the keep plan, the trust check, the block
+# split, the merge), each a pure-Python YAML parse of ~4 ms; `windows` over 2,000
+# pages spent ~60 s of its 66 there. Bounded: 64 entries of at most 64 kB.
+_PARSED: dict[str, dict[str, Any]] = {}
+_PARSED_MAX = 64
+_PARSED_MAX_CHARS = 64 * 1024
 # The last frontmatter ``dump_simple`` wrote and its mapping: a page's own render
 # is read back right after it is written (its owned digest), as this mapping.
 _LAST_DUMP: tuple[str, dict[str, Any]] = ("", {})
@@ -115,6 +123,9 @@ def split_frontmatter(
         else:
             if isinstance(data, dict):
                 return data, lines[end + 1 :], end + 2
+    cached = _PARSED.get(raw)
+    if cached is not None:  # a copy: callers may change the mapping they get
+        return copy.deepcopy(cached), lines[end + 1 :], end + 2
     try:
         data = yaml.load(raw, Loader=_NoAliasLoader)
     except PageError as exc:
@@ -126,4 +137,8 @@ def split_frontmatter(
         raise PageError(f"{source}: frontmatter is nested too deeply") from None
     if not isinstance(data, dict):
         raise PageError(f"{source}: frontmatter is not a YAML mapping")
+    if len(raw) <= _PARSED_MAX_CHARS:
+        if len(_PARSED) >= _PARSED_MAX:
+            del _PARSED[next(iter(_PARSED))]  # the oldest
+        _PARSED[raw] = copy.deepcopy(data)
     return data, lines[end + 1 :], end + 2

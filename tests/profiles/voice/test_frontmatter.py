@@ -107,3 +107,36 @@ def test_split_frontmatter_edges_unchanged() -> None:
     for text in ("---", "---\na: 1", "---\r\na: 1\r\n--- "):
         with pytest.raises(PageError, match="not closed"):
             split_frontmatter(text)
+
+
+def test_a_page_read_again_is_parsed_once_and_each_caller_gets_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One re-render read a page's frontmatter up to 8 times, each a pure-Python YAML
+    parse (~4 ms): `windows` over 2,000 pages spent most of its minute there. The text
+    read from disk is parsed once; a caller that changes its mapping changes no other's."""
+    import yaml
+
+    from profiles.voice import frontmatter
+
+    frontmatter._PARSED.clear()
+    parsed: list[str] = []
+    real = yaml.load
+
+    def counting(stream: str, Loader: object) -> object:
+        parsed.append(stream)
+        return real(stream, Loader=Loader)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(frontmatter.yaml, "load", counting)
+    page = "---\ntitle: hand edited\ntags:\n- voice\nnested:\n  a: [1, 2]\n---\nbody\n"
+    first, body, _ = frontmatter.split_frontmatter(page)
+    first["tags"].append("changed by a caller")
+    first["nested"]["a"].append(3)
+    second, _, _ = frontmatter.split_frontmatter(page)
+    assert second == {"title": "hand edited", "tags": ["voice"], "nested": {"a": [1, 2]}}
+    assert body == ["body", ""] and len(parsed) == 1
+    broken = "---\ntitle: [unclosed\n---\n"
+    for _ in range(2):  # an error is not kept: each read says it
+        with pytest.raises(frontmatter.PageError, match="not valid YAML"):
+            frontmatter.split_frontmatter(broken)
+    assert len(parsed) == 3

@@ -273,3 +273,34 @@ def test_a_line_saved_in_a_note_while_it_rerenders_is_kept(
     assert "retry: cap the backoff" in note and "my own line about this window" in note
     assert "typed while windows ran" in note
     assert not list(path.parent.glob("*.conflict.md"))
+
+
+def test_a_notes_page_links_are_checked_once_per_session(
+    world: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each message line links its session's page after a resolve and a stat of it:
+    29k messages in 2,000 windows cost `render` ~6 s. One check per session now; the
+    note is the same (the link test above pins its text)."""
+    from profiles.activity import winnote
+
+    calls: list[str | None] = []
+    real = winnote._link
+
+    def counting(vault: Path, relpath: str | None, label: str) -> str | None:
+        calls.append(relpath)
+        return real(vault, relpath, label)
+
+    renders: list[str] = []
+    real_render = winnote.render_note
+
+    def counting_render(*args: object) -> str:
+        renders.append("note")
+        return real_render(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(winnote, "_link", counting)
+    monkeypatch.setattr(winnote, "render_note", counting_render)
+    _windows()
+    messages = [c for c in calls if c is not None and "/voice/" in c]
+    assert renders and len(messages) == len(renders)  # three messages, one check a render
+    note = (_vault(isolated_env) / "windows" / f"{WID}.md").read_text()
+    assert note.count(f"[[atlas/voice/{_page(isolated_env).stem}|80166115]]") == 3
