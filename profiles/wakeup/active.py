@@ -1,4 +1,4 @@
-"""The active session of a workspace (stdlib only).
+"""The active session of a workspace (stdlib only, and memgraph's stdlib-only `fileio`).
 
 Claude Code gives its session id to hooks only. The SessionStart hook records
 it here, one small JSON file per workspace under ``<home>/active-sessions/``,
@@ -12,21 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 DIR = "active-sessions"
 MAX_RECORD_BYTES = 64 * 1024  # a record is ~200 bytes; anything larger is not ours
-# O_NONBLOCK: a FIFO in a record's place would block a plain open (and `memgraph
-# note` with it) until something wrote to it; O_NOFOLLOW: a record is our own file
-_READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
 
 
 def _key(workspace: str) -> str:
@@ -73,21 +64,17 @@ def find_active(home: Path, cwd: str | Path) -> str | None:
 
 def _read_record(path: Path) -> Any:
     """The record's JSON, or None when there is no usable one: absent, a symlink,
-    not a regular file, over ``MAX_RECORD_BYTES``, unreadable or not JSON. A lookup
-    never fails or waits on a bad record: it walks on to the parent workspace's."""
+    not a regular file (a FIFO would have blocked a plain read, and `memgraph note`
+    with it), over ``MAX_RECORD_BYTES``, unreadable or not JSON. A lookup never
+    fails or waits on a bad record: it walks on to the parent workspace's."""
+    from memgraph.beneath import FileEscape
+    from memgraph.fileio import read_bytes_nofollow
+
     try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
+        data = read_bytes_nofollow(path, MAX_RECORD_BYTES)
+    except FileEscape:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, MAX_RECORD_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_RECORD_BYTES:
+    if data is None:
         return None
     try:
         return json.loads(data)
