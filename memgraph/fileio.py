@@ -225,15 +225,10 @@ def _holds(path: Path, expected: bytes | None) -> bool:
         except FileNotFoundError:
             return True
         return False  # anything there, even a dangling link
-    try:
-        fd = open_nofollow(path, os.O_RDONLY, what="views")
-    except (OSError, FileEscape):  # gone, a link, a FIFO (opened without waiting)
+    try:  # None: gone, unreadable or longer than ``expected``
+        return read_bytes_nofollow(path, len(expected)) == expected
+    except FileEscape:  # a link, a FIFO (opened without waiting)
         return False
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            return fh.read(len(expected) + 1) == expected
-        except OSError:
-            return False
 
 
 def _write(
