@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -53,6 +54,15 @@ def non_utf8_name(path: str | os.PathLike[str]) -> str | None:
     except UnicodeEncodeError:
         return os.fsencode(text).decode("utf-8", "backslashreplace")
     return None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable_text(text: str) -> bool:
+    """A NUL, or a lone surrogate (bytes in another encoding, kept by the OS as
+    surrogates, or a JSON ``\\ud800`` escape): text no stored document can hold."""
+    return "\x00" in text or _LONE_SURROGATE.search(text) is not None
 
 
 def check_path_text(path: str, what: str) -> None:

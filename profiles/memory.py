@@ -24,9 +24,9 @@ from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, UpsertNode,
 from memgraph.engine import apply_or_reject, new_patch
 from memgraph.errors import PatchRejected, UsageError
 from memgraph.ids import anchor_id, digest, is_safe_name, node_id
+from memgraph.inputs import unstorable_text
 
 MAX_TEXT = 4000  # the memory's text, and each of title, tension, question, implication
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes kept by the OS as surrogates
 MAX_REF = 1000  # each evidence pointer (transcript, record, file, commit, repo)
 MAX_FILES = 200
 PROPOSABLE = (
@@ -160,8 +160,7 @@ def _check(req: MemoryRequest) -> None:
         if len(getattr(req, name) or "") > MAX_TEXT:
             raise UsageError(f"the memory's {name} is longer than {MAX_TEXT} characters")
     for name in ("text", "title", "tension", "question", "action_implication"):
-        value = getattr(req, name) or ""
-        if "\x00" in value or _LONE_SURROGATE.search(value):
+        if unstorable_text(getattr(req, name) or ""):
             # as `note` says it (the patch would fail later, naming its id and pydantic)
             raise UsageError(f"the memory's {name} holds NUL or bytes that are not valid UTF-8")
     a = req.anchors

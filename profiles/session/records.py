@@ -8,7 +8,6 @@ builder means the two paths cannot drift apart in shape or id.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from memgraph.docshapes import EdgeShape, NodeShape, edge_doc, node_doc
 from memgraph.errors import InvalidId, UsageError
 from memgraph.ids import edge_id, is_safe_name, node_id
+from memgraph.inputs import unstorable_text
 
 PROFILE = "session"
 NOTE_KIND = "note"
@@ -27,7 +27,6 @@ MAX_TEXT = 20_000
 TITLE_CHARS = 80
 # Bookkeeping fields the engine's node_hash leaves out (memgraph.hashing).
 _NODE_VOLATILE = ("ingested_at", "updated_at", "created_at", "anchors")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dt_json(dt: datetime) -> str:
@@ -94,7 +93,7 @@ def check_text(text: str) -> str:
         raise UsageError("note text is empty")
     if len(text) > MAX_TEXT:
         raise UsageError(f"note text is {len(text)} characters; the limit is {MAX_TEXT}")
-    if "\x00" in text or _LONE_SURROGATE.search(text):
+    if unstorable_text(text):
         raise UsageError("note text holds NUL or bytes that are not valid UTF-8")
     return text
 
