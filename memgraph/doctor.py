@@ -90,10 +90,8 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     env = os.environ if request.env is None else request.env
     report = DoctorReport()
     cfg_path = config_file(env)
-    if cfg_path.is_file():
-        kept = ""
-    else:
-        kept = " (not a file: defaults)" if os.path.lexists(cfg_path) else " (absent: defaults)"
+    is_file, there = cfg_path.is_file(), os.path.lexists(cfg_path)  # looked at once
+    kept = "" if is_file else " (not a file: defaults)" if there else " (absent: defaults)"
     report.paths["config"] = str(cfg_path) + kept
     file_ok = True
     try:
@@ -103,8 +101,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
         report.add("config", PROBLEM, str(exc), f"fix the TOML in {cfg_path} or move it away")
     else:
         named = env_value("config", env)
-        there = os.path.lexists(cfg_path)
-        if named and not cfg_path.is_file() and str(cfg_path) != os.devnull:
+        if named and not is_file and str(cfg_path) != os.devnull:
             what = "is not a regular file" if cfg_path.exists() else "does not exist"
             report.add(
                 "config",
@@ -112,7 +109,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
                 f"MEMGRAPH_CONFIG names {cfg_path}, which {what}: the defaults are used",
                 "point MEMGRAPH_CONFIG at your config.toml, or unset it",
             )
-        elif there and not cfg_path.is_file():
+        elif there and not is_file:
             # a folder, FIFO or dangling link where the file goes: read as no file,
             # so the settings the person keeps there are not the ones in force
             report.add(
@@ -137,7 +134,7 @@ def diagnose(request: DoctorRequest) -> DoctorReport:
     if settings is None:
         return report
     if file_ok and not any(c.name == "config" for c in report.checks):
-        report.add("config", OK, f"{cfg_path}" if cfg_path.is_file() else "defaults (no file)")
+        report.add("config", OK, f"{cfg_path}" if is_file else "defaults (no file)")
     location = settings.store or str(settings.store_path)
     from memgraph.store.postgres import is_store_url, redact
 
