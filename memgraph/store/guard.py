@@ -190,7 +190,7 @@ def sqlite_reason(path: object, exc: BaseException) -> str:
     text = str(exc)
     if "disk" not in text:  # "disk I/O error", "database or disk is full"
         return text
-    folder = os.path.dirname(os.path.abspath(os.fspath(str(path)))) or "."
+    folder = os.path.dirname(os.path.abspath(str(path))) or "."
     try:
         st = os.statvfs(folder)
     except (OSError, ValueError):
