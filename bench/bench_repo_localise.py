@@ -46,6 +46,7 @@ import argparse
 import copy
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -335,6 +336,29 @@ def run_repo(
     return scores
 
 
+def paired_gap(cut: list[float], base: list[float], draws: int = 4000) -> str:
+    """The cut's lead over the baseline in points of recall, with its uncertainty.
+
+    Both were scored on the same commits, so the per-commit differences are what
+    varies: their standard error and a bootstrap 95 % interval (seeded, so the line
+    is reproducible) say how far the point figure could move on another sample of
+    commits of the same repo (at ~450 commits the SE is ~1.5 points; notes/repo.md,
+    2026-12-07 (s39))."""
+    diffs = [a - b for a, b in zip(cut, base, strict=True)]
+    n = len(diffs)
+    mean = statistics.fmean(diffs)
+    se = statistics.pstdev(diffs) / n**0.5
+    rng = random.Random(0)
+    means = sorted(statistics.fmean(rng.choices(diffs, k=n)) for _ in range(draws))
+    low, high = means[int(draws * 0.025)], means[int(draws * 0.975) - 1]
+    won = sum(d > 0 for d in diffs)
+    lost = sum(d < 0 for d in diffs)
+    return (
+        f"cut - bm25 @5 {100 * mean:+.1f} points (n {n}, {won} commits won / {lost} lost; "
+        f"SE {100 * se:.1f}, bootstrap 95% [{100 * low:+.1f}, {100 * high:+.1f}])"
+    )
+
+
 def hostile_timing() -> None:
     from context_cut.mentions import MAX_TEXT, MentionTable
 
@@ -425,6 +449,8 @@ def main() -> None:
             r5 = statistics.mean(scores[f"{name}@5"]) if scores[f"{name}@5"] else 0.0
             r10 = statistics.mean(scores[f"{name}@10"]) if scores[f"{name}@10"] else 0.0
             print(f"  {name:9} recall@5 {r5:.3f}  recall@10 {r10:.3f}")
+        if scores["cut@5"]:
+            print("  " + paired_gap(scores["cut@5"], scores["bm25@5"]))
 
 
 if __name__ == "__main__":
