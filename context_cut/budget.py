@@ -186,8 +186,10 @@ class Packer:
         p = self.packet
         if b.node is not None:
             p.nodes.append(b.node)
+            p.order.append(b.node.id)
         if b.summary is not None:
             p.summaries.append(b.summary)
+            p.order.append(b.summary.id)
         p.warnings += lines["warnings"]
         p.contradiction_guards += lines["guards"]
         p.verification_seams += lines["seams"]

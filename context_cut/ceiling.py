@@ -6,8 +6,11 @@ framing (keys, ids, timestamps, headings), so a packet packed to 2,000 tokens
 could print as 8,000. ``fit_output`` renders the packet in the caller's format,
 measures the rendered text with the same estimator (``estimate_tokens``) and,
 while it is over the budget, trims the packet -- least important first:
-the omitted list, receipts, anchors, edges, then nodes and summaries from the
-lowest-ranked up, and only then warnings/guards/seams/obligations (a claim is
+the omitted list, receipts, anchors, edges, then nodes and summaries together
+from the lowest-ranked up (the packet's ``order``: a summary standing in for a
+package ranks among the modules, so a --json packet at 4,000 tokens kept two
+package summaries and none of the twelve modules ranked above them when nodes
+went first), and only then warnings/guards/seams/obligations (a claim is
 never returned without its caveats: those outlive the items they qualify; the
 seams and guards naming a node that was cut go with it).
 Each step keeps the longest prefix that fits (binary search). What was cut is
@@ -32,18 +35,32 @@ if TYPE_CHECKING:
 P = TypeVar("P", bound="PacketView")
 Render = Callable[[P], str]
 
-# trimmed in this order (the last field named in each stage goes first)
-_STAGES: tuple[tuple[str, ...], ...] = (
-    ("omitted",),
-    ("receipts",),
-    ("anchors",),
-    ("edges",),
-    ("nodes",),
-    ("summaries",),
-    ("verification_seams",),
-    ("obligations",),
-    ("contradiction_guards",),
-    ("warnings",),
+# the packet's nodes and summaries, trimmed as one ranked list (``_ranked``)
+_ITEMS = "items"
+# trimmed in this order, each list from its end
+_STAGES: tuple[str, ...] = (
+    "omitted",
+    "receipts",
+    "anchors",
+    "edges",
+    _ITEMS,
+    "verification_seams",
+    "obligations",
+    "contradiction_guards",
+    "warnings",
+)
+# what the notice counts, in the order it names them
+_COUNTED: tuple[str, ...] = (
+    "omitted",
+    "receipts",
+    "anchors",
+    "edges",
+    "nodes",
+    "summaries",
+    "verification_seams",
+    "obligations",
+    "contradiction_guards",
+    "warnings",
 )
 
 
@@ -60,16 +77,19 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     # a shallow copy: trimming replaces the copy's lists, never edits an item
     work = copy.copy(packet)
     notices = list(packet.notices)
-    before = {name: len(getattr(packet, name)) for (name,) in _STAGES}
-    for (name,) in _STAGES:
-        items = list(getattr(work, name))
+    before = {name: len(getattr(packet, name)) for name in _COUNTED}
+    for name in _STAGES:
+        items = _ranked(packet) if name == _ITEMS else list(getattr(work, name))
         if not items:
             continue
 
         def fits(k: int, name: str = name, items: list[object] = items) -> bool:
-            setattr(work, name, items[:k])
-            if name == "nodes":  # a cut node's caveats qualify nothing returned: they go too
-                _drop_caveats(work, packet, _ids(items[:k]), _ids(items[k:]))
+            if name == _ITEMS:
+                _keep_items(work, packet, items[:k])
+                # a cut node's caveats qualify nothing returned: they go too
+                _drop_caveats(work, packet, _ids(work.nodes), _ids(_gone(packet.nodes, work)))
+            else:
+                setattr(work, name, items[:k])
             _recount(work)
             work.notices = [*notices, trim_notice(before, work, budget)]
             return output_tokens(render(work)) <= budget
@@ -97,6 +117,33 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
             f"({output_tokens(text)} tokens for an empty packet); raise --budget"
         )
     return work, text
+
+
+def _ranked(packet: PacketView) -> list[object]:
+    """The packet's nodes and summaries, most relevant first: as ``order`` lists
+    them, then any it does not name (summaries before nodes, as the ceiling kept
+    them before ``order`` existed)."""
+    by_id: dict[str, object] = {}
+    for item in (*packet.summaries, *packet.nodes):
+        by_id.setdefault(str(getattr(item, "id", "")), item)
+    ranked = [by_id.pop(i) for i in packet.order if i in by_id]
+    placed = {id(item) for item in ranked}
+    return ranked + [i for i in (*packet.summaries, *packet.nodes) if id(i) not in placed]
+
+
+def _keep_items(work: PacketView, packet: PacketView, kept: list[object]) -> None:
+    """``work`` holds only ``kept`` of ``packet``'s nodes and summaries, each list in
+    its own order, and ``order`` names only those."""
+    keep = {id(item) for item in kept}
+    work.nodes = [n for n in packet.nodes if id(n) in keep]
+    work.summaries = [s for s in packet.summaries if id(s) in keep]
+    ids = {str(getattr(item, "id", "")) for item in kept}
+    work.order = [i for i in packet.order if i in ids]
+
+
+def _gone(nodes: list[object], work: PacketView) -> list[object]:
+    kept = {id(n) for n in work.nodes}
+    return [n for n in nodes if id(n) not in kept]
 
 
 def _ids(nodes: list[object]) -> list[str]:
@@ -127,7 +174,7 @@ _WORDS = {
 def trim_notice(before: dict[str, int], packet: PacketView, budget: int) -> str:
     """One line: what the ceiling cut from ``packet`` (counts per kind)."""
     cut = []
-    for (name,) in _STAGES:
+    for name in _COUNTED:
         gone = before[name] - len(getattr(packet, name))
         if gone > 0:
             word, many = _WORDS.get(name, (name.rstrip("s"), None))

@@ -32,6 +32,10 @@ class MemoryContextPacket(Temporal):
     verification_seams: list[str] = Field(default_factory=new_list)
     receipts: list[MemoryLifecycleReceipt] = Field(default_factory=new_list)
     obligations: list[str] = Field(default_factory=new_list)
+    # the ids of ``nodes`` and ``summaries`` in the order they were packed, most
+    # relevant first: the two lists cannot say which of a summary and a node ranks
+    # higher, and the output ceiling trims from the end of this order
+    order: list[str] = Field(default_factory=new_list)
     omitted: list[str] = Field(default_factory=new_list)
     tokens_used: int = 0
     notices: list[str] = Field(default_factory=new_list)

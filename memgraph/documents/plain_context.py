@@ -68,6 +68,7 @@ class ContextPacket(Plain):
         "verification_seams",
         "receipts",
         "obligations",
+        "order",
         "omitted",
         "tokens_used",
         "notices",
@@ -92,6 +93,7 @@ class ContextPacket(Plain):
     verification_seams: list[str]
     receipts: list[Any]
     obligations: list[str]
+    order: list[str]
     omitted: list[str]
     tokens_used: int
     notices: list[str]

@@ -143,6 +143,7 @@ class PacketView(Protocol):
     verification_seams: list[str]
     receipts: list[Any]
     obligations: list[str]
+    order: list[str]
     omitted: list[str]
     tokens_used: int
     notices: list[str]

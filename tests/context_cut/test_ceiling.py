@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from context_cut import select_context_cut
-from context_cut.ceiling import _STAGES, fit_output, output_tokens, trim_notice
+from context_cut.ceiling import _COUNTED, fit_output, output_tokens, trim_notice
 from context_cut.render import packet_json, packet_lines, packet_markdown
 from memgraph.documents import (
     CutName,
@@ -38,7 +38,7 @@ from memgraph.store import open_store
 WORDS = ["cache", "token", "deploy", "queue", "auth", "billing", "retry", "schema", "lock"]
 PROFILES = ["repo_architecture", "repo_dataflow", "evidence", "agency_pressure", "incubation"]
 
-STAGE_NAMES = [name for (name,) in _STAGES]
+STAGE_NAMES = list(_COUNTED)
 
 RENDERERS = {
     "lines": lambda p: "\n".join(packet_lines(p)) + "\n",
@@ -125,7 +125,7 @@ def test_no_surface_returns_more_than_the_budget(
     except UsageError as exc:
         # only when even an empty packet in this format is over the budget
         empty = packet.model_copy(deep=True)
-        for name in ("nodes", "summaries", "edges", "anchors", "receipts", "omitted"):
+        for name in ("nodes", "summaries", "order", "edges", "anchors", "receipts", "omitted"):
             setattr(empty, name, [])
         for name in ("warnings", "contradiction_guards", "verification_seams", "obligations"):
             setattr(empty, name, [])
@@ -136,6 +136,12 @@ def test_no_surface_returns_more_than_the_budget(
     # trimming only removes: everything returned was in the packed packet
     assert {n.id for n in fitted.nodes} <= {n.id for n in packet.nodes}
     assert {e.id for e in fitted.edges} <= {e.id for e in packet.edges}
+    # nodes and summaries go from the lowest-ranked up, whichever their kind: what is
+    # returned is a prefix of the packed order, and the order names exactly it
+    assert fitted.order == packet.order[: len(fitted.order)]
+    assert sorted(fitted.order) == sorted(
+        [n.id for n in fitted.nodes] + [s.id for s in fitted.summaries]
+    )
     if surface.startswith("mcp"):
         json.loads(text)
     if len(fitted.nodes) < len(packet.nodes):
@@ -219,3 +225,40 @@ def test_a_caveat_naming_a_kept_node_outlives_the_node_it_pairs_with(mk: Any) ->
     kept = {n.id for n in fitted.nodes}
     assert first in kept and last not in kept and before_last not in kept
     assert fitted.contradiction_guards == [packet.contradiction_guards[0]]
+
+
+def test_a_summary_ranked_below_nodes_is_cut_before_them(mk: Any) -> None:
+    """Nodes and summaries are one ranked list to the ceiling: a --json repo packet at
+    4,000 tokens kept two package summaries and none of the twelve modules ranked
+    above them while nodes were cut before any summary."""
+    store = open_store(":memory:")
+    nodes = [
+        mk.node("repo_architecture", f"cache layer {i}", f"the cache layer {i} keeps tokens")
+        for i in range(6)
+    ]
+    apply_patch(store, new_patch([UpsertNode(node=n) for n in nodes]))
+    packet = select_context_cut(
+        store, MemoryContextQuery(text="cache", cut=CutName.repo, budget_tokens=3000)
+    )
+    assert len(packet.nodes) == 6 and len(packet.order) == 6
+    covered = sorted(n.id for n in nodes)
+    low = MemorySummary(
+        id=summary_id("d1", *covered),
+        domain_id="d1",
+        covers_node_ids=covered,
+        source_hashes={c: f"{i:064x}" for i, c in enumerate(covered)},
+        target="package cache (6 files)",
+        claim="the cache package " + "keeps tokens " * 40,
+        confidence=0.8,
+    )
+    packet = copy.copy(packet)
+    packet.summaries = [low]  # packed after every node: the lowest-ranked item
+    packet.order = [*packet.order, low.id]
+    packet.anchors, packet.receipts, packet.edges, packet.omitted = [], [], [], []
+    full = output_tokens(RENDERERS["json"](packet))
+    budget = full - 50  # room for all but one item
+    fitted, text = fit_output(packet, RENDERERS["json"], budget)
+    assert output_tokens(text) <= budget
+    assert fitted.summaries == [] and len(fitted.nodes) == 6
+    assert fitted.order == packet.order[:6]
+    assert "1 summary cut" in text and " node" not in text.split("ceiling: ")[1].split(" cut")[0]
