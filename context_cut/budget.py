@@ -88,16 +88,29 @@ def edge_text(e: EdgeView) -> str:
     return f"{e.source_id} -{e.kind}-> {e.target_id}{claim}"
 
 
+SHORT_HASH = 12  # hex digits of a sha or content hash in a text form (the JSON has all)
+
+
+def anchor_where(a: AnchorView) -> str:
+    """Where an anchor points, as a reader looks it up: ``path:line`` or the label
+    when it starts with the ref (the repo scanner's ``path:12-30`` spans and the
+    repo cut's ``path:12-30 name``); any other label follows in parentheses."""
+    where = a.ref if a.line is None else f"{a.ref}:{a.line}"
+    if a.label:
+        where = a.label if a.label.startswith(a.ref) else f"{where} ({a.label})"
+    return where
+
+
 def anchor_text(a: AnchorView) -> str:
-    bits = [f"{a.kind.value} {a.ref}"]
-    if a.line is not None:
-        bits.append(f"line {a.line}")
+    # a 40-hex sha and a 64-hex hash cost ~26 tokens an anchor and a reader looks up
+    # neither by more than a prefix: the text forms show 12 hex digits of each
+    bits = [f"{a.kind.value} {anchor_where(a)}"]
     if a.sha:
-        bits.append(f"sha {a.sha}")
+        bits.append(f"sha {a.sha[:SHORT_HASH]}")
     if a.record_uuid:
         bits.append(f"uuid {a.record_uuid}")
     if a.content_hash:
-        bits.append(f"hash {a.content_hash}")
+        bits.append(f"hash {a.content_hash[:SHORT_HASH]}")
     return f"{a.id} " + " ".join(bits)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from context_cut.budget import estimate_tokens
+from context_cut.budget import anchor_where, estimate_tokens
 
 if TYPE_CHECKING:
     from memgraph.documents.views import PacketView
@@ -28,10 +28,17 @@ def prompt_block(packet: PacketView, sections: list[object], project: str | None
     for s in packet.summaries:
         if s.id not in listed:
             related.items.append(Item(s.id, "summary", "summary", s.target, ""))
+    from context_cut.render import extra_anchors
+
+    extra = extra_anchors(packet)
     for n in packet.nodes:
         if n.id not in listed:
             anchor = n.anchors[0] if n.anchors else None
-            ref = f"{anchor.kind.value} {anchor.ref}" if anchor is not None else ""
+            ref = f"{anchor.kind.value} {anchor_where(anchor)}" if anchor is not None else ""
+            # the file:line of the names the task mentions, where the cut added them
+            spots = [anchor_where(a) for a in extra if anchor is not None and a.ref == anchor.ref]
+            if spots:
+                ref = "; ".join(spots)
             text = " ".join((n.claim or n.title).split())[:160]
             related.items.append(
                 Item(n.id, "node", f"{n.profile.value}/{n.kind} {n.lifecycle}", text, ref)

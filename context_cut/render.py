@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from context_cut.budget import (
     anchor_text,
+    anchor_where,
     edge_text,
     node_text,
     receipt_text,
@@ -80,6 +81,9 @@ def packet_lines(packet: PacketView) -> list[str]:
         else f"node     {_first_line(node_text(n))}"
         for n in packet.nodes
     ]
+    # the anchors a cut adds beside its nodes' own (the repo cut's file:line of the
+    # public names the task mentions); a node's own anchor is its line above
+    lines += [f"anchor   {anchor_where(a)}" for a in extra_anchors(packet)]
     lines += [f"edge     {edge_text(e)}" for e in packet.edges]
     lines += [f"seam     {s}" for s in packet.verification_seams]
     lines.append(
@@ -89,6 +93,12 @@ def packet_lines(packet: PacketView) -> list[str]:
         f"{len(packet.omitted)} omitted"
     )
     return lines
+
+
+def extra_anchors(packet: PacketView) -> list[Any]:
+    """The packet's anchors that are not one of its nodes' own."""
+    own = {a.id for n in packet.nodes for a in n.anchors}
+    return [a for a in packet.anchors if a.id not in own]
 
 
 def packet_markdown(packet: PacketView) -> str:

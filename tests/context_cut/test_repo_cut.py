@@ -64,6 +64,34 @@ def test_ranks_the_matching_module_first_with_file_line_anchors(tmp_path: Path) 
     assert packet.query.cut.value == "repo" and packet.query.domain_id == "repo:pay"
 
 
+def test_every_text_form_shows_the_file_line_of_the_names_the_task_mentions(
+    tmp_path: Path,
+) -> None:
+    """The terse lines, the prompt block and markdown all say where to look
+    (``path:line-end name``); before, only --json and markdown carried the anchors,
+    markdown as ``file path line 4`` with the whole sha and content hash."""
+    from context_cut.prompt import prompt_block
+    from context_cut.render import packet_lines, packet_markdown
+
+    root = _tree(tmp_path / "pay")
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    packet = repo_cut(
+        store, RepoCutRequest(text="retry the card charge on gateway timeout", repo_path=root)
+    ).packet
+    lines = packet_lines(packet)
+    assert "anchor   alpha/gateway.py:4-5 charge_card" in lines
+    # a node's own anchor is its node line, not an anchor line as well
+    assert not any(line.startswith("anchor   alpha/gateway.py:1-") for line in lines)
+    block = prompt_block(packet, [], None)
+    assert "[alpha/gateway.py:4-5 charge_card]" in block
+    md = packet_markdown(packet)
+    (own,) = (a for a in packet.anchors if a.label == "alpha/gateway.py:1-5")
+    assert own.content_hash and len(own.content_hash) > 12
+    assert f"file alpha/gateway.py:1-5 hash {own.content_hash[:12]}\n" in md
+    assert own.content_hash not in md  # 12 hex digits in the text forms; --json has all
+
+
 def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path: Path) -> None:
     root = _tree(tmp_path / "pay")
     store = MemoryStore()
