@@ -7,7 +7,8 @@
   rename replaces a link at the destination rather than writing through it.
 - ``replace_if_unchanged`` (``replace_text_if_unchanged``): the same, renamed only
   while the file still holds what the writer read (a person's save in between is
-  not replaced); ``race_attempts`` bounds a writer's read-plan-write retries.
+  not replaced); ``rewrite_if_unchanged`` is the read-plan-write loop every writer
+  of a view a person edits runs (``race_attempts`` bounds its retries).
 - ``append_line``: one ``O_APPEND`` write (concurrent writers never interleave
   within a line), ``O_NOFOLLOW``: a ``log.md`` that is a symlink is refused, its
   target is never appended to.
@@ -41,6 +42,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from memgraph.beneath import FileEscape, check_under, open_nofollow
 from memgraph.errors import StoreError
@@ -214,6 +216,41 @@ def race_attempts(path: Path, tries: int = RACE_TRIES) -> Iterator[int]:
     ``StoreError``, nothing overwritten."""
     yield from range(tries)
     raise StoreError(f"{path} kept changing while memgraph wrote it; nothing overwritten, rerun")
+
+
+# plan(the file's text, None: absent or unreadable) -> the text it must hold, None: leave it
+Plan = Callable[[str | None], str | None]
+
+
+class Written(NamedTuple):
+    """What ``rewrite_if_unchanged`` wrote: ``text`` over ``before`` (None: no file was there)."""
+
+    before: str | None
+    text: str
+
+
+def rewrite_if_unchanged(path: Path, plan: Plan, *, root: Path | None = None) -> Written | None:
+    """Read ``path`` (``read_text_nofollow``: a link or FIFO raises ``FileEscape``),
+    ``plan`` its text from what it holds, write that with ``replace_text_if_unchanged``.
+    A save landing in between is read and planned again, so it is carried over (or goes
+    the plan's conflict way) as if it had been there at first; after ``race_attempts``'
+    lost races, its one-line ``StoreError``.
+
+    ``plan(current)``: the text the file must hold, or None to leave it (a plan that
+    stops after a side effect, a conflict file, does it and returns None). It runs once
+    per attempt, so what else it does must bear running again on newer text. ``current``
+    None is an absent file or one ``unreadable_view`` names: the plan tells them apart
+    (a text planned over an unreadable file never goes in: it is not absent).
+    Returns what was written; None when nothing was (None planned, or already there).
+    """
+    for _ in race_attempts(path):
+        current = read_text_nofollow(path)
+        text = plan(current)
+        if text is None or text == current:
+            return None
+        if replace_text_if_unchanged(path, text, current, root=root):
+            return Written(current, text)
+    raise AssertionError("race_attempts raises once its attempts are used up")
 
 
 def _holds(path: Path, expected: bytes | None) -> bool:

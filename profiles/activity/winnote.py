@@ -45,7 +45,7 @@ from typing import Any
 from memgraph.beneath import safe_child
 from memgraph.documents import MemoryNode
 from memgraph.errors import MemgraphError, NotFound, UsageError
-from memgraph.fileio import race_attempts, read_text_nofollow, replace_text_if_unchanged
+from memgraph.fileio import read_text_nofollow, rewrite_if_unchanged
 from memgraph.store.protocol import Store
 
 NOTES_DIR = "windows"
@@ -235,30 +235,30 @@ def write_note(store: Store, vault: Path, window_id: str, *, force: bool = False
         return False
     path = note_path(vault, window_id)
     rendered = render_note(store, vault, window)
+
+    def plan(existing: str | None) -> str | None:
+        if existing == rendered:
+            return None
+        # never replaced, not even by ``force`` (``memgraph forget`` reports it)
+        if pagekeep.kept_unreadable(path, existing, rendered, split_note):
+            return None
+        if existing is None:
+            return rendered
+        blocks = split_note(existing)
+        text = pageblocks.merge(rendered, blocks, frozenset({TAG}), split_note)
+        known = pagekeep.recorded_digests(path)
+        digest = pageblocks.owned_digest(blocks)
+        trusted = digest in known if known is not None else digest == _owned(rendered)
+        if not trusted and not force:
+            pagekeep.write_conflict(path, existing, text, split_note)
+            return None
+        return text
+
     try:
         # a save between the read and the write: read and merge again over it
-        for _ in race_attempts(path):
-            existing = read_text_nofollow(path)
-            if existing == rendered:
-                return False
-            # never replaced, not even by ``force`` (``memgraph forget`` reports it)
-            if pagekeep.kept_unreadable(path, existing, rendered, split_note):
-                return False
-            text = rendered
-            if existing is not None:
-                blocks = split_note(existing)
-                text = pageblocks.merge(rendered, blocks, frozenset({TAG}), split_note)
-                known = pagekeep.recorded_digests(path)
-                digest = pageblocks.owned_digest(blocks)
-                trusted = digest in known if known is not None else digest == _owned(rendered)
-                if not trusted and not force:
-                    pagekeep.write_conflict(path, existing, text, split_note)
-                    return False
-                if text == existing:
-                    return False
-            if replace_text_if_unchanged(path, text, existing, root=vault):
-                break
-        pagekeep.record_written(path, text, split_note)
+        if (done := rewrite_if_unchanged(path, plan, root=vault)) is None:
+            return False
+        pagekeep.record_written(path, done.text, split_note)
         if force:
             pagekeep.conflict_path(path).unlink(missing_ok=True)
     except MemgraphError as exc:

@@ -34,10 +34,9 @@ from memgraph.errors import StoreError
 from memgraph.fileio import (
     atomic_write_text,
     file_lock,
-    race_attempts,
     read_text_nofollow,
     remove_stale_temps,
-    replace_text_if_unchanged,
+    rewrite_if_unchanged,
     unreadable_view,
 )
 from memgraph.store.rows import NoteIndexRow, SessionRow
@@ -113,14 +112,15 @@ class ViewWrite:
 
 def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = None) -> ViewWrite:
     """Render (reading the store now, under the lock) and replace ``path`` atomically."""
+    conflict: Path | None = None
+    edited = False
+    text = ""  # plan's render: rewrite_if_unchanged runs it at least once
     try:
         with file_lock(path) as fd:
             remove_stale_temps(path)
-            conflict = None
-            # a person's save between the read and the write (the lock binds only
-            # memgraph's writers): read, import and render again over it
-            for _ in race_attempts(path):
-                existing = read_text_nofollow(path)
+
+            def plan(existing: str | None) -> str:
+                nonlocal conflict, edited, text  # a conflict made on an earlier attempt stays
                 if existing is None and unreadable_view(path):
                     # not text we can read (nor import): moved aside whole, never replaced
                     conflict, _ = _free_conflict(path, None)
@@ -134,10 +134,12 @@ def write_view(path: Path, render: Callable[[], str], on_edit: OnEdit | None = N
                     conflict, new = _free_conflict(path, existing)
                     if new:
                         atomic_write_text(conflict, existing)
-                written = existing != text
-                if not written or replace_text_if_unchanged(path, text, existing):
-                    break
-            _record(fd, text)
+                return text
+
+            # a person's save between the read and the write (the lock binds only
+            # memgraph's writers): read, import and render again over it
+            written = rewrite_if_unchanged(path, plan) is not None
+            _record(fd, text)  # the render: written now, or the file already held it
     except OSError as exc:
         raise StoreError(f"cannot write session view {path}: {exc.strerror or exc}") from None
     return ViewWrite(path, written, edited, conflict)

@@ -36,7 +36,7 @@ def rerender_views(
     their pages, the window notes of their sessions and ``log.md``, each change
     recorded in ``result``."""
     from memgraph.beneath import safe_child
-    from memgraph.fileio import read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, rewrite_if_unchanged, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes, session_relpath
@@ -74,8 +74,8 @@ def rerender_views(
         if any(t in current for t in long):  # a hand-edited page kept its old blocks
             target = safe_child(vault, *session_relpath(vault, session, qualifying).parts)
             scrub = _render_while(rendered, long, always=target != path)
-            if (done := _rewrite(vault, target, scrub)) is not None:
-                pagekeep.record_written(target, done)
+            if (done := rewrite_if_unchanged(target, scrub, root=vault)) is not None:
+                pagekeep.record_written(target, done.text)
                 written = True
         held = read_text_nofollow(conflict) if conflict.is_file() else None
         if held is not None and any(t in held for t in long):
@@ -112,7 +112,7 @@ def _rewrite_notes(
 ) -> None:
     """Those notes re-rendered from the store; ``force``: an edited note does not
     keep the text, and a forgotten text a person quoted in their own lines goes too."""
-    from memgraph.fileio import read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, rewrite_if_unchanged, unreadable_view
     from profiles.activity.winnote import note_path, note_relpath, split_note, write_note
     from profiles.voice import pagekeep
 
@@ -130,9 +130,9 @@ def _rewrite_notes(
         if text is None and unreadable_view(path):  # left byte for byte by write_note
             result.left_unreadable.append(note_relpath(wid).as_posix())
             continue
-        if (done := _rewrite(vault, path, scrub)) is not None:
-            pagekeep.record_written(path, done, split_note)
-            text = done
+        if (done := rewrite_if_unchanged(path, scrub, root=vault)) is not None:
+            pagekeep.record_written(path, done.text, split_note)
+            text = done.text
         if text != old:
             result.notes_rewritten.append(wid)
 
@@ -147,6 +147,7 @@ def _scrub_log(
     field of every line about an affected page goes."""
     import re
 
+    from memgraph.fileio import rewrite_if_unchanged
     from profiles.voice.views import LOG_NAME
 
     words = {w.casefold() for t in texts for w in re.findall(r"\w{4,}", t)}
@@ -164,7 +165,7 @@ def _scrub_log(
             out.append(line)
         return "".join(out) if current else None
 
-    _rewrite(vault, vault / LOG_NAME, scrub)
+    rewrite_if_unchanged(vault / LOG_NAME, scrub, root=vault)
 
 
 def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
@@ -182,7 +183,7 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     import json
 
     from memgraph.beneath import check_under
-    from memgraph.fileio import read_text_nofollow, unreadable_view
+    from memgraph.fileio import read_text_nofollow, rewrite_if_unchanged, unreadable_view
     from profiles.voice import pagekeep
     from profiles.voice.pages import render_page
     from profiles.voice.views import build_page, is_qualifying, session_nodes
@@ -217,8 +218,9 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
         if any(m in (read_text_nofollow(path) or "") for m in marks):
             # edited inside memgraph's text, so left as is: the forgotten text must go
             rendered = render_page(build_page(session, qualifying))
-            if (done := _rewrite(vault, path, _render_while(rendered, marks))) is not None:
-                pagekeep.record_written(path, done)
+            scrub = _render_while(rendered, marks)
+            if (done := rewrite_if_unchanged(path, scrub, root=vault)) is not None:
+                pagekeep.record_written(path, done.text)
         if conflict.is_file() and any(m in (read_text_nofollow(conflict) or "") for m in marks):
             conflict.unlink()
         changed.append(path.relative_to(vault).as_posix())
@@ -227,28 +229,11 @@ def clear_forgotten_pages(store: Store, vault: Path, sid: str) -> list[str]:
     return changed
 
 
-def _rewrite(vault: Path, path: Path, scrub: Callable[[str | None], str | None]) -> str | None:
-    """``scrub`` of the text at ``path`` written over it (None from ``scrub``: nothing
-    to write); the text written, or None. A save landing between the read and the
-    write (``replace_text_if_unchanged``) is read again and scrubbed in its turn:
-    the forgotten text goes, what else the person saved stays."""
-    from memgraph.fileio import race_attempts, read_text_nofollow, replace_text_if_unchanged
-
-    for _ in race_attempts(path):
-        current = read_text_nofollow(path)
-        text = scrub(current)
-        if text is None or text == current:
-            return None
-        if replace_text_if_unchanged(path, text, current, root=vault):
-            return text
-    raise AssertionError("race_attempts raises when the races are lost")
-
-
 def _render_while(
     rendered: str, marks: Sequence[str], always: bool = False
 ) -> Callable[[str | None], str | None]:
-    """A ``_rewrite`` scrub: the page's new render while the page still holds one
-    of ``marks`` (``always``: whatever it holds)."""
+    """A ``fileio.rewrite_if_unchanged`` plan: the page's new render while the page
+    still holds one of ``marks`` (``always``: whatever it holds)."""
 
     def scrub(text: str | None) -> str | None:
         return rendered if always or any(m in (text or "") for m in marks) else None

@@ -203,29 +203,24 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
 
     path = safe_child(vault, *relpath.parts)
     rendered = render_page(page)
+
+    def plan(existing: str | None) -> str | None:
+        if existing == rendered or pagekeep.kept_unreadable(path, existing, rendered):
+            return None
+        keep = pagekeep.plan(path, existing, rendered, page)
+        if keep.page_text is None and existing is not None and keep.conflict_text is not None:
+            pagekeep.write_conflict(path, existing, keep.conflict_text)
+        return keep.page_text
+
     try:
         if path.parent.is_dir():
             fileio.remove_stale_temps(path)
         # a save between the read and the write: read and plan again, so it is
         # carried over (or goes the conflict way) as if it had been there at first
-        for _ in fileio.race_attempts(path):
-            existing = read_text_nofollow(path)
-            if existing == rendered:
-                return False
-            if pagekeep.kept_unreadable(path, existing, rendered):
-                return False
-            keep = pagekeep.plan(path, existing, rendered, page)
-            if keep.page_text is None:
-                if existing is not None and keep.conflict_text is not None:
-                    pagekeep.write_conflict(path, existing, keep.conflict_text)
-                return False
-            if keep.page_text == existing:
-                return False
-            now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
-            text = keep.page_text
-            if fileio.replace_text_if_unchanged(path, text, existing, root=vault):
-                break
-        pagekeep.record_written(path, text)
+        if (done := fileio.rewrite_if_unchanged(path, plan, root=vault)) is None:
+            return False
+        now = utcnow().strftime("%Y-%m-%dT%H:%MZ")
+        pagekeep.record_written(path, done.text)
     except MemgraphError as exc:
         raise VaultError(f"cannot write {path}: {exc}") from None
     except OSError as exc:
@@ -234,7 +229,7 @@ def write_page_file(vault: Path, relpath: PurePosixPath, page: VoicePage) -> boo
     pending = _PENDING.get()
     if pending is not None:
         first = pending.get(path)
-        pending[path] = (existing if first is None else first[0], vault, line)
+        pending[path] = (done.before if first is None else first[0], vault, line)
         return True
     log_page(vault, line)
     return True

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import os
 import stat
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from memgraph import fileio
+from memgraph.beneath import FileEscape
 from memgraph.errors import StoreError
 from memgraph.fileio import (
+    RACE_TRIES,
+    Written,
     deferred_fsync,
     race_attempts,
     replace_config_file,
     replace_if_unchanged,
     replace_text_if_unchanged,
+    rewrite_if_unchanged,
 )
 
 
@@ -204,3 +211,173 @@ def test_hook_install_keeps_a_settings_save_made_after_its_read(
     with pytest.raises(StoreError, match="changed while memgraph read it"):
         hooks_install.install(path, "memgraph")
     assert path.read_text() == '{"a": 1, "theme": "dark"}\n'
+
+
+# -- rewrite_if_unchanged: the read-plan-write loop of every view writer -------------
+
+MINE = "memgraph's line\n"
+
+
+def _carry(seen: list[str | None], saves: list[bytes], path: Path) -> fileio.Plan:
+    """A plan that keeps what it read and adds memgraph's line; each call records what
+    it read, then lands the next of ``saves`` (a person's save between read and write)."""
+
+    def plan(current: str | None) -> str:
+        seen.append(current)
+        if saves:
+            path.write_bytes(saves.pop(0))
+        return (current or "") + MINE
+
+    return plan
+
+
+def test_rewrite_writes_the_plan_and_says_what_it_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "view.md"
+    path.write_bytes(b"a person's text\n")
+    seen: list[str | None] = []
+    done = rewrite_if_unchanged(path, _carry(seen, [], path))
+    assert done == Written("a person's text\n", "a person's text\n" + MINE)
+    assert path.read_bytes().decode() == "a person's text\n" + MINE
+    assert seen == ["a person's text\n"] and _temps(tmp_path) == []
+
+
+def test_rewrite_plans_again_from_a_save_landing_after_its_read(tmp_path: Path) -> None:
+    path = tmp_path / "view.md"
+    path.write_bytes(b"read\n")
+    seen: list[str | None] = []
+    done = rewrite_if_unchanged(path, _carry(seen, [b"read\nsaved meanwhile\n"], path))
+    assert seen == ["read\n", "read\nsaved meanwhile\n"]  # planned again over the save
+    assert done == Written("read\nsaved meanwhile\n", "read\nsaved meanwhile\n" + MINE)
+    assert path.read_bytes().decode() == "read\nsaved meanwhile\n" + MINE
+    assert _temps(tmp_path) == []
+
+
+def test_rewrite_gives_up_after_three_lost_races_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "view.md"
+    path.write_bytes(b"read\n")
+    seen: list[str | None] = []
+    saves = [f"save {n}\n".encode() for n in range(4)]
+    with pytest.raises(StoreError) as info:
+        rewrite_if_unchanged(path, _carry(seen, saves, path))
+    assert str(info.value) == (
+        f"{path} kept changing while memgraph wrote it; nothing overwritten, rerun"
+    )
+    assert seen == ["read\n", "save 0\n", "save 1\n"]  # three attempts, no more
+    assert path.read_bytes() == b"save 2\n"  # the person's last save, not replaced
+    assert saves == [b"save 3\n"] and _temps(tmp_path) == []
+
+
+@pytest.mark.parametrize("plan_says", ["leave", "same text"])
+def test_rewrite_with_nothing_to_do_writes_nothing(tmp_path: Path, plan_says: str) -> None:
+    path = tmp_path / "view.md"
+    path.write_bytes(b"as it is\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))  # an mtime no write keeps
+    before = os.stat(path)
+    seen: list[str | None] = []
+
+    def plan(current: str | None) -> str | None:
+        seen.append(current)
+        return None if plan_says == "leave" else current
+
+    assert rewrite_if_unchanged(path, plan) is None
+    after = os.stat(path)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert path.read_bytes() == b"as it is\n" and seen == ["as it is\n"]
+    assert _temps(tmp_path) == []
+
+
+def test_rewrite_of_an_absent_file(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "view.md"
+    assert rewrite_if_unchanged(path, lambda current: None) is None  # left absent
+    assert not path.exists()
+    seen: list[str | None] = []
+    assert rewrite_if_unchanged(path, _carry(seen, [], path)) == Written(None, MINE)
+    assert seen == [None] and path.read_bytes().decode() == MINE
+
+
+def test_rewrite_of_a_file_appearing_after_its_read_plans_over_it(tmp_path: Path) -> None:
+    path = tmp_path / "view.md"
+    seen: list[str | None] = []
+    done = rewrite_if_unchanged(path, _carry(seen, [b"a person made it first\n"], path))
+    assert seen == [None, "a person made it first\n"]
+    assert done == Written("a person made it first\n", "a person made it first\n" + MINE)
+
+
+def test_rewrite_refuses_a_symlink_and_a_fifo_before_planning(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"not a view\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(secret)
+    fifo = tmp_path / "fifo.md"
+    os.mkfifo(fifo)  # a blocking open would wait for a writer forever
+    for path in (link, fifo):
+        seen: list[str | None] = []
+        with pytest.raises(FileEscape):
+            rewrite_if_unchanged(path, _carry(seen, [], path))
+        assert seen == []  # nothing planned from what is behind it
+    assert link.is_symlink() and secret.read_bytes() == b"not a view\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and _temps(tmp_path) == []
+
+
+def test_rewrite_refuses_a_path_outside_its_root(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    outside = tmp_path / "elsewhere" / "view.md"
+    with pytest.raises(FileEscape):
+        rewrite_if_unchanged(outside, lambda current: MINE, root=root)
+    assert not outside.parent.exists()
+
+
+def test_rewrite_that_becomes_a_symlink_after_its_read_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    """A link planted between the read and the rename: the lost race is read again,
+    and that read refuses the link."""
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"read\n")
+    path = tmp_path / "view.md"
+    path.write_bytes(b"read\n")
+
+    def plan(current: str | None) -> str:
+        path.unlink()
+        path.symlink_to(secret)  # the same bytes, through a link
+        return "render\n"
+
+    with pytest.raises(FileEscape):
+        rewrite_if_unchanged(path, plan)
+    assert path.is_symlink() and secret.read_bytes() == b"read\n"
+    assert _temps(tmp_path) == []
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    first=st.none() | st.text(max_size=30),
+    saves=st.lists(st.text(max_size=30), max_size=RACE_TRIES + 1),
+)
+def test_rewrite_plans_from_every_save_and_never_replaces_one_it_did_not_read(
+    tmp_path_factory: pytest.TempPathFactory, first: str | None, saves: list[str]
+) -> None:
+    """Any run of saves, one landing inside each attempt: below ``RACE_TRIES`` the file
+    ends as the plan of the last save (so every save is carried); from there on, the
+    one-line error and the person's last save left as it is."""
+    chain = [first, *saves]
+    # a "save" of the very bytes read is no change: the write goes through then
+    assume(all(a != b for a, b in pairwise(chain)))
+    folder = tmp_path_factory.mktemp("view")
+    path = folder / "view.md"
+    if first is not None:
+        path.write_bytes(first.encode())
+    seen: list[str | None] = []
+    plan = _carry(seen, [s.encode() for s in saves], path)
+    if len(saves) < RACE_TRIES:
+        done = rewrite_if_unchanged(path, plan)
+        assert seen == chain
+        assert done == Written(chain[-1], (chain[-1] or "") + MINE)
+        assert path.read_bytes().decode() == (chain[-1] or "") + MINE
+    else:
+        with pytest.raises(StoreError, match="kept changing while memgraph wrote it"):
+            rewrite_if_unchanged(path, plan)
+        assert seen == chain[:RACE_TRIES]
+        assert path.read_bytes().decode() == saves[RACE_TRIES - 1]
+    assert _temps(folder) == []
