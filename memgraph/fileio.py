@@ -18,10 +18,11 @@
   ``unreadable_view``: a file there that it cannot read (not UTF-8, too big).
 - ``remove_stale_temps``: kill -9 inside ``atomic_write_text`` leaves
   ``.<name>.<rand>.tmp`` behind; the next writer of that file removes old ones.
-- ``deferred_fsync``: inside it, ``atomic_write_text`` renames at once but its
-  fsyncs wait for the block's end, where every written file is synced together
-  (on parallel threads: the filesystem commits them in a few journal commits
-  instead of two per file) and each directory once. Backfill uses it per batch.
+- ``deferred_fsync``: inside it, ``atomic_write_text`` still syncs each file's data
+  before renaming it into place, but the syncs of the directories holding those
+  renames wait for the block's end, each directory once (one fsync per file
+  instead of two). Backfill uses it per batch, the passes that re-render many pages
+  (classify, render, windows, sleep) around them.
 - ``replace_config_file``: the one writer that follows a link on purpose (a user's
   settings file kept by a dotfile manager), keeping its mode and a byte-for-byte backup
   (a file it cannot read whole is not replaced).
@@ -49,8 +50,7 @@ from memgraph.errors import StoreError
 
 STALE_TEMP_SECONDS = 300
 MAX_VIEW_BYTES = 64 * 1024 * 1024
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-# files written inside ``deferred_fsync`` whose fsync is still owed
+# directories holding renames made inside ``deferred_fsync`` whose fsync is still owed
 _DEFERRED: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
     "memgraph_deferred_fsync", default=None
 )
@@ -58,46 +58,39 @@ _DEFERRED: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def deferred_fsync() -> Iterator[None]:
-    """Durable writes inside the block are made durable together when it ends
-    (also when it raises: what was renamed into place is synced either way)."""
+    """Durable writes inside the block sync their directories once, when it ends
+    (also when it raises); a block inside another one joins it.
+
+    Only the directory syncs wait: each file's data is still synced before its
+    rename. A rename the filesystem commits before the data it names leaves an
+    empty or partial file after a crash (ext4 for a new file, XFS for any), so
+    deferring the file syncs too (as backfill did before 2026-12-07) could leave a
+    torn page. This way a crash inside the block leaves each file as it was or as
+    written, whole: at worst a rename made after the last directory sync is lost
+    and the older complete file stays."""
+    if _DEFERRED.get() is not None:  # nested: the outer block syncs
+        yield
+        return
     owed: list[Path] = []
     token = _DEFERRED.set(owed)
     try:
         yield
     finally:
         _DEFERRED.reset(token)
-        sync_paths(owed)
+        for directory in dict.fromkeys(owed):
+            _sync_directory(directory)
 
 
-def sync_paths(paths: list[Path]) -> None:
-    """fsync every file, then every distinct parent directory once. The file
-    syncs run on a few threads (fsync releases the GIL), so the filesystem can
-    group them into shared journal commits."""
-    if not paths:
-        return
-
-    def sync(path: Path, flags: int = os.O_RDONLY) -> None:
+def _sync_directory(directory: Path) -> None:
+    """fsync a directory, making the renames in it durable."""
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
         try:
-            fd = os.open(path, flags | _NOFOLLOW)
-        except OSError:
-            return  # replaced or removed since: its successor synced itself
-        try:
-            os.fsync(fd)
-        except OSError:  # some filesystems refuse fsync on directories
-            pass
+            os.fsync(dfd)
         finally:
-            os.close(fd)
-
-    files = list(dict.fromkeys(paths))
-    if len(files) == 1:
-        sync(files[0])
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=min(16, len(files))) as pool:
-            list(pool.map(sync, files))
-    for directory in dict.fromkeys(p.parent for p in files):
-        sync(directory)
+            os.close(dfd)
+    except OSError:  # some filesystems refuse fsync on directories; the renames are done
+        pass
 
 
 # mkstemp's names here: ".<file name>.<8 random chars>.tmp"
@@ -157,7 +150,7 @@ def atomic_write_text(
 
     ``durable=False`` skips the fsyncs (for caches whose loss is harmless): the
     rename is still atomic, a crash may just leave the previous version. Inside
-    ``deferred_fsync`` the fsyncs happen at the end of that block instead.
+    ``deferred_fsync`` the directory's fsync happens at the end of that block.
     """
     data = text.encode("utf-8")
     atomic_write_bytes(path, data, root=root, durable=durable, mode=mode)
@@ -278,7 +271,6 @@ def _write(
 ) -> bool:
     """Temp file beside ``path``, written and synced; renamed over ``path`` unless
     ``holds()`` says ``path`` changed (then removed: False)."""
-    owed: list[Path] | None = None
     if root is not None:  # checked before any folder is made: none lands outside
         root.mkdir(parents=True, exist_ok=True)
         check_under(path, root)
@@ -290,8 +282,7 @@ def _write(
             fh.flush()
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            owed = _DEFERRED.get() if durable else None
-            if durable and owed is None:
+            if durable:  # before the rename, inside deferred_fsync too: never a torn file
                 os.fsync(fh.fileno())
         if holds is not None and not holds():
             os.unlink(tmp)
@@ -301,19 +292,13 @@ def _write(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    if owed is not None:
-        owed.append(path)
-        return True
     if not durable:
         return True
-    try:
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # some filesystems refuse fsync on directories; the rename is done
-        pass
+    owed = _DEFERRED.get()
+    if owed is not None:
+        owed.append(path.parent)
+    else:
+        _sync_directory(path.parent)
     return True
 
 

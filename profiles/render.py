@@ -63,54 +63,58 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
     """Write the voice pages and session YAML of the asked (or every) session."""
     report = RenderReport()
     seen: set[str] = set()
-    if request.voice:
-        from profiles.voice.forget_views import clear_forgotten_pages
-        from profiles.voice.views import write_session_page_ex
+    from memgraph.fileio import deferred_fsync
 
-        for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
-            seen.add(sid)
-            try:
-                # forgotten on another machine: this vault's page still held the text
-                cleared = clear_forgotten_pages(store, request.vault, sid)
-                report.forgotten += len(cleared)
-                path, changed = write_session_page_ex(store, request.vault, sid)
-            except MemgraphError as exc:
-                report.failed.append(f"{sid}: {' '.join(str(exc).split())}")
-                continue
-            if path is None:
-                report.below_minimum += 1
-            elif changed:
-                report.written.append(path)
-            else:
-                report.unchanged += 1
-    if request.notes:
-        from profiles.session.api import report_view
-        from profiles.session.handedit import on_edit_for
-        from profiles.session.lookup import render_session_text
-        from profiles.session.views import session_file, write_view
+    # every page or YAML file written: one fsync each, their folders' once at the end
+    with deferred_fsync():
+        if request.voice:
+            from profiles.voice.forget_views import clear_forgotten_pages
+            from profiles.voice.views import write_session_page_ex
 
-        for node in store.iter_nodes(profile="session", kind="session"):
-            key, persona = node.attributes.get("session_id"), node.attributes.get("persona")
-            if not isinstance(key, str) or not isinstance(persona, str):
-                continue
-            if request.sessions and key not in request.sessions:
-                continue
-            seen.add(key)
-            try:
-                path = session_file(request.workspace, persona, key)
-                view = write_view(
-                    path,
-                    lambda k=key: render_session_text(store, k),  # type: ignore[misc]
-                    on_edit_for(store, key),
-                )
-                report_view(view)
-            except (MemgraphError, OSError) as exc:
-                report.failed.append(f"{key}: {' '.join(str(exc).split())}")
-                continue
-            if view.written:
-                report.written.append(path)
-            else:
-                report.unchanged += 1
+            for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
+                seen.add(sid)
+                try:
+                    # forgotten on another machine: this vault's page still held the text
+                    cleared = clear_forgotten_pages(store, request.vault, sid)
+                    report.forgotten += len(cleared)
+                    path, changed = write_session_page_ex(store, request.vault, sid)
+                except MemgraphError as exc:
+                    report.failed.append(f"{sid}: {' '.join(str(exc).split())}")
+                    continue
+                if path is None:
+                    report.below_minimum += 1
+                elif changed:
+                    report.written.append(path)
+                else:
+                    report.unchanged += 1
+        if request.notes:
+            from profiles.session.api import report_view
+            from profiles.session.handedit import on_edit_for
+            from profiles.session.lookup import render_session_text
+            from profiles.session.views import session_file, write_view
+
+            for node in store.iter_nodes(profile="session", kind="session"):
+                key, persona = node.attributes.get("session_id"), node.attributes.get("persona")
+                if not isinstance(key, str) or not isinstance(persona, str):
+                    continue
+                if request.sessions and key not in request.sessions:
+                    continue
+                seen.add(key)
+                try:
+                    path = session_file(request.workspace, persona, key)
+                    view = write_view(
+                        path,
+                        lambda k=key: render_session_text(store, k),  # type: ignore[misc]
+                        on_edit_for(store, key),
+                    )
+                    report_view(view)
+                except (MemgraphError, OSError) as exc:
+                    report.failed.append(f"{key}: {' '.join(str(exc).split())}")
+                    continue
+                if view.written:
+                    report.written.append(path)
+                else:
+                    report.unchanged += 1
     missing = [s for s in request.sessions if s not in seen]
     report.failed.extend(f"{s}: no such session in the store" for s in missing)
     report.sessions = len(seen)

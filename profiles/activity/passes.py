@@ -201,13 +201,18 @@ def run_windows(store: Store, request: WindowsRequest) -> WindowsResult:
     result.windows, result.stats = done.windows, done.stats
     notes = sorted(done.stats.changed_windows) if request.vault is not None else []
     before = _note_texts(request.vault, notes) if request.annotate and notes else {}
-    if request.annotate and done.stats.changed_sessions:
-        from profiles.activity.annotate import annotate_sessions
+    from memgraph.fileio import deferred_fsync
 
-        vault_root = request.vault
-        result.annotated = annotate_sessions(store, sorted(done.stats.changed_sessions), vault_root)
+    # thousands of pages and notes: one fsync each, their folders' once at the end
+    with deferred_fsync():
+        if request.annotate and done.stats.changed_sessions:
+            from profiles.activity.annotate import annotate_sessions
+
+            changed = sorted(done.stats.changed_sessions)
+            result.annotated = annotate_sessions(store, changed, request.vault)
+        if request.annotate and request.vault is not None and notes:
+            result.notes_removed = _sync_notes(store, request.vault, notes)
     if request.annotate and request.vault is not None and notes:
-        result.notes_removed = _sync_notes(store, request.vault, notes)
         after = _note_texts(request.vault, notes)
         # pages re-rendered above wrote some notes, _sync_notes the rest: count files
         result.notes_written = sum(

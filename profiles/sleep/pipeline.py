@@ -61,9 +61,11 @@ def run_sleep(
     if not req.ignore_window and not in_window(now.astimezone(req.tz).time(), window):
         report.status = "outside_window"
         return report
+    from memgraph.fileio import deferred_fsync
     from profiles.voice.views import one_log_line_per_page
 
-    with one_log_line_per_page():  # classify and windows both re-render pages
+    # classify and windows both re-render pages; their folders are synced once, at the end
+    with one_log_line_per_page(), deferred_fsync():
         step("classify")
         stages.classify(store, req, now, report)
         step("windows")

@@ -16,10 +16,11 @@ from memgraph.errors import ReaderError
 from profiles.voice.yamlfast import dump_simple, loads_as
 
 _MAX_FRONTMATTER = 1 << 20
-# Frontmatter read from disk, parsed, by its text (the reference loader only): one
-# page's re-render reads it up to 8 times (the keep plan, the trust check, the block
-# split, the merge), each a pure-Python YAML parse of ~4 ms; `windows` over 2,000
-# pages spent ~60 s of its 66 there. Bounded: 64 entries of at most 64 kB.
+# Frontmatter read from disk, parsed, by its text (``_canonical`` or the reference
+# loader): one page's re-render reads it up to 8 times (the keep plan, the trust
+# check, the block split, the merge), each a pure-Python YAML parse of ~4 ms;
+# `windows` over 2,000 pages spent ~60 s of its 66 there. Bounded: 64 entries of at
+# most 64 kB.
 _PARSED: dict[str, dict[str, Any]] = {}
 _PARSED_MAX = 64
 _PARSED_MAX_CHARS = 64 * 1024
@@ -77,6 +78,28 @@ class _NoAliasLoader(yaml.SafeLoader):
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 
+def _canonical(raw: str) -> dict[str, Any] | None:
+    """The mapping ``raw`` holds when ``raw`` is exactly what ``dump_simple`` writes
+    for it (every page memgraph wrote and nobody re-serialised), else None.
+
+    libyaml reads it (~0.3 ms against the pure-Python loader's ~1.6 ms: a first
+    pass over 2,000 pages parses each page read from disk twice); the answer is
+    then checked by writing it back: ``dump_simple(data) == raw`` means the
+    reference loader reads ``raw`` as ``data`` (``yamlfast``'s contract, held by
+    ``tests/profiles/voice/test_yamlfast.py``), whatever libyaml did. A text with
+    an ``&`` or ``*`` (an anchor or alias), or any libyaml error, is the
+    reference loader's to read and word."""
+    if _FAST_LOADER is None or "&" in raw or "*" in raw:
+        return None
+    try:
+        data = yaml.load(raw, Loader=_FAST_LOADER)  # CSafeLoader: a safe loader
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(data, dict) or dump_simple(data) != raw + "\n":
+        return None
+    return data
+
+
 def page_lines(text: str) -> tuple[list[str], int]:
     """(the text's lines, CRLF read as LF; how many of them the leading frontmatter
     takes, both ``---`` fences included: 0 when the first line is not ``---`` or no
@@ -103,7 +126,8 @@ def split_frontmatter(
     wrote, its mapping (what any loader reads from it); else parsed by libyaml when
     it is installed and the frontmatter holds no ``&``/``*`` (so no anchor or
     alias); anything else, and any error, takes the pure-Python loader, whose
-    answers are the reference."""
+    answers are the reference (unless the text is exactly what memgraph's dumper
+    writes for libyaml's reading of it, see ``_canonical``)."""
     lines, size = page_lines(text.removeprefix("\ufeff"))
     if lines[0] != "---":
         raise PageError(f"{source}: no YAML frontmatter (a page starts with a '---' line)")
@@ -126,17 +150,19 @@ def split_frontmatter(
     cached = _PARSED.get(raw)
     if cached is not None:  # a copy: callers may change the mapping they get
         return copy.deepcopy(cached), lines[end + 1 :], end + 2
-    try:
-        data = yaml.load(raw, Loader=_NoAliasLoader)
-    except PageError as exc:
-        raise PageError(f"{source}: {exc}") from None
-    except yaml.YAMLError as exc:
-        first = " ".join(str(exc).split())[:200]
-        raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
-    except RecursionError:
-        raise PageError(f"{source}: frontmatter is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise PageError(f"{source}: frontmatter is not a YAML mapping")
+    data = _canonical(raw)
+    if data is None:
+        try:
+            data = yaml.load(raw, Loader=_NoAliasLoader)
+        except PageError as exc:
+            raise PageError(f"{source}: {exc}") from None
+        except yaml.YAMLError as exc:
+            first = " ".join(str(exc).split())[:200]
+            raise PageError(f"{source}: frontmatter is not valid YAML: {first}") from None
+        except RecursionError:
+            raise PageError(f"{source}: frontmatter is nested too deeply") from None
+        if not isinstance(data, dict):
+            raise PageError(f"{source}: frontmatter is not a YAML mapping")
     if len(raw) <= _PARSED_MAX_CHARS:
         if len(_PARSED) >= _PARSED_MAX:
             del _PARSED[next(iter(_PARSED))]  # the oldest

@@ -30,6 +30,10 @@ from profiles.voice.frontmatter import PageError, split_frontmatter
 from profiles.voice.pageblocks import Block, Splitter, merge, owned_digest, split_blocks
 from profiles.voice.pagerender import PageLike, render_page
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pydantic: imported only for a page on disk (``_parsed``)
+    from profiles.voice.pages import VoicePage
+
 CONFLICT_SUFFIX = ".conflict.md"
 HISTORY = 8  # owned-text digests of memgraph's recent renders kept in the sidecar
 
@@ -71,14 +75,21 @@ def _write_sidecar(path: Path, owned: list[str], conflict: str | None) -> None:
     atomic_write_text(sidecar(path), json.dumps(data, sort_keys=True) + "\n", durable=False)
 
 
-def _legacy_trusted(existing: str, blocks: list[Block], page: PageLike) -> bool:
-    """No record: trust a page whose owned text is exactly a render of itself and
-    whose message texts are the store's."""
+def _parsed(existing: str) -> VoicePage | None:
+    """The page on disk read back (None: it does not parse); ``plan`` reads it once
+    for the trust check and the tags (a parse is ~2 ms of a re-render)."""
     from profiles.voice.pages import parse_page  # pydantic: only for a page on disk
 
     try:
-        parsed = parse_page(existing)
+        return parse_page(existing)
     except PageError:
+        return None
+
+
+def _legacy_trusted(parsed: VoicePage | None, blocks: list[Block], page: PageLike) -> bool:
+    """No record: trust a page (``parsed``: read back) whose owned text is exactly a
+    render of itself and whose message texts are the store's."""
+    if parsed is None:
         return False
     digest = owned_digest(blocks)
     if owned_digest(split_blocks(render_page(parsed))) != digest:
@@ -94,12 +105,15 @@ def memgraph_tags(existing: str) -> frozenset[str]:
     """The tags memgraph rendered on a page (its project and its messages'
     classifications); when the page no longer parses, its project's tag and
     every tag that is a classification label."""
-    from profiles.voice.classify.labels import LABELS
-    from profiles.voice.pages import page_tags, parse_page
+    return _tags(existing, _parsed(existing))
 
-    try:
-        parsed = parse_page(existing)
-    except PageError:
+
+def _tags(existing: str, parsed: VoicePage | None) -> frozenset[str]:
+    """``memgraph_tags`` of ``existing``, read back as ``parsed``."""
+    from profiles.voice.classify.labels import LABELS
+    from profiles.voice.pages import page_tags
+
+    if parsed is None:
         try:
             data, _, _ = split_frontmatter(existing)
         except PageError:
@@ -126,11 +140,12 @@ def plan(path: Path, existing: str | None, rendered: str, page: PageLike) -> Kee
     blocks = split_blocks(existing)
     record = _read_sidecar(path)
     owned = record.get("owned") if record else None
+    parsed = _parsed(existing)
     if isinstance(owned, list):
         trusted = owned_digest(blocks) in owned
     else:
-        trusted = _legacy_trusted(existing, blocks, page)
-    merged = merge(rendered, blocks, memgraph_tags(existing))
+        trusted = _legacy_trusted(parsed, blocks, page)
+    merged = merge(rendered, blocks, _tags(existing, parsed))
     return KeepResult(merged) if trusted else KeepResult(None, merged)
 
 

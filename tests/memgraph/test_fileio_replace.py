@@ -141,8 +141,44 @@ def test_a_lost_race_owes_no_deferred_fsync(tmp_path: Path) -> None:
         owed = fileio._DEFERRED.get()
         assert owed == []
         assert replace_if_unchanged(path, b"render\n", b"saved\n")
-        assert fileio._DEFERRED.get() == [path]
+        assert fileio._DEFERRED.get() == [tmp_path]  # its folder's sync, at the end
     assert path.read_bytes() == b"render\n"
+
+
+def test_deferred_fsync_syncs_each_file_before_its_rename_and_each_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside ``deferred_fsync`` only the folders' syncs wait: a file's data reaches
+    the disk before its name points at it (a rename committed first leaves an empty
+    or partial file after a crash), so a crash leaves each file old or new, whole."""
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src: str, dst: Path) -> None:
+        events.append(("rename", str(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    pages = [tmp_path / "a" / f"{i}.md" for i in range(3)] + [tmp_path / "b" / "x.md"]
+    with deferred_fsync():
+        with deferred_fsync():  # a block inside another joins it
+            for page in pages:
+                fileio.atomic_write_text(page, f"{page.name}\n")
+            assert replace_if_unchanged(pages[0], b"again\n", b"0.md\n")
+        assert not [e for e in events if e[1] in (str(tmp_path / "a"), str(tmp_path / "b"))]
+    renames = [i for i, e in enumerate(events) if e[0] == "rename"]
+    assert len(renames) == 5
+    for i in renames:  # the file synced right before it was renamed: its temp file
+        kind, synced = events[i - 1]
+        assert kind == "fsync" and Path(synced).name.startswith(f".{Path(events[i][1]).name}.")
+    folders = [e[1] for e in events[renames[-1] + 1 :]]
+    assert folders == [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert [p.read_text() for p in pages] == ["again\n", "1.md\n", "2.md\n", "x.md\n"]
 
 
 def test_race_attempts_gives_up_with_one_line(tmp_path: Path) -> None:

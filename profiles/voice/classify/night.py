@@ -273,11 +273,14 @@ def rerender_pages(store: Store, vault: Path, sessions: list[str], result: Night
             "voice pages not re-rendered: profiles.voice.views.write_session_page is not available"
         )
         return
-    for session_id in sessions:
-        try:
-            written = write_session_page(store, vault, session_id)
-        except (MemgraphError, OSError) as exc:
-            result.page_problems.append(f"{session_id}: page not re-rendered: {exc}")
-            continue
-        if written is not None:
-            result.pages.append(str(written))
+    from memgraph.fileio import deferred_fsync
+
+    with deferred_fsync():  # one fsync per page, not two: the folders' at the end
+        for session_id in sessions:
+            try:
+                written = write_session_page(store, vault, session_id)
+            except (MemgraphError, OSError) as exc:
+                result.page_problems.append(f"{session_id}: page not re-rendered: {exc}")
+                continue
+            if written is not None:
+                result.pages.append(str(written))

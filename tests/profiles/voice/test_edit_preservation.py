@@ -226,6 +226,37 @@ def test_page_without_record_is_trusted_only_when_pristine(isolated_env: Path) -
     assert page.with_name("2026-04-14-80166115.conflict.md").is_file()
 
 
+def test_a_page_without_record_is_read_back_once_per_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trust check and memgraph's tags both need the page read back (a pydantic
+    parse of every message): ``plan`` reads it once for both; the answer is the same."""
+    from profiles.voice import pagekeep
+    from profiles.voice import pages as pages_module
+
+    page = voice_page(*(f"message {i}" for i in range(3)))
+    path = tmp_path / "page.md"
+    existing = _own_section(render_page(page))
+    path.write_text(existing, encoding="utf-8")
+    grown = voice_page(*(f"message {i}" for i in range(4)))
+    rendered = render_page(grown)
+    reads: list[str] = []
+    real = pages_module.parse_page
+
+    def counting(text: str, source: str = "page") -> object:
+        reads.append(text)
+        return real(text, source)
+
+    monkeypatch.setattr(pages_module, "parse_page", counting)
+    keep = pagekeep.plan(path, existing, rendered, grown)
+    assert reads == [existing]
+    assert keep.conflict_text is None and keep.page_text is not None
+    assert "my own thoughts" in keep.page_text
+    assert keep.page_text == merge(
+        rendered, split_blocks(existing), pagekeep.memgraph_tags(existing)
+    )
+
+
 def test_merge_is_a_fixed_point() -> None:
     page = voice_page(*(f"message {i}" for i in range(3)))
     rendered = render_page(page)
