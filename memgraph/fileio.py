@@ -23,9 +23,9 @@
   renames wait for the block's end, each directory once (one fsync per file
   instead of two). Backfill uses it per batch, the passes that re-render many pages
   (classify, render, windows, sleep) around them.
-- ``replace_config_file``: the one writer that follows a link on purpose (a user's
-  settings file kept by a dotfile manager), keeping its mode and a byte-for-byte backup
-  (a file it cannot read whole is not replaced).
+
+A user's own config file (settings.json, a unit file) is ``memgraph.configfile``'s:
+the one writer that follows a link on purpose.
 
 Paths that resolve outside their root or through a symlink raise ``FileEscape``
 (a ``StoreError``: one line, exit 1). Opening beneath a root without following links
@@ -300,53 +300,6 @@ def _write(
     else:
         _sync_directory(path.parent)
     return True
-
-
-def replace_config_file(
-    path: Path, text: str, *, planned_from: str | None, backup_suffix: str = ".bak"
-) -> Path:
-    """Rewrite a user's config file (e.g. Claude Code settings) the way they keep it.
-
-    A symlink is followed (dotfile managers link settings files: the link stays, its
-    target gets the new text), the file's permission bits are kept (mkstemp would
-    make it 0600), and the previous bytes are kept in ``<target><backup_suffix>``
-    (whatever their encoding: a Latin-1 file is never replaced without its copy; one
-    that cannot be read whole raises ``StoreError`` and is left as it is).
-
-    ``planned_from`` is the text the caller read and planned ``text`` from (None: there
-    was no file). A file that no longer holds it (saved by an editor or by Claude Code
-    itself since the caller's read), or that is saved again while this writes, is not
-    replaced: ``StoreError``, nothing written. Returns the file that was written.
-    """
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    mode = None
-    old: bytes | None = None
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    if st is not None:
-        if not stat.S_ISREG(st.st_mode):
-            raise FileEscape(f"{path} is not a regular file; not changed")
-        mode = stat.S_IMODE(st.st_mode)
-        # byte for byte: a file saved in Latin-1 (or any bytes) is backed up as it is
-        old = read_bytes_nofollow(target)
-        if old is None:
-            raise StoreError(
-                f"{path} cannot be read whole (unreadable, or over {MAX_VIEW_BYTES >> 20} MiB) "
-                "to keep a backup; not changed"
-            )
-    # surrogateescape: a caller that read undecodable bytes that way plans from them too
-    if old != (None if planned_from is None else planned_from.encode("utf-8", "surrogateescape")):
-        raise StoreError(f"{path} changed while memgraph read it; nothing overwritten, rerun")
-    if old is not None:
-        atomic_write_bytes(target.with_name(target.name + backup_suffix), old, mode=mode)
-    # a save in between (an editor, Claude Code itself) is not replaced by what was
-    # planned from the bytes before it
-    data = text.encode("utf-8")
-    if not replace_if_unchanged(target, data, old, mode=0o644 if mode is None else mode):
-        raise StoreError(f"{path} changed while memgraph wrote it; nothing overwritten, rerun")
-    return target
 
 
 def append_line(path: Path, data: bytes, *, what: str = "logs") -> None:

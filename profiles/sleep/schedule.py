@@ -27,13 +27,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from memgraph.configfile import replace_config_file
 from memgraph.errors import ConfigError
-from memgraph.fileio import (
-    atomic_write_text,
-    read_bytes_nofollow,
-    read_text_nofollow,
-    replace_config_file,
-)
+from memgraph.fileio import atomic_write_text, read_bytes_nofollow, read_text_nofollow
 
 METHODS = ("auto", "cron", "systemd")  # sleep_schedule's values
 MARK = "# memgraph-sleep"

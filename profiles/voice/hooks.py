@@ -261,7 +261,7 @@ def install_session_end_hook(settings_path: Path, command: str) -> bool:
     Other settings (and other hooks) are kept as they are; a file that is not
     a JSON object is refused rather than overwritten.
     """
-    from memgraph.fileio import replace_config_file
+    from memgraph.configfile import replace_config_file
     from memgraph.inputs import read_bounded_text
 
     data: dict[str, Any] = {}

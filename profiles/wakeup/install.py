@@ -117,7 +117,8 @@ def install(path: Path, base: str | None = None, *, create: bool = False) -> lis
     """Add the missing hooks; the events added (empty: nothing to do). A missing
     parent directory is created only with ``create`` (else a ``UsageError``: a
     typo in the path, or Claude Code is not installed)."""
-    from memgraph.fileio import atomic_write_text, replace_config_file
+    from memgraph.configfile import replace_config_file
+    from memgraph.fileio import atomic_write_text
 
     base = base or default_base()
     bad = next((c for c in base if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
@@ -222,7 +223,7 @@ def _without(groups: list[Any], mark: str, command: Any) -> list[Any]:
 
 def uninstall(path: Path) -> list[str]:
     """Remove what install added; the events removed."""
-    from memgraph.fileio import replace_config_file
+    from memgraph.configfile import replace_config_file
 
     side = _sidecar(path)
     record: dict[str, Any] = {}

@@ -19,7 +19,6 @@ from memgraph.fileio import (
     Written,
     deferred_fsync,
     race_attempts,
-    replace_config_file,
     replace_if_unchanged,
     replace_text_if_unchanged,
     rewrite_if_unchanged,
@@ -193,40 +192,6 @@ def test_race_attempts_gives_up_with_one_line(tmp_path: Path) -> None:
     )
     for _ in race_attempts(path):
         break  # a write that went through: no error
-
-
-def test_replace_config_file_keeps_a_save_made_after_its_backup_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "settings.json"
-    path.write_text('{"a": 1}\n')
-    real = fileio.atomic_write_bytes
-
-    def backup_then_save(p: Path, data: bytes, **kw: object) -> None:
-        real(p, data, **kw)  # type: ignore[arg-type]
-        path.write_text('{"a": 1, "theme": "dark"}\n')  # Claude Code saved it meanwhile
-
-    monkeypatch.setattr(fileio, "atomic_write_bytes", backup_then_save)
-    with pytest.raises(StoreError, match="changed while memgraph wrote it; nothing overwritten"):
-        replace_config_file(path, '{"a": 1, "hooks": {}}\n', planned_from='{"a": 1}\n')
-    assert path.read_text() == '{"a": 1, "theme": "dark"}\n'
-    assert _temps(tmp_path) == []
-
-
-def test_replace_config_file_keeps_a_save_made_after_the_callers_read(tmp_path: Path) -> None:
-    """The caller (hook install) read settings.json, planned its text; Claude Code saved
-    the file before replace_config_file read it for the backup. That read saw the new
-    bytes and took them as the plan's base: the save was replaced. Now the file must
-    still hold what the caller planned from."""
-    path = tmp_path / "settings.json"
-    path.write_text('{"a": 1, "theme": "dark"}\n')  # saved after the caller read {"a": 1}
-    with pytest.raises(StoreError, match="changed while memgraph read it; nothing overwritten"):
-        replace_config_file(path, '{"a": 1, "hooks": {}}\n', planned_from='{"a": 1}\n')
-    assert path.read_text() == '{"a": 1, "theme": "dark"}\n'
-    assert not (tmp_path / "settings.json.bak").exists() and _temps(tmp_path) == []
-    # a file that appeared after the caller saw none is not replaced either
-    with pytest.raises(StoreError, match="changed while memgraph read it"):
-        replace_config_file(path, "{}\n", planned_from=None)
 
 
 def test_hook_install_keeps_a_settings_save_made_after_its_read(
