@@ -37,8 +37,9 @@ def prompt_block(packet: PacketView, sections: list[object], project: str | None
             ref = f"{anchor.kind.value} {anchor_where(anchor)}" if anchor is not None else ""
             # the file:line of the names the task mentions, where the cut added them
             spots = [anchor_where(a) for a in extra if anchor is not None and a.ref == anchor.ref]
-            if spots:
-                ref = "; ".join(spots)
+            if spots and anchor is not None:  # the path once: "a.py:4-9 f, :12-20 g"
+                rest = [w.removeprefix(anchor.ref) for w in spots[1:]]
+                ref = ", ".join([spots[0], *rest])
             text = " ".join((n.claim or n.title).split())[:160]
             related.items.append(
                 Item(n.id, "node", f"{n.profile.value}/{n.kind} {n.lifecycle}", text, ref)
