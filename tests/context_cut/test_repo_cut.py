@@ -259,3 +259,17 @@ def test_the_walk_leaves_out_modules_named_only_as_text(tmp_path: Path) -> None:
         (module_id("app", "app/__init__.py"), module_id("app", "app/cmd_a.py"))
     ]
     assert ModuleIndex.of(modules).edges == [("app/cmd_b.py", "app/cmd_a.py")]
+
+
+def test_the_prompt_names_a_modules_path_once_for_its_spots(tmp_path: Path) -> None:
+    from context_cut.prompt import prompt_block
+
+    root = tmp_path / "shop"
+    root.mkdir()
+    (root / "cart.py").write_text(
+        '"""Cart."""\n\n\ndef add_item() -> None:\n    pass\n\n\ndef drop_item() -> None:\n    pass\n'
+    )
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    packet = repo_cut(store, RepoCutRequest(text="add_item and drop_item", repo_path=root)).packet
+    assert "[cart.py:4-5 add_item, :8-9 drop_item]" in prompt_block(packet, [], None)
