@@ -21,7 +21,8 @@ def test_every_link_stays_inside_the_repository() -> None:
 
 
 def test_states_the_suite_duration_and_an_absolute_mcp_command() -> None:
-    assert "about 7 minutes on 2 cores" in README
+    # The figure moves as the suite grows; what must hold is that one is stated.
+    assert re.search(r"about \d+(-\d+)? minutes on 2 cores", README)
     assert 'claude mcp add memgraph -- "$(command -v memgraph)" mcp' in README
     assert "memgraph mcp --print-config" in README
     assert "memgraph doctor" in README
