@@ -103,6 +103,12 @@ def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path:
     assert [s.target for s in packet.summaries] == ["package beta (4 files)"]
     assert not any(n.title.startswith("beta/") for n in packet.nodes)
     assert packet.warnings == []
+    # shown without the covered id -> hash map the store keeps for its staleness check
+    (shown,) = packet.summaries
+    with store.reader() as reader:
+        kept = reader.get_summaries([shown.id])[shown.id]
+    assert len(kept.source_hashes) >= 4 and shown.source_hashes == {}
+    assert shown.model_copy(update={"source_hashes": kept.source_hashes}) == kept
     (root / "beta" / "audit.py").write_text('"""Audit trail, now with a card charge export."""\n')
     scan_repo(store, ScanRequest(path=root))
     packet = repo_cut(store, request).packet
