@@ -15,6 +15,8 @@ from context_cut.budget import anchor_where, estimate_tokens
 if TYPE_CHECKING:
     from memgraph.documents.views import PacketView
 
+SUMMARY_CHARS = 240  # a summary covers several nodes; each node line gets 160
+
 
 def prompt_block(packet: PacketView, sections: list[object], project: str | None) -> str:
     from profiles.wakeup.standing import Item, Section, render
@@ -27,7 +29,11 @@ def prompt_block(packet: PacketView, sections: list[object], project: str | None
     related = Section("related", f"Related to: {' '.join(q.text.split())[:80]}")
     for s in packet.summaries:
         if s.id not in listed:
-            related.items.append(Item(s.id, "summary", "summary", s.target, ""))
+            # A summary stands in for what it covers: its claim (a package's modules and
+            # their public names or docstrings) is what the reader gets instead of them.
+            claim = "; ".join(line.strip() for line in s.claim.splitlines() if line.strip())
+            text = f"{s.target}: {claim}" if claim else s.target
+            related.items.append(Item(s.id, "summary", "summary", text[:SUMMARY_CHARS], ""))
     from context_cut.render import extra_anchors
 
     extra = extra_anchors(packet)

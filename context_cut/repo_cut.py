@@ -272,7 +272,7 @@ def repo_cut(
             units += [(s, None, p) for p, s in members]
     for i, w in enumerate(warnings):
         packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
-    packet.notices += recent_notice([p for p, _s in top if p not in matched])
+    fallback_at = len(packet.notices)  # said once the modules that made it in are known
     if ignored:
         packet.notices.append(ignored)
     unparsed = list(repo_node.attributes.get("unparsed") or [])
@@ -297,6 +297,8 @@ def repo_cut(
         b.anchors = [*node.anchors, *_symbol_anchors(modules[path], words)]
         if packer.add(b):
             shown.append(path)
+    # Only the fallback modules that were packed: one the budget left out is not "shown".
+    packet.notices[fallback_at:fallback_at] = recent_notice([p for p in shown if p not in matched])
     _import_edges(store, packer, repo, shown)
     if request.voice and shown and repo_node.attributes.get("touches"):
         from context_cut.repo_voice import operator_words

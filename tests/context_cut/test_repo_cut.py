@@ -109,6 +109,11 @@ def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path:
         kept = reader.get_summaries([shown.id])[shown.id]
     assert len(kept.source_hashes) >= 4 and shown.source_hashes == {}
     assert shown.model_copy(update={"source_hashes": kept.source_hashes}) == kept
+    # the prompt block gives the summary's claim, not only its target
+    from context_cut.prompt import prompt_block
+
+    first = shown.claim.splitlines()[0]
+    assert first and f"package beta (4 files): {first}" in prompt_block(packet, [], None)
     (root / "beta" / "audit.py").write_text('"""Audit trail, now with a card charge export."""\n')
     scan_repo(store, ScanRequest(path=root))
     packet = repo_cut(store, request).packet

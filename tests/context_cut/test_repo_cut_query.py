@@ -109,6 +109,14 @@ def test_a_task_matching_nothing_gets_the_recently_changed_modules(tmp_path: Pat
     assert [p for p, _s in cut.ranked[1:3]] == ["app/m03.py", "app/m07.py"]
     assert all(s < cut.ranked[0][1] / 2 for _p, s in cut.ranked[1:])
     assert any("changed recently" in n and "app/m03.py" in n for n in cut.packet.notices)
+    # a budget that packs only the matched module: the fallback ones were not shown,
+    # so the packet does not say they were
+    tight = repo_cut(
+        store, RepoCutRequest(text="the fern", repo="repo", voice=False, budget_tokens=60)
+    )
+    kept = [n.attributes.get("path") for n in tight.packet.nodes]
+    assert kept == ["app/m05.py"], kept
+    assert not any("changed recently" in n for n in tight.packet.notices)
     from context_cut.repo_cut import _INDEX_CACHE
 
     index = next(reversed(_INDEX_CACHE.values()))
