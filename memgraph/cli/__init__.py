@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 
+from memgraph.cli.output import flush_stdout
+
 # Hot commands get a lean path that avoids importing typer/pydantic-settings.
 # ``run(argv) -> int | None``: an exit code, or None for "not mine, use typer".
 FAST_PATHS = {
@@ -94,6 +96,14 @@ def main(exit: Callable[[int], object] = os._exit) -> None:
         sys.stdout.flush()
         exit(code)
         sys.exit(code)
+    except BrokenPipeError as exc:
+        # the reader of stdout left (`| head`): what it wanted was written; end quietly
+        from memgraph.cli.output import reader_left
+
+        if not reader_left(exc):
+            raise
+        exit(0)
+        sys.exit(0)
 
 
 ESCAPE = "memgraph-escape"
@@ -144,7 +154,7 @@ def _main(exit: Callable[[int], object]) -> None:
     text = _static_output(argv)
     if text is not None:
         sys.stdout.write(text)
-        sys.stdout.flush()
+        flush_stdout()
         exit(0)
         return
     # (the voice lean path reads a PostgreSQL store itself; note and hook defer)
@@ -162,14 +172,18 @@ def _main(exit: Callable[[int], object]) -> None:
             if code is not None:
                 # The fast path has closed its store and written its files; skip
                 # interpreter teardown (tens of ms freeing what the OS frees anyway).
-                sys.stdout.flush()
+                flush_stdout()
                 sys.stderr.flush()
                 exit(code)
                 return
     gc.enable()
     from memgraph.cli.app import app
 
-    app(prog_name="memgraph")
+    try:
+        app(prog_name="memgraph")
+    except SystemExit:
+        flush_stdout()  # here, not in the interpreter's teardown, where it would print
+        raise
 
 
 def _static_output(argv: list[str]) -> str | None:
@@ -206,6 +220,10 @@ def _run_fast(module: object, argv: list[str]) -> int | None:
     try:
         code: int | None = module.run(argv)  # type: ignore[attr-defined]
     except Exception as exc:
+        from memgraph.cli.output import reader_left
+
+        if reader_left(exc):
+            return 0
         known = unexpected_as_error(exc)
         if known is None:
             raise

@@ -41,6 +41,10 @@ class MemgraphGroup(TyperGroup):
                 raise
             _fail(exc)
         except Exception as exc:
+            from memgraph.cli.output import reader_left
+
+            if reader_left(exc):  # `| head` took what it wanted: end quietly
+                raise typer.Exit(0) from None
             # a damaged store or an out-of-range value that slipped past the
             # library still becomes one line (with --debug: the traceback)
             known = unexpected_as_error(exc)
