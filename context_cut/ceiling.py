@@ -10,7 +10,10 @@ the omitted list, receipts, anchors, edges, then nodes and summaries together
 from the lowest-ranked up (the packet's ``order``: a summary standing in for a
 package ranks among the modules, so a --json packet at 4,000 tokens kept two
 package summaries and none of the twelve modules ranked above them when nodes
-went first), and only then warnings/guards/seams/obligations (a claim is
+went first), each node's spots with it (``_spots``: the file:line anchors a cut
+adds into a node's own file go just before the node, not in the anchors step;
+a --json repo packet kept none of them even at 4,000 tokens), and only then
+warnings/guards/seams/obligations (a claim is
 never returned without its caveats: those outlive the items they qualify; the
 seams and guards naming a node that was cut go with it).
 Each step keeps the longest prefix that fits (binary search). What was cut is
@@ -78,16 +81,32 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     work = copy.copy(packet)
     notices = list(packet.notices)
     before = {name: len(getattr(packet, name)) for name in _COUNTED}
+    spots = _spots(packet)
+    # the anchors the anchors step left (a node's spots are kept or cut with it)
+    kept_anchors = {id(a) for a in packet.anchors if id(a) not in spots}
     for name in _STAGES:
-        items = _ranked(packet) if name == _ITEMS else list(getattr(work, name))
+        if name == _ITEMS:
+            items = _with_spots(packet, spots)
+        elif name == "anchors":  # a node's spots go with the node, not here
+            items = [a for a in work.anchors if id(a) not in spots]
+        else:
+            items = list(getattr(work, name))
         if not items:
             continue
 
         def fits(k: int, name: str = name, items: list[object] = items) -> bool:
             if name == _ITEMS:
-                _keep_items(work, packet, items[:k])
+                _keep_items(work, packet, [i for i in items[:k] if id(i) not in spots])
+                kept = kept_anchors | {id(i) for i in items[:k]}
+                work.anchors = [a for a in packet.anchors if id(a) in kept]
                 # a cut node's caveats qualify nothing returned: they go too
                 _drop_caveats(work, packet, _ids(work.nodes), _ids(_gone(packet.nodes, work)))
+            elif name == "anchors":
+                kept_anchors.clear()
+                kept_anchors.update(id(a) for a in items[:k])
+                work.anchors = [
+                    a for a in packet.anchors if id(a) in kept_anchors or id(a) in spots
+                ]
             else:
                 setattr(work, name, items[:k])
             _recount(work)
@@ -129,6 +148,38 @@ def _ranked(packet: PacketView) -> list[object]:
     ranked = [by_id.pop(i) for i in packet.order if i in by_id]
     placed = {id(item) for item in ranked}
     return ranked + [i for i in (*packet.summaries, *packet.nodes) if id(i) not in placed]
+
+
+def _spots(packet: PacketView) -> dict[int, int]:
+    """The packet's anchors that are not a node's own but point into one node's own
+    file (the repo cut's ``path:4-9 name`` spots): id(anchor) -> id(that node), the
+    first node in rank order whose own anchor has the same kind and ref."""
+    own = {str(getattr(a, "id", "")) for n in packet.nodes for a in n.anchors}
+    where: dict[tuple[str, str], int] = {}
+    nodes = {id(n) for n in packet.nodes}
+    for item in _ranked(packet):
+        if id(item) in nodes:
+            for a in getattr(item, "anchors", None) or []:
+                where.setdefault((str(a.kind), str(a.ref)), id(item))
+    return {
+        id(a): where[(str(a.kind), str(a.ref))]
+        for a in packet.anchors
+        if str(a.id) not in own and (str(a.kind), str(a.ref)) in where
+    }
+
+
+def _with_spots(packet: PacketView, spots: dict[int, int]) -> list[object]:
+    """The ranked items with each node's spots right after it (in packet order), so
+    trimming from the end cuts the lowest-ranked node's spots, then that node, then
+    the next one's spots."""
+    by_owner: dict[int, list[object]] = {}
+    for a in packet.anchors:
+        if id(a) in spots:
+            by_owner.setdefault(spots[id(a)], []).append(a)
+    out: list[object] = []
+    for item in _ranked(packet):
+        out += [item, *by_owner.get(id(item), [])]
+    return out
 
 
 def _keep_items(work: PacketView, packet: PacketView, kept: list[object]) -> None:

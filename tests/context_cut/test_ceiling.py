@@ -262,3 +262,50 @@ def test_a_summary_ranked_below_nodes_is_cut_before_them(mk: Any) -> None:
     assert fitted.summaries == [] and len(fitted.nodes) == 6
     assert fitted.order == packet.order[:6]
     assert "1 summary cut" in text and " node" not in text.split("ceiling: ")[1].split(" cut")[0]
+
+
+def test_a_nodes_spots_are_cut_with_it_from_the_lowest_ranked_up(tmp_path: Any) -> None:
+    """The repo cut's ``path:4-9 name`` anchors point into one module each. They are
+    cut with their module, the lowest-ranked module's first; before, the anchors step
+    cut every one of them before any node (a --json repo packet of httpx kept 6
+    modules and none of their 25 spots at 4,000 tokens)."""
+    from context_cut.ceiling import _spots
+    from context_cut.repo_cut import RepoCutRequest, repo_cut
+    from memgraph.store.memory import MemoryStore
+    from profiles.repo_scan.scan import ScanRequest, scan_repo
+
+    root = tmp_path / "pool"
+    root.mkdir()
+    for i in range(8):
+        body = "".join(
+            f"\n\ndef pool_timeout_{j}() -> None:\n    '''Retry the pool.'''\n" for j in range(4)
+        )
+        (root / f"pool_{i}.py").write_text(f'"""Pool {i}: retry on timeout."""\n{body}')
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    words = " ".join(f"pool_timeout_{j}" for j in range(4))
+    packet = repo_cut(
+        store, RepoCutRequest(text=f"retry pool timeout {words}", repo_path=root)
+    ).packet
+    spots = _spots(packet)
+    assert len(packet.nodes) >= 6 and len(spots) >= 2 * len(packet.nodes)
+    rank = {id(n): i for i, n in enumerate(packet.nodes)}
+    full = output_tokens(RENDERERS["json"](packet))
+    seen_spots_with_cut_nodes = False
+    for budget in range(600, full, 150):
+        fitted, text = fit_output(packet, RENDERERS["json"], budget)
+        assert output_tokens(text) <= budget
+        kept_nodes = {id(n) for n in fitted.nodes}
+        kept_spots = [a for a in fitted.anchors if id(a) in spots]
+        # a spot never outlives its node ...
+        assert all(spots[id(a)] in kept_nodes for a in kept_spots)
+        # ... and is cut only once every node ranked below its own is cut
+        cut_owner_ranks = [
+            rank[spots[id(a)]] for a in packet.anchors if id(a) in spots and a not in kept_spots
+        ]
+        kept_ranks = [rank[i] for i in kept_nodes]
+        if cut_owner_ranks and kept_ranks:
+            assert max(kept_ranks) <= min(cut_owner_ranks)
+        if kept_spots and len(fitted.nodes) < len(packet.nodes):
+            seen_spots_with_cut_nodes = True
+    assert seen_spots_with_cut_nodes  # the old order never returned one of these
