@@ -112,9 +112,16 @@ def candidates(
             file_problem(file_entry(path_key(path), reason))
         skipped.clear()
 
+    # A default root of a harness this machine does not run (no ~/.gemini) is not
+    # news on every backfill; a root the user named, or every root missing, is.
+    from memgraph.config import default_transcripts
+
+    defaults = set(default_transcripts())
+    any_root = any(root.exists() for root in roots)
     for root in roots:
         if not root.exists():
-            warnings.append(f"transcript root {root} does not exist; skipped")
+            if not (any_root and root in defaults):
+                warnings.append(f"transcript root {root} does not exist; skipped")
             continue
         skipped: Skipped = []
         if not root.is_dir():

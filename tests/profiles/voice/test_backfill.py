@@ -147,6 +147,25 @@ def test_missing_root_is_a_warning(store: Store, tmp_path: Path) -> None:
     assert report.outcomes == [] and "does not exist" in report.warnings[0]
 
 
+def test_a_missing_default_root_is_quiet_while_another_root_exists(
+    store: Store, tmp_path: Path
+) -> None:
+    """A harness this machine does not run (no ~/.gemini/tmp) is not a warning on
+    every backfill; a root the user named is, and so is every root missing."""
+    from memgraph.config import default_transcripts
+
+    claude, codex, gemini = default_transcripts()  # under the test's HOME
+    claude.mkdir(parents=True)
+    report = run_backfill(store, req(tmp_path, roots=[claude, codex, gemini]))
+    assert report.warnings == []
+    named = tmp_path / "named"
+    report = run_backfill(store, req(tmp_path, roots=[claude, codex, named]))
+    assert report.warnings == [f"transcript root {named} does not exist; skipped"]
+    claude.rmdir()
+    report = run_backfill(store, req(tmp_path, roots=[claude, codex, gemini]))
+    assert len(report.warnings) == 3 and all("does not exist" in w for w in report.warnings)
+
+
 def test_registry_rows_since(store: Store, tmp_path: Path) -> None:
     tree(tmp_path / "tx")
     t = datetime(2026, 5, 1, tzinfo=UTC)
