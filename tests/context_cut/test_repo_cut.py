@@ -122,6 +122,37 @@ def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path:
     assert any(n.title.startswith("beta/") for n in packet.nodes)
 
 
+def test_a_summary_stands_in_only_for_a_package_mostly_in_play(tmp_path: Path) -> None:
+    """A package summary covering many files does not stand in for the two the task
+    matched (it hid their paths and file:line spots behind files nobody asked about;
+    bench/bench_repo_packet.py); for a package whose files are mostly candidates it
+    still does."""
+    from context_cut.repo_cut import SUMMARY_MIN_SHARE
+
+    root = _tree(tmp_path / "pay")
+    for i in range(10):  # beta grows to 14 files, 3 of them about a card charge
+        (root / "beta" / f"report_{i}.py").write_text(f'"""Monthly report {i}."""\n')
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    request = RepoCutRequest(text="card charge gateway retry", repo_path=root)
+    packet = repo_cut(store, request).packet
+    with store.reader() as reader:
+        (beta,) = [
+            s
+            for s in reader.get_summaries(list(_summary_ids(store))).values()
+            if s.target.startswith("package beta")
+        ]
+    assert SUMMARY_MIN_SHARE * len(beta.covers_node_ids) > 3
+    assert packet.summaries == []
+    shown = {n.title for n in packet.nodes}
+    assert {"beta/ledger.py", "beta/audit.py"} <= shown
+    assert any(a.label.startswith("beta/ledger.py:") for a in packet.anchors)
+
+
+def _summary_ids(store: MemoryStore) -> list[str]:
+    return [s.id for s in store.export_snapshot().summaries]
+
+
 def test_budget_is_a_hard_ceiling(tmp_path: Path) -> None:
     root = _tree(tmp_path / "pay")
     store = MemoryStore()

@@ -70,3 +70,23 @@ def test_an_empty_repo_is_an_error_not_the_servers_folder(server: LeanServer, re
     out = server.call_tool("context", {"text": "budget ceiling", "budget": 500, "repo": repo})
     assert out["isError"] is True
     assert "repo is empty" in out["content"][0]["text"]  # type: ignore[index]
+
+
+def test_the_repo_cut_over_mcp_considers_what_the_cli_does(
+    server: LeanServer, scanned: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same cut over MCP: the tool took the library's default of 10 candidate modules
+    while the CLI's --limit is 50, so with budget to spare MCP stopped at 10."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    out = _context(server, 30000, scanned[1])
+    reply = json.loads("".join(block["text"] for block in out["content"]))  # type: ignore[attr-defined]
+    over_mcp = len(reply.get("nodes", [])) + len(reply.get("summaries", []))
+    monkeypatch.setenv("MEMGRAPH_HOME", str(scanned[0]))
+    args = ["context", "budget ceiling trimming packet", "--cut", "repo", "--repo", str(scanned[1])]
+    done = CliRunner().invoke(app, [*args, "--budget", "30000", "--json"])
+    assert done.exit_code == 0, done.output
+    packet = json.loads(done.stdout)
+    assert over_mcp == len(packet["nodes"]) + len(packet["summaries"]) > 10
