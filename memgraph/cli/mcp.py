@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,24 +80,11 @@ def _check_port(host: str, port: int) -> None:
         probe.close()
 
 
-def command_line() -> list[str]:
-    """This memgraph as an absolute command: the console script beside the running
-    interpreter (or on PATH), else ``<python> -m memgraph.cli``."""
-    import shutil
-
-    beside = Path(sys.executable).parent / "memgraph"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside.absolute())]
-    found = shutil.which("memgraph")
-    if found:
-        return [str(Path(found).absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", "memgraph.cli"]
-
-
 def client_entry(home: Path | None = None, workspace: Path | None = None) -> dict[str, Any]:
     """The ``mcpServers`` entry any MCP client takes: command + args, and the store
     settings given here or in the environment, as absolute paths."""
     from memgraph.config import ENV_PREFIX
+    from memgraph.executable import command_line
 
     argv = [*command_line(), "mcp"]
     env = {

@@ -115,12 +115,14 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     return status
 
 
-def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> Path:
+def install_hook(path: Path, command: str | None = None, force: bool = False) -> Path:
     """Add a post-commit hook that rescans the repo in the background.
 
     An existing hook we did not write is kept: our lines are appended to it
-    (once); ``force`` is not needed for that, only to replace a foreign,
-    non-shell hook.
+    (once; installing again rewrites our line if the command changed); ``force``
+    is not needed for that, only to replace a foreign, non-shell hook.
+    ``command`` is shell words (default: this memgraph, absolute:
+    ``memgraph.executable``).
     """
     from profiles.artifact.gitrun import run_git
 
@@ -132,8 +134,12 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
     hooks = hooks if hooks.is_absolute() else root / hooks
     hooks.mkdir(parents=True, exist_ok=True)
     hook = hooks / "post-commit"
+    if command is None:  # absolute: git runs the hook without the caller's venv on PATH
+        from memgraph.executable import shell_command
+
+        command = shell_command()
     line = (
-        f"{HOOK_MARK}\n({shlex.quote(command)} repo scan {shlex.quote(str(root))} "
+        f"{HOOK_MARK}\n({command} repo scan {shlex.quote(str(root))} "
         ">/dev/null 2>&1 &)\n"
     )
     if hook.is_symlink():
@@ -148,6 +154,15 @@ def install_hook(path: Path, command: str = "memgraph", force: bool = False) -> 
         data = hook.read_bytes()
         mode = stat.S_IMODE(hook.stat().st_mode) | 0o111
         if HOOK_MARK.encode() in data:
+            # ours already: rewrite our line if it differs (one written before the
+            # command was absolute ran a bare `memgraph` that the hook's PATH lacks)
+            lines = data.split(b"\n")
+            at = lines.index(HOOK_MARK.encode()) if HOOK_MARK.encode() in lines else -1
+            want = ours.rstrip(b"\n").split(b"\n")[1]
+            if at < 0 or at + 1 >= len(lines) or lines[at + 1] == want:
+                return hook
+            lines[at + 1] = want
+            atomic_write_bytes(hook, b"\n".join(lines), mode=mode)
             return hook
         if not data.startswith((b"#!/bin/sh", b"#!/usr/bin/env sh")):
             if not force:

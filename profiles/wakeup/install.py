@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
 import unicodedata
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -27,8 +25,9 @@ SIDECAR = ".memgraph.json"
 
 
 def default_base() -> str:
-    exe = shutil.which("memgraph")
-    return shlex.quote(exe) if exe else "memgraph"
+    from memgraph.executable import shell_command
+
+    return shell_command()
 
 
 def _sidecar(path: Path) -> Path:

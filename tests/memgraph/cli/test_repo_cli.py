@@ -120,6 +120,54 @@ def test_hook_install_appends_once(tmp_path: Path) -> None:
     assert out.exit_code == 2 and "not inside a git repository" in out.stderr
 
 
+def _git(root: Path, *args: str, path: str | None = None) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env.update({"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    if path is not None:
+        env["PATH"] = path
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def test_the_hook_runs_this_memgraph_from_a_shell_without_it_on_path(tmp_path: Path) -> None:
+    """git runs the hook with the committer's PATH, which need not hold the venv
+    memgraph lives in: the hook wrote a bare `memgraph` and, its output sent to
+    /dev/null, never rescanned. It names this memgraph by its absolute path."""
+    import time
+
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+    assert out.exit_code == 0, out.output
+    (root / "app" / "web.py").write_text('"""Web handlers, now with a health check."""\n')
+    _git(root, "commit", "-qam", "web: health check", path="/usr/bin:/bin")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the hook rescans in the background
+        status = runner.invoke(app, ["repo", "status", str(root), "--json"])
+        if status.exit_code == 0 and json.loads(status.stdout)["drift"] == 0:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"the post-commit hook did not rescan: {status.stdout}")
+
+
+def test_installing_again_mends_a_hook_line_of_an_older_memgraph(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    old = f"(memgraph repo scan {root} >/dev/null 2>&1 &)"
+    hook.write_text(f"#!/bin/sh\necho mine\n# memgraph repo hook\n{old}\necho after\n")
+    out = runner.invoke(app, ["repo", "hook", "install", str(root)])
+    assert out.exit_code == 0, out.output
+    lines = hook.read_text().splitlines()
+    assert lines[:3] == ["#!/bin/sh", "echo mine", "# memgraph repo hook"]
+    assert lines[3].startswith("(/") and " repo scan " in lines[3] and lines[4] == "echo after"
+    assert hook.stat().st_mode & 0o111
+
+
 def test_fast_path_matches_the_typer_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
