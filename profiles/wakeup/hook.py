@@ -163,7 +163,7 @@ def packet(store: Path | str, payload: StartPayload, cfg: HookConfig) -> str:
     """The context text: wake token + role packet, within ``cfg.budget`` tokens.
     ``store``: the store file, or a fleet's ``postgresql://`` URL."""
     from memgraph.config import is_url
-    from profiles.wakeup.standing import gather, render
+    from profiles.wakeup.standing import render
 
     project = project_of(payload.cwd)
     header = [f"# memgraph: session {payload.session_id[:8]} in {project} (persona {cfg.persona})"]
@@ -181,10 +181,34 @@ def packet(store: Path | str, payload: StartPayload, cfg: HookConfig) -> str:
     reads = LightStanding(store)
     try:
         header.append(_wake(reads, cfg.persona))
-        sections = gather(reads, "role", project, limit=6)
+        sections = _sections(reads, project, payload.cwd)
     finally:
         reads.close()
     return _finish(sections, header, payload, cfg)
+
+
+def _sections(reads: Any, project: str, cwd: str) -> list[Any]:
+    """The role cut's standing sections, with the map of the repository the session
+    starts in (when it was scanned) before the least important one, the unreviewed
+    proposals: the voice and notes sections keep their place in the budget."""
+    from profiles.wakeup.standing import gather, repo_section
+
+    sections = gather(reads, "role", project, limit=6)
+    repo = repo_section(reads, project, limit=5)
+    if repo is not None:
+        root = _git_root(cwd)
+        repo.title += f' (a task\'s modules: `memgraph context "TASK" --cut repo --repo {root}`)'
+        sections.insert(len(sections) - 1, repo)
+    return sections
+
+
+def _git_root(cwd: str) -> str:
+    """The folder holding ``.git`` above ``cwd`` (as ``project_of`` finds it), else cwd."""
+    current = Path(os.path.abspath(cwd))
+    for folder in (current, *current.parents):
+        if (folder / ".git").exists():
+            return str(folder)
+    return str(current)
 
 
 def _packet_shared(
@@ -195,7 +219,6 @@ def _packet_shared(
     from memgraph.errors import StoreError
     from memgraph.store import open_store
     from memgraph.store.interfaces import indexes
-    from profiles.wakeup.standing import gather
 
     store = open_store(url, for_reading=True)
     try:
@@ -203,7 +226,7 @@ def _packet_shared(
         if reads is None:
             raise StoreError(f"store {store.location} has no standing reads")
         header.append(_wake(reads, cfg.persona))
-        sections = gather(reads, "role", project, limit=6)
+        sections = _sections(reads, project, payload.cwd)
     finally:
         store.close()
     return _finish(sections, header, payload, cfg)

@@ -29,6 +29,7 @@ AGENT_PROFILES = (
     "evidence",
 )
 RECEIPT_SCAN = 5000  # recent receipts looked at for the coordinator
+REPO_SUMMARY_SCAN = 500  # a repo's summaries read for its map (packages + communities)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -191,6 +192,57 @@ def pending_reviews(reads: StandingReads, domain: str, project: str, limit: int)
     return s
 
 
+def repo_section(reads: StandingReads, project: str, limit: int) -> Section | None:
+    """A scanned repository's map for a session starting in it: the repo summary, its
+    largest packages (first claim line: the package docstring or its modules' public
+    names) and which summaries are stale. None when ``project`` was never scanned
+    (no section: most projects are not). Package and repo summaries are told apart by
+    the target text ``profiles.repo_scan.summaries`` writes ("repo ...", "package ...")."""
+    docs = reads.summaries(f"repo:{project}", False, REPO_SUMMARY_SCAN)
+    if not docs:
+        return None
+    s = Section("repo", f"Repo map: {project}")
+
+    def stale(d: dict[str, Any]) -> bool:
+        return (d.get("freshness") or {}).get("state") == "stale"
+
+    stale_n = sum(stale(d) for d in docs)
+    head = f"{stale_n} stale summar{'y' if stale_n == 1 else 'ies'} (`memgraph repo status`)"
+    for d in docs:
+        target = str(d.get("target", ""))
+        if target.startswith("repo "):
+            tension = _first_line(str(d.get("tension") or ""), 80)
+            text = f"{target[5:]}; {tension + '; ' if tension else ''}{head}"
+            s.items.append(Item(str(d["id"]), "summary", "repo", text))
+            break
+    packages = [d for d in docs if str(d.get("target", "")).startswith("package ")]
+    # the core first: most imported from outside, then the largest; test folders last
+    packages.sort(key=lambda d: (_is_tests(str(d["target"])), -_dependents(d), -_files(d)))
+    for d in packages[:limit]:
+        label = "package stale" if stale(d) else "package"
+        text = f"{str(d['target'])[8:]}: {_first_line(str(d.get('claim') or ''), 120)}"
+        s.items.append(Item(str(d["id"]), "summary", label, text))
+    return s
+
+
+_DEPENDENTS = re.compile(r"(\d+) module\(s\) outside import it")
+
+
+def _dependents(summary: dict[str, Any]) -> int:
+    """How many modules outside a package import it (its summary's action implication)."""
+    found = _DEPENDENTS.match(str(summary.get("action_implication") or ""))
+    return int(found.group(1)) if found else 0
+
+
+def _files(summary: dict[str, Any]) -> int:
+    return len(summary.get("covers_node_ids") or [])
+
+
+def _is_tests(target: str) -> bool:
+    folder = target[8:].split(" (", 1)[0]
+    return any(part in ("tests", "test") for part in folder.split("/"))
+
+
 def recent_receipts(reads: StandingReads, limit: int) -> Section:
     s = Section("receipts", "Recent receipts")
     for d in reads.recent_receipts(RECEIPT_SCAN):
@@ -257,6 +309,9 @@ def gather(reads: StandingReads, cut: str, project: str, limit: int = 8) -> list
                            ("active", "obligated"), limit, "no open agency pressures"),
             inc,
         ]  # fmt: skip
+    if cut == "repo":  # the map of the project's scanned repository, if any
+        repo = repo_section(reads, project, limit)
+        return [repo] if repo is not None else []
     if cut == "coordinator":
         return [
             _agent_section(reads, "obligations", "Pressures and obligations", domain,

@@ -377,3 +377,82 @@ def test_session_start_reads_the_fleets_shared_store(tmp_path: Path, pg_url: str
     assert "half way through the cache refactor" in context  # the wake token
     assert "the etag decides the cache key" in context  # short-term memory of 'orchard'
     assert not (tmp_path / "b" / "mg-home" / "memgraph.db").exists()
+
+
+def _scanned_repo(root: Path, env: dict[str, str]) -> None:
+    files = {
+        "core/__init__.py": '"""Core: the orchard ledger every other package uses."""\n',
+        "core/ledger.py": '"""Ledger rows."""\n\n\ndef add() -> None:\n    pass\n',
+        "app/__init__.py": '"""App: the web handlers."""\n',
+        "app/web.py": '"""Handlers."""\nfrom core import ledger\n',
+        "app/cli.py": '"""Commands."""\nfrom core.ledger import add\n',
+        "tools/__init__.py": '"""Tools."""\n',
+        "tools/a.py": "from core import ledger\n",
+        "tools/b.py": "x = 1\n",
+        "tools/c.py": "y = 2\n",
+        "tests/test_ledger.py": "from core.ledger import add\n",
+        "tests/test_web.py": "from app import web\n",
+        "tests/test_more.py": "from app import cli\n",
+        "tests/test_x.py": "z = 3\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git = {**env, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    git.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "first"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=git, capture_output=True)
+    done = mg(env, "repo", "scan", str(root))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_session_in_a_scanned_repo_wakes_with_its_map(tmp_path: Path) -> None:
+    """An agent starting work in a scanned repository gets its map: the repo summary,
+    the core packages first (most imported from outside), stale count, and how to ask
+    for a task's modules; a project never scanned gets no such section."""
+    root = tmp_path / "orchard"
+    env = _env(tmp_path)
+    _scanned_repo(root, env)
+    done = mg(env, "hook", "session-start", stdin=_payload(root / "app"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    text = _context(done.stdout)
+    section = text.split("## Repo map: orchard", 1)[1].split("\n## ", 1)[0]
+    assert f'`memgraph context "TASK" --cut repo --repo {root}`' in section
+    lines = [ln for ln in section.splitlines() if ln.startswith("- ")]
+    assert lines[0].startswith("- repo: orchard (13 files") and "0 stale summaries" in lines[0]
+    packages = [ln.split(": ", 1)[1].split(" (", 1)[0] for ln in lines[1:]]
+    assert packages[0] == "core" and packages[-1] == "tests", packages
+    assert "the orchard ledger every other package uses" in lines[1]
+    # the map goes before the unreviewed proposals, after the operator's own words
+    assert text.index("## Repo map") > text.index("## Latest spark notes")
+    assert text.index("## Repo map") < text.index("## Proposed role memory")
+    # a changed file makes a covering summary stale once rescanned: the map says so
+    (root / "core" / "ledger.py").write_text('"""Ledger rows, now with totals."""\n')
+    assert mg(env, "repo", "scan", str(root)).returncode == 0
+    text = _context(mg(env, "hook", "session-start", stdin=_payload(root)).stdout)
+    assert "- package stale: core (" in text and "0 stale summaries" not in text
+    # the repo cut's standing sections (`context --cut repo --prompt --project`) are it
+    from memgraph.store.sqlite_ext.standing import LightStanding
+    from profiles.wakeup.standing import gather
+
+    reads = LightStanding(tmp_path / "mg-home" / "memgraph.db")
+    try:
+        assert [s.key for s in gather(reads, "repo", "orchard")] == ["repo"]
+        assert gather(reads, "repo", "meadow") == []
+    finally:
+        reads.close()
+    # elsewhere: no map
+    other = tmp_path / "meadow"
+    other.mkdir()
+    text = _context(mg(env, "hook", "session-start", stdin=_payload(other)).stdout)
+    assert "## Repo map" not in text
+
+
+def test_the_map_comes_from_the_fleets_shared_store_too(tmp_path: Path, pg_url: str) -> None:
+    root = tmp_path / "orchard"
+    _scanned_repo(root, _env(tmp_path / "a", MEMGRAPH_STORE=pg_url))
+    machine_b = _env(tmp_path / "b", MEMGRAPH_STORE=pg_url)
+    done = mg(machine_b, "hook", "session-start", stdin=_payload(root), cwd=root)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    text = _context(done.stdout)
+    assert "## Repo map: orchard" in text and "- package: core (" in text
