@@ -138,10 +138,7 @@ def install_hook(path: Path, command: str | None = None, force: bool = False) ->
         from memgraph.executable import shell_command
 
         command = shell_command()
-    line = (
-        f"{HOOK_MARK}\n({command} repo scan {shlex.quote(str(root))} "
-        ">/dev/null 2>&1 &)\n"
-    )
+    line = f"{HOOK_MARK}\n({command} repo scan {shlex.quote(str(root))} >/dev/null 2>&1 &)\n"
     if hook.is_symlink():
         raise UsageError(f"{hook} is a symlink: refusing to write through it")
     if hook.exists() and not hook.is_file():
