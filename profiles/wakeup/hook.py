@@ -196,7 +196,9 @@ def _sections(reads: Any, project: str, cwd: str) -> list[Any]:
     sections = gather(reads, "role", project, limit=6)
     repo = repo_section(reads, project, limit=5)
     if repo is not None:
-        root = _git_root(cwd)
+        import shlex
+
+        root = shlex.quote(_git_root(cwd))  # a path with blanks stays one word
         repo.title += f' (a task\'s modules: `memgraph context "TASK" --cut repo --repo {root}`)'
         sections.insert(len(sections) - 1, repo)
     return sections
