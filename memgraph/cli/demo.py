@@ -5,7 +5,8 @@ Codex shaped, with tool noise) into an embedded SQLite store and a vault,
 classifies them with the deterministic rules, runs a few searches, adds a
 session note and wakes from it, makes a small git repository whose commit
 falls inside a sample message's window and joins the two in an activity
-window, and prints a context packet. Offline, no server, nothing written
+window, scans that repository (the repo cut then gives the commit's module with
+the message that led to it), and prints a context packet. Offline, no server, nothing written
 outside the demo directory.
 """
 
@@ -28,7 +29,7 @@ def demo(
     ),
 ) -> None:
     """Show the whole loop on the bundled sample: capture, search, note + wake, an
-    activity window joining a message to a commit, a context packet."""
+    activity window joining a message to a commit, a repo map, a context packet."""
     import tempfile
 
     from memgraph.store import open_store
@@ -39,7 +40,9 @@ def demo(
     try:
         first = _capture_and_search(store, vault)
         _note_and_wake(store, work / "workspace")
-        _window(store, vault, work / "repos" / "atlas", first)
+        repo = work / "repos" / "atlas"
+        if _window(store, vault, repo, first):
+            _repo_map(store, repo)
         _packet(store, first)
     finally:
         store.close()
@@ -109,9 +112,9 @@ def _note_and_wake(store: Any, workspace: Path) -> None:
     print(f"$ memgraph wake\n{woke.text}")
 
 
-def _window(store: Any, vault: Path, repo: Path, hit: Any) -> None:
+def _window(store: Any, vault: Path, repo: Path, hit: Any) -> bool:
     """A git repository whose one commit lands 3 minutes after ``hit``'s message,
-    then the activity window that joins them."""
+    then the activity window that joins them; False when git could not make it."""
     from memgraph.errors import MemgraphError
     from profiles.activity.passes import WindowsRequest, run_windows
     from profiles.activity.query import format_report, window_report
@@ -119,13 +122,13 @@ def _window(store: Any, vault: Path, repo: Path, hit: Any) -> None:
     _step("an activity window: a message joined to the commit it led to")
     if hit is None:
         print("skipped: no message to anchor the commit")
-        return
+        return False
     when = hit.timestamp + timedelta(minutes=3)
     try:
         sha = _make_repo(repo, when, "http client: exponential backoff with jitter")
     except MemgraphError as exc:
         print(f"skipped: {exc}")
-        return
+        return False
     print(f"made {repo} with commit {sha[:8]} at {when:%Y-%m-%d %H:%M} UTC")
     day = hit.timestamp.replace(hour=0, minute=0, second=0, microsecond=0)
     request = WindowsRequest(
@@ -144,6 +147,24 @@ def _window(store: Any, vault: Path, repo: Path, hit: Any) -> None:
             print(line)
     if not joined:
         print(f"no window joined a message to the commit ({len(result.windows)} windows)")
+    return True
+
+
+def _repo_map(store: Any, repo: Path) -> None:
+    """The repository scanned (its commit's files get ``touches`` edges), then the
+    repo cut for a task: the module, with the operator's words that led to it."""
+    from context_cut.render import packet_lines
+    from context_cut.repo_cut import RepoCutRequest, repo_cut
+    from profiles.repo_scan.scan import ScanRequest, scan_repo
+
+    _step("a repo map: the module a task is about, with the words that led to it")
+    result = scan_repo(store, ScanRequest(path=repo))
+    print(f"$ memgraph repo scan {repo}\n{result.line()}")
+    text = "retry backoff"
+    print(f'$ memgraph context "{text}" --cut repo --repo {repo} --budget 600')
+    cut = repo_cut(store, RepoCutRequest(text=text, repo_path=repo, budget_tokens=600))
+    for line in packet_lines(cut.packet):
+        print(line)
 
 
 def _make_repo(repo: Path, when: datetime, message: str) -> str:

@@ -27,6 +27,10 @@ def test_demo_shows_the_whole_loop(tmp_path: Path) -> None:
     assert "$ memgraph windows show aw-2026-04-14-1430" in out
     assert "commit    atlas@" in out and "http client: exponential backoff" in out
     assert "message   80166115  the retry logic" in out
+    # the repo scanned: the task's module comes with the words that led to its commit
+    assert "operator words linked to retry.py through commits that touched it" in out
+    repo_part = out.split("== a repo map", 1)[1].split("\n== ", 1)[0]
+    assert "retry.py" in repo_part and "keeps hammering the upstream" in repo_part
     # and a context packet
     assert "-- role cut: " in out
     assert (work / "repos" / "atlas" / ".git").is_dir()
@@ -40,4 +44,5 @@ def test_demo_without_git_still_runs(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = runner.invoke(app, ["demo", "--dir", str(tmp_path / "d")])
     assert result.exit_code == 0, result.output
     assert "skipped: git cannot run" in result.output
+    assert "== a repo map" not in result.output  # nothing to scan
     assert "-- role cut: " in result.output
