@@ -6,7 +6,8 @@
 ``bench_repo_localise.py`` scores the cut's ranking. A reader gets the packet: modules
 packed until the budget (after the output ceiling), some of them replaced by a package
 summary that stands in for them. For the newest ``--commits`` non-merge commits of REPO
-that touch 1-5 non-test Python source files still present, query = the commit message,
+that touch 1-5 non-test source files still present (Python, TypeScript/JavaScript, Go,
+Rust), query = the commit message,
 truth = those files; per budget and candidate limit it reports the share of truth files
 
 - shown: a module node in the packet (its path and file:line anchors), and
@@ -40,6 +41,7 @@ from profiles.repo_scan.graph import module_id
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 
 SKIP_DIRS = ("tests/", "test/", "bench/", "scripts/", "docs/", "examples/")
+SOURCE = (".py", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs")
 
 
 def commits(repo: Path, n: int) -> list[tuple[str, list[str]]]:
@@ -55,7 +57,7 @@ def commits(repo: Path, n: int) -> list[tuple[str, list[str]]]:
         files = [
             f
             for f in names.split()
-            if f.endswith(".py")
+            if f.endswith(SOURCE)
             and not is_test(f)
             and not f.startswith(SKIP_DIRS)
             and (repo / f).is_file()
@@ -78,16 +80,18 @@ def main() -> None:
     ap.add_argument("--budgets", default="1500,4000")
     ap.add_argument("--limits", default="50")
     ap.add_argument("--min-share", type=float, default=repo_cut_module.SUMMARY_MIN_SHARE)
+    ap.add_argument("--hot-ranks", type=int, default=repo_cut_module.HOT_RANKS)
     args = ap.parse_args()
     repo = args.repo.resolve()
     repo_cut_module.SUMMARY_MIN_SHARE = args.min_share
+    repo_cut_module.HOT_RANKS = args.hot_ranks
     rows = commits(repo, args.commits)
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(Path(tmp) / "bench.db")
         t0 = time.perf_counter()
         scan_repo(store, ScanRequest(path=repo))
         print(f"{repo.name}: scanned in {time.perf_counter() - t0:.1f} s; {len(rows)} commits")
-        print(f"min share {args.min_share}")
+        print(f"min share {args.min_share}, hot ranks {args.hot_ranks}")
         for limit in (int(x) for x in args.limits.split(",")):
             for budget in (int(x) for x in args.budgets.split(",")):
                 shown = covered = items = 0.0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from context_cut.budget import packet_tokens
-from context_cut.repo_cut import RepoCutRequest, rank_modules, repo_cut
+from context_cut.repo_cut import HOT_RANKS, RepoCutRequest, rank_modules, repo_cut
 from context_cut.repo_index import personalised_pagerank
 from memgraph.documents import (
     AnchorKind,
@@ -94,12 +94,18 @@ def test_every_text_form_shows_the_file_line_of_the_names_the_task_mentions(
 
 def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path: Path) -> None:
     root = _tree(tmp_path / "pay")
+    for name in ("retry", "card", "charge", "timeout"):  # the top five are all in alpha
+        (root / "alpha" / f"{name}_gateway.py").write_text(
+            f'"""Gateway {name}: retry the card charge on a gateway timeout."""\n'
+        )
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=root))
-    request = RepoCutRequest(text="card charge gateway retry", repo_path=root, limit=6)
-    packet = repo_cut(store, request).packet
-    # alpha holds the top match: its modules are shown; beta is covered by its summary
-    assert packet.nodes[0].title == "alpha/gateway.py"
+    request = RepoCutRequest(text="card charge gateway retry", repo_path=root, limit=12)
+    cut = repo_cut(store, request)
+    packet = cut.packet
+    assert all(p.startswith("alpha/") for p, _s in cut.ranked[:HOT_RANKS])
+    # alpha holds the top matches: its modules are shown; beta is covered by its summary
+    assert packet.nodes[0].title.startswith("alpha/")
     assert [s.target for s in packet.summaries] == ["package beta (4 files)"]
     assert not any(n.title.startswith("beta/") for n in packet.nodes)
     assert packet.warnings == []
@@ -315,3 +321,35 @@ def test_the_prompt_names_a_modules_path_once_for_its_spots(tmp_path: Path) -> N
     scan_repo(store, ScanRequest(path=root))
     packet = repo_cut(store, RepoCutRequest(text="add_item and drop_item", repo_path=root)).packet
     assert "[cart.py:4-5 add_item, :8-9 drop_item]" in prompt_block(packet, [], None)
+
+
+def test_the_cuts_top_five_are_shown_as_themselves(tmp_path: Path) -> None:
+    """A module the cut ranks in its top five is never hidden behind its package's
+    summary, however far below the best its score is (ky: the retry logic ranked 3rd
+    and the packet showed "package source/core (3 files)" instead)."""
+    root = tmp_path / "ky"
+    files = {
+        "types/__init__.py": '"""Types."""\n',
+        "types/retry.py": '"""Retry options: retry with exponential backoff on a 429 status,'
+        ' retry delays, retry limits."""\n',
+        "core/__init__.py": '"""Core."""\n',
+        "core/client.py": '"""The client: sends requests, and a retry when one fails."""\n',
+        "core/timing.py": '"""Timing of a retry."""\n',
+        "core/constants.py": '"""Constants: status codes to retry."""\n',
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=root))
+    cut = repo_cut(
+        store, RepoCutRequest(text="retry with exponential backoff on 429", repo_path=root)
+    )
+    assert HOT_RANKS >= 5
+    top = [p for p, _s in cut.ranked[:5]]
+    assert top[0] == "types/retry.py" and "core/client.py" in top
+    best = cut.ranked[0][1]
+    assert all(s < 0.8 * best for p, s in cut.ranked if p.startswith("core/"))  # none "hot"
+    shown = {n.title for n in cut.packet.nodes}
+    assert {p for p in top if p.startswith("core/")} <= shown
+    assert not any(s.target.startswith("package core") for s in cut.packet.summaries)
