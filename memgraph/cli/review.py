@@ -3,6 +3,7 @@ repo candidates (library: ``profiles.review``)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -42,9 +43,11 @@ def list_cmd(
 
     store = _store(home)
     try:
-        pending = list_pending(store, profile, domain, limit)
+        pending = list_pending(store, profile, domain, limit + 1)  # one more: are there more?
     finally:
         store.close()
+    more = len(pending) > limit
+    pending = pending[:limit]
     for p in pending:
         if as_json:
             row = asdict(p)
@@ -54,48 +57,72 @@ def list_cmd(
             print(p.line())
     if not pending and not as_json:
         print("nothing waiting for review")
+    if more:  # stderr: --json stays one object per line
+        print(
+            f"more than {limit} waiting: the oldest {limit} shown (--limit N, "
+            "--profile or --domain to narrow)",
+            file=sys.stderr,
+        )
 
 
 def _decide(
-    node_id: str, approve: bool, reviewer: str, reason: str, home: Path | None, as_json: bool
+    node_ids: list[str], approve: bool, reviewer: str, reason: str, home: Path | None, as_json: bool
 ) -> None:
+    """Each id in turn, one patch (and receipt) each: an id that cannot be decided is
+    one ``Error:`` line and the rest are still decided; exit 1 if any failed."""
     from dataclasses import asdict
 
+    from memgraph.errors import MemgraphError, error_line
     from profiles.review import review
 
+    failed = 0
     store = _store(home)
     try:
-        result = review(store, node_id, approve, reviewer, reason)
+        for node_id in dict.fromkeys(node_ids):  # an id given twice is decided once
+            try:
+                result = review(store, node_id, approve, reviewer, reason)
+            except MemgraphError as exc:
+                if len(node_ids) == 1:
+                    raise
+                print(error_line(exc), file=sys.stderr)
+                failed += 1
+                continue
+            if as_json:
+                print_json_line(asdict(result))
+            else:
+                print(result.line())
     finally:
         store.close()
-    if as_json:
-        print_json_line(asdict(result))
-    else:
-        print(result.line())
+    if failed:
+        raise typer.Exit(1)
 
 
 @review_app.command("accept")
 def accept_cmd(
-    node_id: str = typer.Argument(..., help="Node id (from `memgraph review list`)."),
+    node_ids: list[str] = typer.Argument(
+        ..., help="Node ids (from `memgraph review list`); several are decided in turn."
+    ),
     reviewer: str = ReviewerOpt,
     reason: str = ReasonOpt,
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Approve: a review receipt, then the node becomes accepted."""
-    _decide(node_id, True, reviewer, reason, home, as_json)
+    _decide(node_ids, True, reviewer, reason, home, as_json)
 
 
 @review_app.command("reject")
 def reject_cmd(
-    node_id: str = typer.Argument(..., help="Node id (from `memgraph review list`)."),
+    node_ids: list[str] = typer.Argument(
+        ..., help="Node ids (from `memgraph review list`); several are decided in turn."
+    ),
     reviewer: str = ReviewerOpt,
     reason: str = ReasonOpt,
     home: Path | None = HomeOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Reject: a rejecting review receipt, then the node is retired."""
-    _decide(node_id, False, reviewer, reason, home, as_json)
+    _decide(node_ids, False, reviewer, reason, home, as_json)
 
 
 def register(app: typer.Typer) -> None:

@@ -71,3 +71,33 @@ def test_remember_propose_sleep_and_backup_use_the_configured_store(
     refused = runner.invoke(app, ["backup", str(tmp_path / "pg.db")])
     assert refused.exit_code == 2
     assert refused.stderr.startswith("Error: backup copies a SQLite store file; ")
+
+
+def test_review_decides_several_ids_and_says_when_the_list_is_cut(isolated_env: Path) -> None:
+    """A repo scan leaves hundreds of observed nodes: `review accept` takes several
+    ids (`review list --json | jq -r .id | xargs memgraph review accept`), a bad one
+    is one line and the rest are still decided; `review list` says when its --limit
+    cut the list (before: 200 lines and no word of the thousands left)."""
+    import json
+
+    ids = []
+    for i in range(4):
+        out = runner.invoke(
+            app,
+            ["propose", "role_self", f"I check the ledger totals first ({i})", "--session",
+             "s-1", "--project", "orchard", "--json"],
+        )  # fmt: skip
+        assert out.exit_code == 0, out.output
+        ids.append(json.loads(out.stdout)["id"])
+    listed = runner.invoke(app, ["review", "list", "--limit", "3"])
+    assert listed.exit_code == 0 and len(listed.stdout.splitlines()) == 3
+    assert "more than 3 waiting: the oldest 3 shown" in listed.stderr
+    whole = runner.invoke(app, ["review", "list", "--limit", "4"])
+    assert "more than" not in whole.stderr
+    done = runner.invoke(app, ["review", "accept", ids[0], "n-nope", ids[1], ids[0]])
+    assert done.exit_code == 1
+    assert done.stdout.count("accepted ") == 2 and "no node 'n-nope'" in done.stderr
+    done = runner.invoke(app, ["review", "reject", ids[2], ids[3], "--json"])
+    assert done.exit_code == 0
+    assert [json.loads(line)["verdict"] for line in done.stdout.splitlines()] == ["reject"] * 2
+    assert "nothing waiting for review" in runner.invoke(app, ["review", "list"]).stdout
