@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
-import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,8 +249,11 @@ def capture_for_hook(
 
 
 def default_command() -> str:
-    exe = shutil.which("memgraph")
-    return f"{shlex.quote(exe)} {HOOK_MARK}" if exe else f"memgraph {HOOK_MARK}"
+    """The SessionEnd hook command of this memgraph (an absolute path: see
+    ``profiles.wakeup.install.default_base``)."""
+    from profiles.wakeup.install import default_base
+
+    return f"{default_base()} {HOOK_MARK}"
 
 
 def install_session_end_hook(settings_path: Path, command: str) -> bool:

@@ -27,8 +27,20 @@ SIDECAR = ".memgraph.json"
 
 
 def default_base() -> str:
-    exe = shutil.which("memgraph")
-    return shlex.quote(exe) if exe else "memgraph"
+    """This memgraph as an absolute command for a hook or a nightly job: the console
+    script beside the running interpreter (a venv's ``bin/``, found even when the
+    venv is not activated), else the one on PATH, else ``<python> -m memgraph.cli``.
+    Claude Code, cron and systemd start it without the caller's PATH: a bare
+    ``memgraph`` there is a hook that never runs."""
+    import sys
+
+    beside = Path(sys.executable).parent / "memgraph"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return shlex.quote(str(beside.absolute()))
+    found = shutil.which("memgraph")
+    if found:
+        return shlex.quote(str(Path(found).absolute()))
+    return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m memgraph.cli"
 
 
 def _sidecar(path: Path) -> Path:
