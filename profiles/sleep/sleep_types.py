@@ -71,8 +71,15 @@ class SleepReport:
     receipts: int = 0
     dispositions: dict[str, dict[str, str]] = field(default_factory=dict)  # node -> state, why
     rejected: list[str] = field(default_factory=list)
+    night_window: str = ""  # set when the run was outside it (status outside_window)
+    local_time: str = ""  # HH:MM of the run in the night window's zone
 
     def lines(self) -> list[str]:
+        if self.status == "outside_window":  # the words `memgraph classify` uses
+            return [
+                f"outside the night window {self.night_window} (local time {self.local_time}); "
+                "nothing done (use --now to run anyway)"
+            ]
         span = f"{iso(self.since) if self.since else 'the beginning'} .. {iso(self.until)}"
         out = [f"sleep {self.status}: {span}{' (dry run)' if self.dry_run else ''}"]
         out += [f"  {s.line()}" for s in self.stages]
@@ -93,4 +100,9 @@ class SleepReport:
             "stages": [s.__dict__ for s in self.stages],
             "dispositions": self.dispositions,
             "rejected": self.rejected,
+            **(
+                {"night_window": self.night_window, "local_time": self.local_time}
+                if self.status == "outside_window"
+                else {}
+            ),
         }

@@ -102,6 +102,24 @@ def test_outside_the_night_window_nothing_runs(store: Store) -> None:
     assert next(store.iter_nodes(profile="short_term")).lifecycle == "active"
 
 
+def test_outside_the_night_window_says_so_and_how_to_run_anyway(store: Store) -> None:
+    """It printed `sleep outside_window: the beginning .. 2026-03-01T14:00:00.000000Z`
+    and `-- 0 receipts written`: an internal status word, no window, no way out."""
+    req = SleepRequest(
+        now=datetime(2026, 3, 1, 14, 5, tzinfo=UTC),
+        tz=UTC,
+        night_window="02:00-06:00",
+        discover_repos=False,
+    )
+    report = run_sleep(store, req)
+    assert report.lines() == [
+        "outside the night window 02:00-06:00 (local time 14:05); nothing done "
+        "(use --now to run anyway)"
+    ]
+    assert report.as_dict()["night_window"] == "02:00-06:00"
+    assert report.as_dict()["local_time"] == "14:05"
+
+
 def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> None:
     """`sleep --now --since 2099-01-01` said "Error: --until is before --since", an
     option sleep does not have."""
