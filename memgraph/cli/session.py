@@ -144,12 +144,18 @@ def show(
 def note(
     text: str = typer.Argument(..., help="The note, verbatim."),
     session: str | None = typer.Option(
-        None, "--session", help="Session id (else MEMGRAPH_SESSION, else the harness's own)."
+        None,
+        "--session",
+        help=(
+            "Session id (else MEMGRAPH_SESSION, the harness's own, or the workspace's active one)."
+        ),
     ),
     persona: str | None = PersonaOpt,
     harness: str | None = HarnessOpt,
     at: str | None = typer.Option(
-        None, "--at", help="When it happened (ISO-8601, for late notes)."
+        None,
+        "--at",
+        help="When it happened, for a late note: ISO time (naive = local), 2h, yesterday.",
     ),
     home: Path | None = HomeOpt,
     workspace: Path | None = WorkspaceOpt,
@@ -160,7 +166,7 @@ def note(
 ) -> None:
     """Add a note to the active session and re-render its YAML file.
 
-    Secrets are redacted and ``<private>`` spans removed, as at capture."""
+    Secrets are redacted and `<private>` spans removed, as at capture."""
     from memgraph.config import privacy
     from memgraph.documents import utcnow
     from memgraph.errors import UsageError

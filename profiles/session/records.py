@@ -287,12 +287,12 @@ def new_writer() -> str:
 
 
 def parse_at(value: str, now: datetime) -> datetime:
-    """``--at`` text to an aware datetime; a late note may be old, not in the future."""
-    try:
-        at = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise UsageError(f"--at {value[:40]!r} is not an ISO-8601 time") from None
-    return check_at(at, now)
+    """``--at`` text to an aware datetime: any form of the one date parser
+    (``memgraph.dates.parse_when``: ISO with or without a zone, a naive time being
+    local, ``2h``, ``yesterday``...); a late note may be old, not in the future."""
+    from memgraph.dates import parse_when
+
+    return check_at(parse_when(value, flag="--at", now=now), now)
 
 
 def check_at(at: datetime, now: datetime) -> datetime:

@@ -41,8 +41,8 @@ def test_errors_are_one_line_with_exit_codes(
     assert r.exit_code == 2 and r.stderr.startswith("Error: no active session")
     r = invoke("note", "x", "--session", "../etc")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
-    r = invoke("note", "x", "--session", "s", "--at", "yesterday")
-    assert r.exit_code == 2 and "ISO-8601" in r.stderr
+    r = invoke("note", "x", "--session", "s", "--at", "last tuesday")
+    assert r.exit_code == 2 and r.stderr.startswith("Error: --at: bad date 'last tuesday'")
     assert invoke("session", "show", "nope").exit_code == 1
     invoke("session", "start", "s1")
     f = isolated_env / "workspace/.memgraph/personas/default/sessions/s1.yaml"
@@ -54,6 +54,33 @@ def test_errors_are_one_line_with_exit_codes(
     assert r.stderr.count("\n") == 1 and "s1.conflict.yaml" in r.stderr
     assert (f.parent / "s1.conflict.yaml").read_text(encoding="utf-8") == "notes: ["
     assert invoke("note", "still fine", "--session", "s1").exit_code == 0
+
+
+def test_at_takes_every_form_of_the_date_parser(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`note --at yesterday` was `Error: --at 'yesterday' is not an ISO-8601 time` and a
+    naive `--at 2026-12-07T09:30` `Error: note time needs a timezone`, though
+    `memgraph.dates` (the one parser, notes/terminal.md) names `--at` among its options."""
+    from datetime import UTC, datetime, timedelta
+
+    def stamp(dt: datetime) -> str:  # local (naive) -> the UTC text notes carry
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    invoke("session", "start", "s1")
+    r = invoke("note", "naive", "--session", "s1", "--at", "2026-12-01T09:30", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["timestamp"] == stamp(datetime(2026, 12, 1, 9, 30))
+    r = invoke("note", "two hours ago", "--session", "s1", "--at", "2h", "--json")
+    at = datetime.fromisoformat(json.loads(r.stdout)["timestamp"])
+    assert timedelta(hours=1, minutes=59) < datetime.now(UTC) - at < timedelta(hours=2, minutes=1)
+    code, out, _ = _fast(capsys, "lean", "--session", "s1", "--at", "yesterday", "--json")
+    assert code == 0
+    yesterday = datetime.now().date() - timedelta(days=1)
+    midnight = datetime(yesterday.year, yesterday.month, yesterday.day)
+    assert json.loads(out)["timestamp"] == stamp(midnight)
+    r = invoke("note", "future", "--session", "s1", "--at", "2099-01-01")
+    assert r.exit_code == 2 and "future" in r.stderr
 
 
 def test_wake_default_axiom(isolated_env: Path) -> None:
