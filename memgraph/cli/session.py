@@ -75,8 +75,10 @@ def start(
     workspace: Path | None = WorkspaceOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Start a session: its node, a startup note and its YAML file (idempotent)."""
+    """Start a session: its node, a startup note and its YAML file (idempotent); it
+    becomes the workspace's active session, which `note` and `remember` use."""
     from profiles.session.api import StartRequest, start_session
+    from profiles.wakeup.active import record_active
 
     s, store = _open(home, workspace)
     try:
@@ -84,6 +86,12 @@ def start(
         info = start_session(store, req)
     finally:
         store.close()
+    try:  # as the SessionStart hook does: `note` run in the workspace finds it
+        record_active(s.home, s.workspace, info.session_id, "session start")
+    except OSError as exc:
+        print(
+            f"Warning: {info.session_id} not recorded as the active session: {exc}", file=sys.stderr
+        )
     if as_json:
         print_json_line({**_info_json(info), "created": info.created})
     else:

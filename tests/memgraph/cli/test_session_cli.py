@@ -83,6 +83,31 @@ def test_at_takes_every_form_of_the_date_parser(
     assert r.exit_code == 2 and "future" in r.stderr
 
 
+def test_a_started_session_is_the_workspace_s_active_one(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `memgraph session start "$SESSION_ID"`, then `memgraph note "..."` (session:
+    MEMGRAPH_SESSION, else the workspace's active one). The note was `Error: no active
+    session`: only the SessionStart hook recorded a workspace's active session."""
+    for var in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_THREAD_ID", "CLAUDE_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+    inside = isolated_env / "workspace" / "src"
+    inside.mkdir(parents=True)
+    monkeypatch.chdir(isolated_env / "workspace")
+    r = invoke("note", "x")
+    assert r.exit_code == 2 and "memgraph session start ID" in r.stderr
+    assert invoke("session", "start", "s1", "--persona", "builder").exit_code == 0
+    monkeypatch.chdir(inside)
+    r = invoke("note", "typer path", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["session_id"] == "s1"
+    code, out, _ = _fast(capsys, "lean path", "--json")
+    assert code == 0 and json.loads(out)["session_id"] == "s1"
+    r = invoke("remember", "kept", "--json")
+    assert r.exit_code == 0, r.output
+    assert invoke("wake").stdout == "lean path\n"
+
+
 def test_wake_default_axiom(isolated_env: Path) -> None:
     from memgraph.store import open_store
     from profiles.session.api import DEFAULT_AXIOM
