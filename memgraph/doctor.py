@@ -194,6 +194,15 @@ def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None
 
     found = view_conflicts(vault, workspace)
     for path in found[:20]:
+        if path.endswith(".yaml"):  # a session view: the edit is kept, the view is the store's
+            report.add(
+                "conflict",
+                PROBLEM,
+                f"{path}: your edit of a session view that memgraph could not import "
+                "(a stored note changed, or not YAML), kept verbatim; the view shows the store",
+                f"add what you still need as new notes (memgraph note), then delete {path}",
+            )
+            continue
         report.add(
             "conflict",
             PROBLEM,

@@ -127,10 +127,11 @@ def check_capture(report: DoctorReport, store: Any) -> None:
             f"{errors[-1].reason}",
             "memgraph voice --backfill  (retries them)",
         )
+    line = summary_line(totals).removeprefix("ledger: ")  # the check's name says it
     if totals.get("dropped") or totals.get("files_not_read"):
-        report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
+        report.add("ledger", WARN, line, "memgraph probe --json  (lists them)")
     elif rows:
-        report.add("ledger", OK, summary_line(totals))
+        report.add("ledger", OK, line)
 
 
 def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:

@@ -219,6 +219,30 @@ def test_conflict_and_broken_hooks(healthy: Path) -> None:
     assert "problem  hooks:" in out and f"fix: fix the JSON in {settings}" in out
 
 
+def test_a_session_view_conflict_is_described_as_what_it_holds(healthy: Path) -> None:
+    """A session `.conflict.yaml` holds the user's own edit (the view shows the store),
+    but doctor said `memgraph's render waits in this file` and advised merging it into
+    the view, where an edit of a stored note conflicts again. And the ledger line read
+    `ledger: ledger: N lines read ...`."""
+    folder = healthy / "workspace" / ".memgraph" / "personas" / "default" / "sessions"
+    folder.mkdir(parents=True)
+    kept = folder / "s1.conflict.yaml"
+    kept.write_text("notes: [")
+    code, out, report = _doctor()
+    assert code == 1
+    assert f"problem  conflict: {kept}: your edit of a session view" in out
+    assert "render waits" not in out
+    assert f"fix: add what you still need as new notes (memgraph note), then delete {kept}" in out
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    (ledger,) = [c["detail"] for c in checks if c["name"] == "ledger"]
+    assert ledger.split(" ", 2)[1:2] == ["lines"] and f"ok       ledger: {ledger}" in out
+    probed = runner.invoke(app, ["probe"]).output
+    assert f"conflict: {kept} (your edit of a session view, kept; the view shows the store)" in (
+        probed
+    )
+
+
 def test_settings_nested_too_deeply_is_a_hooks_problem_not_an_abort(healthy: Path) -> None:
     """Before, a RecursionError ended the whole report with one unrelated line."""
     settings = healthy / "home" / ".claude" / "settings.json"
