@@ -37,6 +37,8 @@ class RenderRequest:
 class RenderReport:
     written: list[Path] = field(default_factory=list)  # files (re)written
     unchanged: int = 0  # views already current
+    # voice pages left as a person edited them; the new render waits in `.conflict.md`
+    conflicts: list[Path] = field(default_factory=list)
     below_minimum: int = 0  # voice sessions with too few qualifying messages for a page
     forgotten: int = 0  # pages that held forgotten messages: removed or rewritten
     failed: list[str] = field(default_factory=list)  # "session: reason", one per failure
@@ -69,6 +71,7 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
     with deferred_fsync():
         if request.voice:
             from profiles.voice.forget_views import clear_forgotten_pages
+            from profiles.voice.pagekeep import conflict_path
             from profiles.voice.views import write_session_page_ex
 
             for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
@@ -85,6 +88,8 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
                     report.below_minimum += 1
                 elif changed:
                     report.written.append(path)
+                elif conflict_path(path).exists():  # not current: an edit holds it
+                    report.conflicts.append(path)
                 else:
                     report.unchanged += 1
         if request.notes:

@@ -54,14 +54,19 @@ def render(
             print(path)
     for line in report.failed:
         print(f"failed: {line}", file=sys.stderr)
+    from memgraph.terminal import plural
+
     cleared = (
-        f"; {report.forgotten} page(s) that held forgotten messages cleared"
+        f"; {plural(report.forgotten, 'page')} that held forgotten messages cleared"
         if report.forgotten
         else ""
     )
+    # a page left as a person edited it is not "unchanged": its new render waits beside it
+    held = f"{len(report.conflicts)} hand-edited (new render in .conflict.md), "
     print(
-        f"rendered {len(report.written)} files from {report.sessions} sessions "
-        f"({report.unchanged} unchanged, {report.below_minimum} below the page minimum, "
+        f"rendered {plural(len(report.written), 'file')} from "
+        f"{plural(report.sessions, 'session')} ({report.unchanged} unchanged, "
+        f"{held if report.conflicts else ''}{report.below_minimum} below the page minimum, "
         f"{len(report.failed)} failed){cleared}",
         file=sys.stderr,
     )
