@@ -55,6 +55,7 @@ def forget_cmd(
     from memgraph.cli.common import existing_store, print_json_line, store_location
     from memgraph.config import load_settings
     from memgraph.errors import UsageError
+    from memgraph.terminal import plural
     from profiles.voice.forget import ForgetRequest, find_targets, forget
 
     cfg = load_settings(home=home, vault=vault)
@@ -94,10 +95,11 @@ def forget_cmd(
         if not yes:
             if not sys.stdin.isatty():
                 raise UsageError(
-                    f"forget removes the text of {n} message(s) for good; "
+                    f"forget removes the text of {plural(n, 'message')} for good; "
                     "rerun with --yes (no terminal to confirm on)"
                 )
-            if not _confirm(f"Forget {n} message(s) in {len(plan.sessions)} session(s) for good?"):
+            sessions = plural(len(plan.sessions), "session")
+            if not _confirm(f"Forget {plural(n, 'message')} in {sessions} for good?"):
                 print("nothing forgotten", file=sys.stderr)
                 raise typer.Exit(1)
         backends, warnings = _vectors(cfg)
@@ -142,21 +144,25 @@ def _report(result: Any, as_json: bool, *, dry_run: bool) -> None:
         return
     for mid in result.missing:
         print(f"not found: {mid}", file=sys.stderr)
-    n = len(result.messages)
-    sessions = len(result.sessions)
+    from memgraph.dates import show
+    from memgraph.terminal import plural
+
+    n = plural(len(result.messages), "message")
+    sessions = plural(len(result.sessions), "session")
     if dry_run:
         for node in result.messages:
             sid = str(node.attributes.get("session_id") or "-")[:8]
-            when = node.valid_from.strftime("%Y-%m-%d %H:%M") if node.valid_from else "-"
+            when = show(node.valid_from) if node.valid_from else "-"  # as voice search shows it
             print(f"would forget {node.id}  [{when} {sid}] {node.title}")
-        print(f"dry run: {n} message(s) in {sessions} session(s) would be forgotten")
+        print(f"dry run: {n} in {sessions} would be forgotten")
         return
     scrubbed = sum(result.scrubbed.values())
     print(
-        f"forgot {n} message(s) in {sessions} session(s): {result.receipts} receipt(s), "
-        f"{scrubbed} history row(s) scrubbed, {len(result.pages_rewritten)} page(s) "
-        f"re-rendered, {len(result.pages_removed)} removed, "
-        f"{result.vector_points} vector point(s) removed"
+        f"forgot {n} in {sessions}: {plural(result.receipts, 'receipt')}, "
+        f"{plural(scrubbed, 'history row')} scrubbed, "
+        f"{plural(len(result.pages_rewritten), 'page')} re-rendered, "
+        f"{len(result.pages_removed)} removed, "
+        f"{plural(result.vector_points, 'vector point')} removed"
     )
 
 

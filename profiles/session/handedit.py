@@ -185,8 +185,10 @@ def on_edit_for(store: Store, session_id: str) -> Any:
     def on_edit(text: str) -> bool:
         result = import_hand_notes(store, session_id, text)
         if result.imported:
+            from memgraph.terminal import plural
+
             sys.stderr.write(
-                f"memgraph: imported {len(result.imported)} note(s) added by hand to the "
+                f"memgraph: imported {plural(len(result.imported), 'note')} added by hand to the "
                 f"YAML view of session {session_id}\n"
             )
         return result.keep_copy

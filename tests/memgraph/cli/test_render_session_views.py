@@ -24,7 +24,7 @@ def test_render_imports_a_note_appended_by_hand(isolated_env: Path) -> None:
     f.write_text(f.read_text(encoding="utf-8") + '- "added by hand"\n', encoding="utf-8")
     out = runner.invoke(app, ["render", "s1", "--no-voice"])
     assert out.exit_code == 0, out.output
-    assert "imported 1 note(s)" in out.stderr
+    assert "imported 1 note added by hand" in out.stderr
     assert "added by hand" in f.read_text(encoding="utf-8")
     shown = runner.invoke(app, ["session", "show", "s1"]).stdout
     assert "added by hand" in shown
