@@ -28,12 +28,12 @@ def render(
     ),
 ) -> None:
     """Render the voice pages and session YAML of any session in the store (a fleet view)."""
-    from memgraph.cli.common import print_json_line, settings, store_location
-    from memgraph.store import open_store
+    from memgraph.cli.common import existing_store, print_json_line, settings, store_location
     from profiles.render import RenderRequest, render_views
 
     cfg = settings(home=home, vault=vault, workspace=workspace)
-    s = open_store(store_location(cfg, store))
+    # nothing to render from a store that does not exist: a typo in --home is an error
+    s = existing_store(cfg.home, store_location(cfg, store))
     try:
         report = render_views(
             s,

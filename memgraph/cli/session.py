@@ -44,11 +44,16 @@ def _harness(flag: str | None) -> str:
 def _open(
     home: Path | None, workspace: Path | None, *, for_reading: bool = False
 ) -> tuple[Any, Any]:
-    from memgraph.cli.common import settings, store_location
+    """The settings and the store; a reading command (``for_reading``: list, show)
+    refuses a store that does not exist (a typo in --home was a new empty store and
+    an empty listing), as wake and review do."""
+    from memgraph.cli.common import existing_store, settings, store_location
     from memgraph.store import open_store
 
     s = settings(home=home, workspace=workspace)
-    return s, open_store(store_location(s), for_reading=for_reading)
+    if for_reading:
+        return s, existing_store(s.home, store_location(s), for_reading=True)
+    return s, open_store(store_location(s))
 
 
 def _info_json(info: Any) -> dict[str, Any]:

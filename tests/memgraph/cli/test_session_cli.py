@@ -108,6 +108,21 @@ def test_a_started_session_is_the_workspace_s_active_one(
     assert invoke("wake").stdout == "lean path\n"
 
 
+@pytest.mark.parametrize(
+    "argv", [("session", "list"), ("session", "show", "s1"), ("render",)], ids=" ".join
+)
+def test_reading_commands_do_not_create_a_store_at_a_mistyped_home(
+    isolated_env: Path, argv: tuple[str, ...]
+) -> None:
+    """`session list` (and `show`, `render`) on a home with no store made a new empty
+    store there and listed nothing, exit 0; wake, review and voice say `no store at`."""
+    typo = isolated_env / "mg-hmoe"
+    r = invoke(*argv, "--home", str(typo))
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith(f"Error: no store at {typo / 'memgraph.db'}")
+    assert not typo.exists()
+
+
 def test_wake_default_axiom(isolated_env: Path) -> None:
     from memgraph.store import open_store
     from profiles.session.api import DEFAULT_AXIOM
