@@ -764,3 +764,16 @@ def test_sleep_cli_with_no_embedder_loads_no_model(tmp_path: Path) -> None:
     assert "forced sleep: 1 planned, 1 receipts (clustered by token overlap;" in done.stdout
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def test_a_dry_run_creates_no_store(isolated_env: Path) -> None:
+    """`sleep --now --dry-run` ("Print the plan, write nothing") on a home without a
+    store created an empty store there (and its WAL files) and planned nothing."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    typo = isolated_env / "mg-hmoe"
+    r = CliRunner().invoke(app, ["sleep", "--now", "--dry-run", "--home", str(typo)])
+    assert r.exit_code == 1 and r.stderr.startswith(f"Error: no store at {typo}")
+    assert not typo.exists()
