@@ -215,7 +215,7 @@ def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None
 
 def _check_hooks(report: DoctorReport, path: Path) -> None:
     from memgraph.errors import MemgraphError
-    from profiles.wakeup.install import EVENTS, installed_events
+    from profiles.wakeup.install import EVENTS, installed_events, unreachable_hooks
 
     try:
         events = installed_events(path)
@@ -234,6 +234,18 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
         )
     else:
         report.add("hooks", OK, f"{', '.join(events)} in {path}")
+    for event, command, broken in unreachable_hooks(path):
+        why = (
+            "its program is not an executable file"
+            if broken
+            else "names memgraph by PATH, which Claude Code may start it without"
+        )
+        report.add(
+            "hooks",
+            PROBLEM if broken else WARN,
+            f"{event} hook {command!r}: {why}",
+            "memgraph hook uninstall && memgraph hook install  (writes this memgraph's path)",
+        )
 
 
 def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:

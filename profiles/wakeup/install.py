@@ -120,6 +120,33 @@ def installed_events(path: Path) -> list[str]:
     ]
 
 
+def unreachable_hooks(path: Path) -> list[tuple[str, str, bool]]:
+    """(event, command, broken) for each memgraph hook of the settings file whose
+    program Claude Code may not start: ``broken`` when it is a path that is not an
+    executable file (a venv moved or removed), else a bare name found through a
+    PATH the hook may not have (a `hook install` run before it wrote absolute
+    paths)."""
+    _, data = _load(path)
+    found: list[tuple[str, str, bool]] = []
+    for event, mark in EVENTS.items():
+        for group in _groups(data, event, path, False):
+            if not _ours(group, mark):
+                continue
+            for hook in group.get("hooks", []):
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if not isinstance(command, str) or mark not in command:
+                    continue
+                try:
+                    program = os.path.expanduser(shlex.split(command)[0])
+                except (ValueError, IndexError):
+                    continue
+                if "/" not in program:
+                    found.append((event, command, False))
+                elif not (os.path.isfile(program) and os.access(program, os.X_OK)):
+                    found.append((event, command, True))
+    return found
+
+
 def hook_command(base: str, event: str) -> str:
     """The command line install writes for ``event``."""
     return f"{base} {EVENTS[event]}"

@@ -243,6 +243,28 @@ def test_a_session_view_conflict_is_described_as_what_it_holds(healthy: Path) ->
     )
 
 
+def test_a_hook_claude_code_cannot_start_is_reported(healthy: Path) -> None:
+    """Hooks installed as a bare `memgraph hook ...` (what `hook install` wrote when
+    memgraph was not on PATH) or through a venv since removed were `ok       hooks`."""
+    settings = healthy / "home" / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "memgraph hook session-end"
+    gone = str(healthy / "old-venv" / "bin" / "memgraph")
+    data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = f"{gone} hook session-start"
+    settings.write_text(json.dumps(data))
+    code, out, report = _doctor()
+    assert code == 1
+    assert (
+        f"problem  hooks: SessionStart hook '{gone} hook session-start': its program is not "
+        "an executable file"
+    ) in out
+    assert (
+        "warn     hooks: SessionEnd hook 'memgraph hook session-end': names memgraph by PATH"
+    ) in out
+    assert "fix: memgraph hook uninstall && memgraph hook install" in out
+    assert _statuses(report)["hooks"] == {"ok", "warn", "problem"}
+
+
 def test_settings_nested_too_deeply_is_a_hooks_problem_not_an_abort(healthy: Path) -> None:
     """Before, a RecursionError ended the whole report with one unrelated line."""
     settings = healthy / "home" / ".claude" / "settings.json"
