@@ -337,7 +337,11 @@ def note_output(
         if redacted:
             data["redacted"] = dict(sorted(redacted.items()))
         return compact(data)
-    return f"noted {nid} in {session_id} at {fixed_iso(at)}{redacted_part(redacted)}"
+    from memgraph.dates import show  # stdlib only, as the lean path needs
+
+    # for people: local time with its zone, as every listing (`session show`) prints it
+    when = show(at, seconds=True)
+    return f"noted {nid} in {session_id} at {when}{redacted_part(redacted)}"
 
 
 def view_warning(nid: str, why: str) -> str:

@@ -160,7 +160,12 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
         k: typer_out[k] for k in ("session_id", "persona", "harness", "file")
     }
     code, out, _ = _fast(capsys, "plain", "--session=s1", "--at", "2021-01-01T00:00:00+00:00")
-    assert code == 0 and out.startswith("noted n-") and "2021-01-01T00:00:00.000000Z" in out
+    # the time for people: local (TZ=UTC in tests) with its zone, not ISO `...000000Z`
+    assert (
+        code == 0 and out.startswith("noted n-") and out.endswith(" at 2021-01-01 00:00:00 UTC\n")
+    )
+    r = invoke("note", "typer", "--session", "s1", "--at", "2021-01-01T00:00:01Z")
+    assert r.stdout.endswith(" in s1 at 2021-01-01 00:00:01 UTC\n")
     texts = [line.split(" ", 4)[4] for line in invoke("session", "show", "s1").stdout.splitlines()]
     assert texts[0] == "plain" and texts[-2:] == ["fast one", "typer one"]
     for argv in (["x", "--session", "../etc"], ["x", "--session", "s1", "--at", "nope"], [" "]):
