@@ -248,6 +248,19 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
         )
 
 
+def shown_time(stamp: Any) -> str:
+    """A stored ISO time as listings print it (local, with its zone); as is if it
+    does not parse."""
+    from datetime import datetime
+
+    from memgraph.dates import show
+
+    try:
+        return show(datetime.fromisoformat(str(stamp)))
+    except ValueError:
+        return str(stamp)
+
+
 def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
     from memgraph.errors import MemgraphError
     from memgraph.home_dirs import store_keys
@@ -256,7 +269,7 @@ def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
 
     key = store_keys(store)
     status = sleep_status(settings.home / STATE_FILE, key)
-    last = status["last_run"] or "never"
+    last = shown_time(status["last_run"]) if status["last_run"] else "never"
     sched = Schedule(
         settings.sleep_schedule, "memgraph sleep", "02:00", settings.crontab, settings.systemctl
     )

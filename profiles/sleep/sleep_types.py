@@ -80,7 +80,9 @@ class SleepReport:
                 f"outside the night window {self.night_window} (local time {self.local_time}); "
                 "nothing done (use --now to run anyway)"
             ]
-        span = f"{iso(self.since) if self.since else 'the beginning'} .. {iso(self.until)}"
+        from memgraph.dates import show  # times for people; --json keeps ISO UTC
+
+        span = f"{show(self.since) if self.since else 'the beginning'} .. {show(self.until)}"
         out = [f"sleep {self.status}: {span}{' (dry run)' if self.dry_run else ''}"]
         out += [f"  {s.line()}" for s in self.stages]
         if self.dry_run:

@@ -79,6 +79,10 @@ def test_healthy_setup_is_all_ok(healthy: Path) -> None:
     assert "SessionStart, SessionEnd" in out
     assert "quick_check ok, schema" in out
     assert "last capture 20" in out
+    # times for people, as listings print them (TZ=UTC in tests), not ISO `...123456Z`
+    import re
+
+    assert re.search(r"capture: last capture \d{4}-\d\d-\d\d \d\d:\d\d UTC \(", out), out
 
 
 def test_fresh_install_warns_but_passes(isolated_env: Path) -> None:

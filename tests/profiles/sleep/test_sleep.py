@@ -120,6 +120,22 @@ def test_outside_the_night_window_says_so_and_how_to_run_anyway(store: Store) ->
     assert report.as_dict()["local_time"] == "14:05"
 
 
+def test_the_report_shows_its_period_as_listings_do(store: Store) -> None:
+    """The first line read `sleep applied: 2026-03-01T02:00:00.000000Z .. ...Z`;
+    times for people are local with the zone (TZ=UTC in tests); --json keeps ISO."""
+    remember(store, mem("kept for tonight"), T0)
+    req = SleepRequest(
+        now=datetime(2026, 3, 1, 3, 0, tzinfo=UTC),
+        since=datetime(2026, 3, 1, 2, 0, tzinfo=UTC),
+        tz=UTC,
+        discover_repos=False,
+    )
+    report = run_sleep(store, req)
+    first = report.lines()[0]
+    assert first.endswith(": 2026-03-01 02:00 UTC .. 2026-03-01 03:00 UTC"), first
+    assert report.as_dict()["since"].startswith("2026-03-01T02:00:00")
+
+
 def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> None:
     """`sleep --now --since 2099-01-01` said "Error: --until is before --since", an
     option sleep does not have."""
