@@ -81,13 +81,15 @@ def forget_cmd(
         n = len(plan.messages)
         if dry_run:
             _report(plan, as_json, dry_run=True)
+            if plan.missing:  # as the real run: a named id that is not stored fails
+                raise typer.Exit(1)
             return
         if n == 0 and not plan.session_nodes:
             if as_json:
                 print_json_line({**plan.as_dict(), "dry_run": False})
             else:
                 for mid in plan.missing:
-                    print(f"not found: {mid}", file=sys.stderr)
+                    print(_not_found(mid), file=sys.stderr)
                 print("nothing matched; nothing forgotten")
             if plan.missing:
                 raise typer.Exit(1)
@@ -122,6 +124,14 @@ def forget_cmd(
         raise typer.Exit(1)
 
 
+def _not_found(name: str) -> str:
+    """A named id that is not stored; listings show session ids cut to 8 characters,
+    which --session does not take."""
+    if name.startswith("n-"):
+        return f"not found: {name}"
+    return f"not found: {name} (--session takes the whole session id, as `voice --json` shows it)"
+
+
 def _confirm(question: str) -> bool:
     """Ask on stderr, read the answer from the terminal (stdout stays the report's)."""
     sys.stderr.write(f"{question} [y/N]: ")
@@ -143,7 +153,7 @@ def _report(result: Any, as_json: bool, *, dry_run: bool) -> None:
         print_json_line({**result.as_dict(), "dry_run": dry_run})
         return
     for mid in result.missing:
-        print(f"not found: {mid}", file=sys.stderr)
+        print(_not_found(mid), file=sys.stderr)
     from memgraph.dates import show
     from memgraph.terminal import plural
 

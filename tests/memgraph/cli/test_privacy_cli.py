@@ -236,6 +236,20 @@ def test_forget_bad_input(isolated_env: Path) -> None:
     assert nothing.exit_code == 0 and nothing.stdout == "nothing matched; nothing forgotten\n"
 
 
+def test_forget_dry_run_fails_on_a_name_that_is_not_stored(isolated_env: Path) -> None:
+    """`forget n-bogus --dry-run` (or a session id cut to 8 characters, as listings show
+    it) printed `not found: ...` and exited 0, where the real run exits 1: a script
+    that checks with --dry-run first went on."""
+    _captured(isolated_env)
+    missing = runner.invoke(app, ["forget", "n-doesnotexist", "--dry-run"])
+    assert missing.exit_code == 1 and "not found: n-doesnotexist" in missing.stderr
+    short = runner.invoke(app, ["forget", "--session", SID[:8], "--dry-run"])
+    assert short.exit_code == 1
+    assert f"not found: {SID[:8]} (--session takes the whole session id" in short.stderr
+    whole = runner.invoke(app, ["forget", "--session", SID, "--dry-run"])
+    assert whole.exit_code == 0 and "would be forgotten" in whole.stdout
+
+
 def test_forgotten_import_is_not_imported_again(isolated_env: Path) -> None:
     path = isolated_env / "chat.jsonl"
     rows = [
