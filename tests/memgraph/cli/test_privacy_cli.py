@@ -94,7 +94,7 @@ def test_excluded_project_is_not_captured_and_counted(
 ) -> None:
     monkeypatch.setenv("MEMGRAPH_EXCLUDE_PROJECTS", "billing, atlas")
     out = _hook(_transcript(isolated_env))
-    assert "no page: excluded_project" in out
+    assert "no page: excluded project" in out
     assert "5 filtered" in out or "filtered" in out
     store = open_store(isolated_env / "mg-home" / "memgraph.db")
     try:
