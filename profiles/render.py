@@ -61,9 +61,31 @@ def _wanted(found: Iterable[str], asked: tuple[str, ...]) -> list[str]:
     return [s for s in found if s in set(asked)]
 
 
+def _by_prefix(store: Store, request: RenderRequest, report: RenderReport) -> RenderRequest:
+    """Asked ids as whole session ids: listings show a session id cut to 8 characters
+    (`voice` search, page names), and `render 8a3e5a2e` said `no such session`. An id
+    that is a prefix of exactly one session's is that session; of several, a failure."""
+    import dataclasses
+
+    known = set(_session_ids(store, "voice", "voice_session"))
+    known.update(_session_ids(store, "session", "session"))
+    resolved: list[str] = []
+    for asked in request.sessions:
+        matches = [k for k in known if k.startswith(asked)] if asked not in known else [asked]
+        if len(matches) > 1:
+            report.failed.append(f"{asked}: {len(matches)} sessions start with it; give more")
+            continue
+        resolved.append(matches[0] if matches else asked)
+    return dataclasses.replace(request, sessions=tuple(dict.fromkeys(resolved)))
+
+
 def render_views(store: Store, request: RenderRequest) -> RenderReport:
     """Write the voice pages and session YAML of the asked (or every) session."""
     report = RenderReport()
+    if request.sessions:
+        request = _by_prefix(store, request, report)
+        if not request.sessions:  # every asked id was ambiguous
+            return report
     seen: set[str] = set()
     from memgraph.fileio import deferred_fsync
 

@@ -14,7 +14,9 @@ import typer
 
 
 def render(
-    sessions: list[str] = typer.Argument(None, help="Session ids (default: every session)."),
+    sessions: list[str] = typer.Argument(
+        None, help="Session ids or unique prefixes (default: every session)."
+    ),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
     workspace: Path | None = typer.Option(
         None, "--workspace", help="Where .memgraph/ session YAML goes (env MEMGRAPH_WORKSPACE)."

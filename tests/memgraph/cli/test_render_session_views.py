@@ -81,3 +81,20 @@ def test_render_counts_a_page_held_by_a_hand_edit_apart_from_unchanged(
         "rendered 0 files from 1 session (0 unchanged, 1 hand-edited (new render in "
         ".conflict.md), 0 below the page minimum, 0 failed)"
     )
+
+
+def test_render_takes_a_session_id_as_listings_show_it(isolated_env: Path) -> None:
+    """`render 8a3e5a2e` (the 8 characters voice search and page names show) said
+    `failed: 8a3e5a2e: no such session in the store`."""
+    for sid in ("alpha-1111", "alpha-2222", "beta-3333"):
+        assert runner.invoke(app, ["note", f"note of {sid}", "--session", sid]).exit_code == 0
+    views = isolated_env / "workspace" / ".memgraph" / "personas" / "default" / "sessions"
+    for view in views.glob("*.yaml"):
+        view.unlink()
+    out = runner.invoke(app, ["render", "beta", "--no-voice"])
+    assert out.exit_code == 0, out.output
+    assert [p.name for p in views.glob("*.yaml")] == ["beta-3333.yaml"]
+    both = runner.invoke(app, ["render", "alpha", "--no-voice"])
+    assert both.exit_code == 1
+    assert "failed: alpha: 2 sessions start with it; give more" in both.stderr
+    assert not (views / "alpha-1111.yaml").exists()
