@@ -278,6 +278,13 @@ __all__ = [
 ]
 
 
+# A session's startup note, "session s9 started (cli)" (`session start`): not something
+# anyone said, so `wake` and the packets pass over it. The SQL readers (standing.py,
+# postgres/standing.py) test the same shape: text LIKE 'session % started (%'.
+def is_startup(text: str) -> bool:
+    return text.startswith("session ") and " started (" in text[8:]
+
+
 def new_writer() -> str:
     """A per-note key: unique across processes and calls (pid + random)."""
     import os
