@@ -199,7 +199,8 @@ def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None
                 "conflict",
                 PROBLEM,
                 f"{path}: your edit of a session view that memgraph could not import "
-                "(a stored note changed, or not YAML), kept verbatim; the view shows the store",
+                "(a stored note changed, a comment, or not YAML), kept verbatim; "
+                "the view shows the store",
                 f"add what you still need as new notes (memgraph note), then delete {path}",
             )
             continue
