@@ -129,7 +129,10 @@ def _not_found(name: str) -> str:
     which --session does not take."""
     if name.startswith("n-"):
         return f"not found: {name}"
-    return f"not found: {name} (--session takes the whole session id, as `voice --json` shows it)"
+    return (
+        f"not found: {name} (forget takes voice messages: --session a voice session's "
+        "whole id, as `voice --json` shows it)"
+    )
 
 
 def _confirm(question: str) -> bool:

@@ -245,7 +245,10 @@ def test_forget_dry_run_fails_on_a_name_that_is_not_stored(isolated_env: Path) -
     assert missing.exit_code == 1 and "not found: n-doesnotexist" in missing.stderr
     short = runner.invoke(app, ["forget", "--session", SID[:8], "--dry-run"])
     assert short.exit_code == 1
-    assert f"not found: {SID[:8]} (--session takes the whole session id" in short.stderr
+    assert (
+        f"not found: {SID[:8]} (forget takes voice messages: --session a voice session's whole id"
+        in (short.stderr)
+    )
     whole = runner.invoke(app, ["forget", "--session", SID, "--dry-run"])
     assert whole.exit_code == 0 and "would be forgotten" in whole.stdout
 
