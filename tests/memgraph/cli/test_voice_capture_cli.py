@@ -46,6 +46,22 @@ def test_verbose_backfill_counts_what_it_captured_not_what_the_page_holds(
     assert "message_count: 3\n" in page.read_text(encoding="utf-8")
 
 
+def test_a_lower_min_messages_pages_what_was_too_short(isolated_env: Path) -> None:
+    """`voice --backfill --min-messages 1` after a default backfill said `1 skipped (1
+    unchanged)` and wrote no page: the transcript had been recorded as done (too few
+    messages) and was not read again; `render` has no minimum to lower either."""
+    short = ["please wire the session-end hook into the settings file"]
+    write_transcript(isolated_env / "transcripts" / "p" / f"{SID}.jsonl", claude_records(short))
+    first = runner.invoke(app, ["voice", "--backfill"])
+    assert first.exit_code == 0 and "1 too few messages" in first.stdout, first.output
+    lower = runner.invoke(app, ["voice", "--backfill", "--min-messages", "1", "-v"])
+    assert lower.exit_code == 0, lower.output
+    assert lower.stdout.splitlines()[0].startswith("paged    atlas/voice/"), lower.stdout
+    assert list((isolated_env / "vault" / "atlas" / "voice").glob("*.md"))
+    again = runner.invoke(app, ["voice", "--backfill", "--min-messages", "1"])
+    assert "0 paged, 1 skipped (1 unchanged)" in again.stdout
+
+
 def test_backfill_flags(isolated_env: Path) -> None:
     root = isolated_env / "elsewhere"
     write_transcript(root / f"{SID}.jsonl", claude_records(PROMPTS))
