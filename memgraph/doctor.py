@@ -194,6 +194,16 @@ def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None
 
     found = view_conflicts(vault, workspace)
     for path in found[:20]:
+        if path.endswith(".yaml"):  # a session view: the edit is kept, the view is the store's
+            report.add(
+                "conflict",
+                PROBLEM,
+                f"{path}: your edit of a session view that memgraph could not import "
+                "(a stored note changed, a comment, or not YAML), kept verbatim; "
+                "the view shows the store",
+                f"add what you still need as new notes (memgraph note), then delete {path}",
+            )
+            continue
         report.add(
             "conflict",
             PROBLEM,
@@ -206,7 +216,7 @@ def _check_conflicts(report: DoctorReport, vault: Path, workspace: Path) -> None
 
 def _check_hooks(report: DoctorReport, path: Path) -> None:
     from memgraph.errors import MemgraphError
-    from profiles.wakeup.install import EVENTS, installed_events
+    from profiles.wakeup.install import EVENTS, installed_events, unreachable_hooks
 
     try:
         events = installed_events(path)
@@ -225,6 +235,31 @@ def _check_hooks(report: DoctorReport, path: Path) -> None:
         )
     else:
         report.add("hooks", OK, f"{', '.join(events)} in {path}")
+    for event, command, broken in unreachable_hooks(path):
+        why = (
+            "its program is not an executable file"
+            if broken
+            else "names memgraph by PATH, which Claude Code may start it without"
+        )
+        report.add(
+            "hooks",
+            PROBLEM if broken else WARN,
+            f"{event} hook {command!r}: {why}",
+            "memgraph hook uninstall && memgraph hook install  (writes this memgraph's path)",
+        )
+
+
+def shown_time(stamp: Any) -> str:
+    """A stored ISO time as listings print it (local, with its zone); as is if it
+    does not parse."""
+    from datetime import datetime
+
+    from memgraph.dates import show
+
+    try:
+        return show(datetime.fromisoformat(str(stamp)))
+    except ValueError:
+        return str(stamp)
 
 
 def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
@@ -235,7 +270,7 @@ def _check_sleep(report: DoctorReport, settings: Any, store: StoreRef) -> None:
 
     key = store_keys(store)
     status = sleep_status(settings.home / STATE_FILE, key)
-    last = status["last_run"] or "never"
+    last = shown_time(status["last_run"]) if status["last_run"] else "never"
     sched = Schedule(
         settings.sleep_schedule, "memgraph sleep", "02:00", settings.crontab, settings.systemctl
     )

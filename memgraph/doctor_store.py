@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memgraph.doctor import OK, PROBLEM, WARN, DoctorReport, one_line
+from memgraph.doctor import OK, PROBLEM, WARN, DoctorReport, one_line, shown_time
 
 
 def check_store(report: DoctorReport, location: str) -> Any:
@@ -115,8 +115,8 @@ def check_capture(report: DoctorReport, store: Any) -> None:
         report.add(
             "capture",
             OK,
-            f"last capture {last.processed_at} ({Path(last.path).name}, {last.status}); "
-            f"{paged}/{len(rows)} transcripts paged",
+            f"last capture {shown_time(last.processed_at)} ({Path(last.path).name}, "
+            f"{last.status}); {paged}/{len(rows)} transcripts paged",
         )
     errors = [r for r in rows if r.status == "error"]
     if errors:
@@ -127,10 +127,11 @@ def check_capture(report: DoctorReport, store: Any) -> None:
             f"{errors[-1].reason}",
             "memgraph voice --backfill  (retries them)",
         )
+    line = summary_line(totals).removeprefix("ledger: ")  # the check's name says it
     if totals.get("dropped") or totals.get("files_not_read"):
-        report.add("ledger", WARN, summary_line(totals), "memgraph probe --json  (lists them)")
+        report.add("ledger", WARN, line, "memgraph probe --json  (lists them)")
     elif rows:
-        report.add("ledger", OK, summary_line(totals))
+        report.add("ledger", OK, line)
 
 
 def check_repo_vectors(report: DoctorReport, home: Path, store: Any) -> None:

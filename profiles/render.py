@@ -37,6 +37,8 @@ class RenderRequest:
 class RenderReport:
     written: list[Path] = field(default_factory=list)  # files (re)written
     unchanged: int = 0  # views already current
+    # voice pages left as a person edited them; the new render waits in `.conflict.md`
+    conflicts: list[Path] = field(default_factory=list)
     below_minimum: int = 0  # voice sessions with too few qualifying messages for a page
     forgotten: int = 0  # pages that held forgotten messages: removed or rewritten
     failed: list[str] = field(default_factory=list)  # "session: reason", one per failure
@@ -59,9 +61,31 @@ def _wanted(found: Iterable[str], asked: tuple[str, ...]) -> list[str]:
     return [s for s in found if s in set(asked)]
 
 
+def _by_prefix(store: Store, request: RenderRequest, report: RenderReport) -> RenderRequest:
+    """Asked ids as whole session ids: listings show a session id cut to 8 characters
+    (`voice` search, page names), and `render 8a3e5a2e` said `no such session`. An id
+    that is a prefix of exactly one session's is that session; of several, a failure."""
+    import dataclasses
+
+    known = set(_session_ids(store, "voice", "voice_session"))
+    known.update(_session_ids(store, "session", "session"))
+    resolved: list[str] = []
+    for asked in request.sessions:
+        matches = [k for k in known if k.startswith(asked)] if asked not in known else [asked]
+        if len(matches) > 1:
+            report.failed.append(f"{asked}: {len(matches)} sessions start with it; give more")
+            continue
+        resolved.append(matches[0] if matches else asked)
+    return dataclasses.replace(request, sessions=tuple(dict.fromkeys(resolved)))
+
+
 def render_views(store: Store, request: RenderRequest) -> RenderReport:
     """Write the voice pages and session YAML of the asked (or every) session."""
     report = RenderReport()
+    if request.sessions:
+        request = _by_prefix(store, request, report)
+        if not request.sessions:  # every asked id was ambiguous
+            return report
     seen: set[str] = set()
     from memgraph.fileio import deferred_fsync
 
@@ -69,6 +93,7 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
     with deferred_fsync():
         if request.voice:
             from profiles.voice.forget_views import clear_forgotten_pages
+            from profiles.voice.pagekeep import conflict_path
             from profiles.voice.views import write_session_page_ex
 
             for sid in _wanted(_session_ids(store, "voice", "voice_session"), request.sessions):
@@ -85,6 +110,8 @@ def render_views(store: Store, request: RenderRequest) -> RenderReport:
                     report.below_minimum += 1
                 elif changed:
                     report.written.append(path)
+                elif conflict_path(path).exists():  # not current: an edit holds it
+                    report.conflicts.append(path)
                 else:
                     report.unchanged += 1
         if request.notes:

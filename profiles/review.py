@@ -52,7 +52,9 @@ class PendingReview:
     since: datetime
 
     def line(self) -> str:
-        when = self.since.strftime("%Y-%m-%d %H:%M")
+        from memgraph.dates import show
+
+        when = show(self.since)  # local time with its zone, as every listing prints it
         # an agent wrote the title: an escape sequence must not clear, recolour or
         # hide text on the reviewer's terminal (shown as \x1b, like the rest)
         title = "".join(

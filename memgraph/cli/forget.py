@@ -55,6 +55,7 @@ def forget_cmd(
     from memgraph.cli.common import existing_store, print_json_line, store_location
     from memgraph.config import load_settings
     from memgraph.errors import UsageError
+    from memgraph.terminal import plural
     from profiles.voice.forget import ForgetRequest, find_targets, forget
 
     cfg = load_settings(home=home, vault=vault)
@@ -80,13 +81,15 @@ def forget_cmd(
         n = len(plan.messages)
         if dry_run:
             _report(plan, as_json, dry_run=True)
+            if plan.missing:  # as the real run: a named id that is not stored fails
+                raise typer.Exit(1)
             return
         if n == 0 and not plan.session_nodes:
             if as_json:
                 print_json_line({**plan.as_dict(), "dry_run": False})
             else:
                 for mid in plan.missing:
-                    print(f"not found: {mid}", file=sys.stderr)
+                    print(_not_found(mid), file=sys.stderr)
                 print("nothing matched; nothing forgotten")
             if plan.missing:
                 raise typer.Exit(1)
@@ -94,10 +97,11 @@ def forget_cmd(
         if not yes:
             if not sys.stdin.isatty():
                 raise UsageError(
-                    f"forget removes the text of {n} message(s) for good; "
+                    f"forget removes the text of {plural(n, 'message')} for good; "
                     "rerun with --yes (no terminal to confirm on)"
                 )
-            if not _confirm(f"Forget {n} message(s) in {len(plan.sessions)} session(s) for good?"):
+            sessions = plural(len(plan.sessions), "session")
+            if not _confirm(f"Forget {plural(n, 'message')} in {sessions} for good?"):
                 print("nothing forgotten", file=sys.stderr)
                 raise typer.Exit(1)
         backends, warnings = _vectors(cfg)
@@ -118,6 +122,17 @@ def forget_cmd(
     _report(done, as_json, dry_run=False)
     if warnings or done.missing:
         raise typer.Exit(1)
+
+
+def _not_found(name: str) -> str:
+    """A named id that is not stored; listings show session ids cut to 8 characters,
+    which --session does not take."""
+    if name.startswith("n-"):
+        return f"not found: {name}"
+    return (
+        f"not found: {name} (forget takes voice messages: --session a voice session's "
+        "whole id, as `voice --json` shows it)"
+    )
 
 
 def _confirm(question: str) -> bool:
@@ -141,22 +156,26 @@ def _report(result: Any, as_json: bool, *, dry_run: bool) -> None:
         print_json_line({**result.as_dict(), "dry_run": dry_run})
         return
     for mid in result.missing:
-        print(f"not found: {mid}", file=sys.stderr)
-    n = len(result.messages)
-    sessions = len(result.sessions)
+        print(_not_found(mid), file=sys.stderr)
+    from memgraph.dates import show
+    from memgraph.terminal import plural
+
+    n = plural(len(result.messages), "message")
+    sessions = plural(len(result.sessions), "session")
     if dry_run:
         for node in result.messages:
             sid = str(node.attributes.get("session_id") or "-")[:8]
-            when = node.valid_from.strftime("%Y-%m-%d %H:%M") if node.valid_from else "-"
+            when = show(node.valid_from) if node.valid_from else "-"  # as voice search shows it
             print(f"would forget {node.id}  [{when} {sid}] {node.title}")
-        print(f"dry run: {n} message(s) in {sessions} session(s) would be forgotten")
+        print(f"dry run: {n} in {sessions} would be forgotten")
         return
     scrubbed = sum(result.scrubbed.values())
     print(
-        f"forgot {n} message(s) in {sessions} session(s): {result.receipts} receipt(s), "
-        f"{scrubbed} history row(s) scrubbed, {len(result.pages_rewritten)} page(s) "
-        f"re-rendered, {len(result.pages_removed)} removed, "
-        f"{result.vector_points} vector point(s) removed"
+        f"forgot {n} in {sessions}: {plural(result.receipts, 'receipt')}, "
+        f"{plural(scrubbed, 'history row')} scrubbed, "
+        f"{plural(len(result.pages_rewritten), 'page')} re-rendered, "
+        f"{len(result.pages_removed)} removed, "
+        f"{plural(result.vector_points, 'vector point')} removed"
     )
 
 

@@ -14,7 +14,9 @@ import typer
 
 
 def render(
-    sessions: list[str] = typer.Argument(None, help="Session ids (default: every session)."),
+    sessions: list[str] = typer.Argument(
+        None, help="Session ids or unique prefixes (default: every session)."
+    ),
     vault: Path | None = typer.Option(None, "--vault", help="Vault root (env MEMGRAPH_VAULT)."),
     workspace: Path | None = typer.Option(
         None, "--workspace", help="Where .memgraph/ session YAML goes (env MEMGRAPH_WORKSPACE)."
@@ -28,12 +30,12 @@ def render(
     ),
 ) -> None:
     """Render the voice pages and session YAML of any session in the store (a fleet view)."""
-    from memgraph.cli.common import print_json_line, settings, store_location
-    from memgraph.store import open_store
+    from memgraph.cli.common import existing_store, print_json_line, settings, store_location
     from profiles.render import RenderRequest, render_views
 
     cfg = settings(home=home, vault=vault, workspace=workspace)
-    s = open_store(store_location(cfg, store))
+    # nothing to render from a store that does not exist: a typo in --home is an error
+    s = existing_store(cfg.home, store_location(cfg, store))
     try:
         report = render_views(
             s,
@@ -54,14 +56,19 @@ def render(
             print(path)
     for line in report.failed:
         print(f"failed: {line}", file=sys.stderr)
+    from memgraph.terminal import plural
+
     cleared = (
-        f"; {report.forgotten} page(s) that held forgotten messages cleared"
+        f"; {plural(report.forgotten, 'page')} that held forgotten messages cleared"
         if report.forgotten
         else ""
     )
+    # a page left as a person edited it is not "unchanged": its new render waits beside it
+    held = f"{len(report.conflicts)} hand-edited (new render in .conflict.md), "
     print(
-        f"rendered {len(report.written)} files from {report.sessions} sessions "
-        f"({report.unchanged} unchanged, {report.below_minimum} below the page minimum, "
+        f"rendered {plural(len(report.written), 'file')} from "
+        f"{plural(report.sessions, 'session')} ({report.unchanged} unchanged, "
+        f"{held if report.conflicts else ''}{report.below_minimum} below the page minimum, "
         f"{len(report.failed)} failed){cleared}",
         file=sys.stderr,
     )

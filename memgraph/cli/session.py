@@ -44,11 +44,16 @@ def _harness(flag: str | None) -> str:
 def _open(
     home: Path | None, workspace: Path | None, *, for_reading: bool = False
 ) -> tuple[Any, Any]:
-    from memgraph.cli.common import settings, store_location
+    """The settings and the store; a reading command (``for_reading``: list, show)
+    refuses a store that does not exist (a typo in --home was a new empty store and
+    an empty listing), as wake and review do."""
+    from memgraph.cli.common import existing_store, settings, store_location
     from memgraph.store import open_store
 
     s = settings(home=home, workspace=workspace)
-    return s, open_store(store_location(s), for_reading=for_reading)
+    if for_reading:
+        return s, existing_store(s.home, store_location(s), for_reading=True)
+    return s, open_store(store_location(s))
 
 
 def _info_json(info: Any) -> dict[str, Any]:
@@ -75,8 +80,10 @@ def start(
     workspace: Path | None = WorkspaceOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Start a session: its node, a startup note and its YAML file (idempotent)."""
+    """Start a session: its node, a startup note and its YAML file (idempotent); it
+    becomes the workspace's active session, which `note` and `remember` use."""
     from profiles.session.api import StartRequest, start_session
+    from profiles.wakeup.active import record_active
 
     s, store = _open(home, workspace)
     try:
@@ -84,6 +91,12 @@ def start(
         info = start_session(store, req)
     finally:
         store.close()
+    try:  # as the SessionStart hook does: `note` run in the workspace finds it
+        record_active(s.home, s.workspace, info.session_id, "session start")
+    except OSError as exc:
+        print(
+            f"Warning: {info.session_id} not recorded as the active session: {exc}", file=sys.stderr
+        )
     if as_json:
         print_json_line({**_info_json(info), "created": info.created})
     else:
@@ -144,12 +157,18 @@ def show(
 def note(
     text: str = typer.Argument(..., help="The note, verbatim."),
     session: str | None = typer.Option(
-        None, "--session", help="Session id (else MEMGRAPH_SESSION, else the harness's own)."
+        None,
+        "--session",
+        help=(
+            "Session id (else MEMGRAPH_SESSION, the harness's own, or the workspace's active one)."
+        ),
     ),
     persona: str | None = PersonaOpt,
     harness: str | None = HarnessOpt,
     at: str | None = typer.Option(
-        None, "--at", help="When it happened (ISO-8601, for late notes)."
+        None,
+        "--at",
+        help="When it happened, for a late note: ISO time (naive = local), 2h, yesterday.",
     ),
     home: Path | None = HomeOpt,
     workspace: Path | None = WorkspaceOpt,
@@ -160,7 +179,7 @@ def note(
 ) -> None:
     """Add a note to the active session and re-render its YAML file.
 
-    Secrets are redacted and ``<private>`` spans removed, as at capture."""
+    Secrets are redacted and `<private>` spans removed, as at capture."""
     from memgraph.config import privacy
     from memgraph.documents import utcnow
     from memgraph.errors import UsageError

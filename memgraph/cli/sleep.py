@@ -63,7 +63,7 @@ def sleep(
     from functools import partial
 
     from context_cut.embedders import make_embedder
-    from memgraph.cli.common import store_location
+    from memgraph.cli.common import existing_store, store_location
     from memgraph.dates import parse_when
     from memgraph.store import open_store
     from memgraph.terminal import progress
@@ -95,7 +95,10 @@ def sleep(
         from profiles.sleep.ollama import OllamaMemoryProposer
 
         proposer = OllamaMemoryProposer(cfg.ollama_model, cfg.ollama_host, cfg.ollama_timeout)
-    store = open_store(store_location(cfg))  # MEMGRAPH_STORE too, not only <home>
+    # MEMGRAPH_STORE too, not only <home>; a dry run writes nothing, not even a new
+    # empty store at a home that has none (a typo in --home): it says `no store at`
+    location = store_location(cfg)
+    store = existing_store(cfg.home, location) if dry_run else open_store(location)
     try:
         with progress("sleep", quiet=quiet or as_json) as update:
             report = run_sleep(store, request, proposer, update)

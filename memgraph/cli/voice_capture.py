@@ -83,7 +83,9 @@ def backfill(
         elif not verbose:
             continue
         elif o.status == "paged":
-            print(f"paged    {o.page}  ({plural(o.message_count, 'message')})")
+            # this transcript's messages, not the page's: a page holds its whole session
+            # (a side-question file adds 1 to a 26-message page) minus bare "ok"s
+            print(f"paged    {o.page}  ({plural(o.message_count, 'message')} captured)")
         else:
             print(f"skipped  {o.path}  ({reason_text(o.status, o.reason)})")
     counts = report.counts()

@@ -45,6 +45,10 @@ def import_vault(
     from profiles.voice.search_schema import import_vault as run_import
 
     cfg = settings(home=home, vault=vault)
+    if not cfg.vault.is_dir():  # before the store: a typo must not leave a new empty one
+        from memgraph.errors import NotFound
+
+        raise NotFound(f"no vault directory at {cfg.vault}")
     store = store_from(cfg.home)
     try:
         request = ImportVaultRequest(vault=cfg.vault)

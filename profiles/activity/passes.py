@@ -184,7 +184,7 @@ def run_windows(store: Store, request: WindowsRequest) -> WindowsResult:
         result.warnings.extend(read.warnings)
         if read.bad_records:
             result.warnings.append(f"{read.repo_path}: {read.bad_records} unparsable commit(s)")
-        if read.repo_path in seen_tops:
+        if read.repo_path in seen_tops or not read.in_repo:  # a non-repo is no repo read
             continue
         seen_tops.add(read.repo_path)
         result.repos_read.append(read.repo_path)

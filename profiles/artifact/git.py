@@ -68,6 +68,7 @@ class GitRead:
     commits: list[Commit] = field(default_factory=list)
     bad_records: int = 0
     warnings: list[str] = field(default_factory=list)
+    in_repo: bool = True  # False: the path is inside no git repository (nothing was read)
 
 
 def _check_path(path: Path) -> Path:
@@ -166,7 +167,7 @@ def read_commits(
     start = _check_path(Path(path))
     top = find_toplevel(start)
     if top is None:
-        read = GitRead(repo=start.name, repo_path=str(start))
+        read = GitRead(repo=start.name, repo_path=str(start), in_repo=False)
         read.warnings.append(f"{start}: not inside a git repository")
         return read
     read = GitRead(repo=top.name, repo_path=str(top))

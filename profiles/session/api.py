@@ -35,6 +35,8 @@ from profiles.session.records import (
     NoteRecord,
     check_name,
     check_text,
+    fixed_iso,
+    is_startup,
     new_writer,
     note_edge,
     note_node,
@@ -288,12 +290,16 @@ def wake(store: Store, persona: str | None = "default") -> WakeResult:
     if persona is not None:
         check_name(persona, "persona")
     sync_hand_notes(store, persona)
+    # The newest note that is not a session's startup note ("session s9 started (cli)"):
+    # `session start` then `wake` printed that line instead of what the last session left.
+    # Same order as the lean path's SQL (memgraph.store.sqlite_ext.standing.WAKE_NOTE).
     best: MemoryNode | None = None
-    for info in list_sessions(store, persona)[:1]:
-        persona = info.persona
-        with store.reader() as reader:
-            notes = notes_of(reader, info.session_id)
-        best = notes[-1] if notes else None
+    infos = list_sessions(store, persona)
+    with store.reader() as reader:
+        for info in infos:
+            said = [n for n in notes_of(reader, info.session_id) if not is_startup(n.claim)]
+            if said and (best is None or _newer(said[-1], best)):
+                best, persona = said[-1], info.persona
     if best is None:
         return WakeResult(persona=persona or "default", text=DEFAULT_AXIOM, axiom=True)
     return WakeResult(
@@ -305,6 +311,13 @@ def wake(store: Store, persona: str | None = "default") -> WakeResult:
         harness=str(best.attributes.get("harness", "")),
         note_id=best.id,
     )
+
+
+def _newer(a: MemoryNode, b: MemoryNode) -> bool:
+    def key(n: MemoryNode) -> tuple[str, str, str]:
+        return (fixed_iso(n.valid_from or n.created_at), str(n.attributes.get("session_id")), n.id)
+
+    return key(a) > key(b)
 
 
 def show_session(store: Store, session_id: str, here: Path | None = None) -> SessionNotes:

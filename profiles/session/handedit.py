@@ -100,6 +100,35 @@ def _candidates(data: Any) -> list[dict[str, Any]] | None:
 
 
 _KEYS = frozenset({"session_id", "persona", "started_at", "notes"})
+_NOTE_KEYS = frozenset({"text", "timestamp", "harness", "id"})  # what a note keeps
+
+
+def _has_comment(text: str) -> bool:
+    """A YAML comment a person wrote (the parser drops it, the new render would too):
+    a `#` at a line's start or after a blank, outside quotes; memgraph's own header
+    line aside. Scalars memgraph writes are one-line JSON strings, so a quoted `#` is
+    text; a multi-line scalar typed by hand may be read as a comment: the file is then
+    kept beside the view, which loses nothing."""
+    from profiles.session.emit import HEADER
+
+    for line in text.splitlines():
+        if line == HEADER.rstrip("\n"):
+            continue
+        line = line.replace("''", "")  # a quote inside a single-quoted scalar, or ''
+        quote, escaped = "", False
+        for i, ch in enumerate(line):
+            after_blank = i == 0 or line[i - 1] in " \t"
+            if quote == '"':
+                escaped, quote = (
+                    (False, quote) if escaped else (ch == "\\", "" if ch == '"' else quote)
+                )
+            elif quote == "'":
+                quote = "" if ch == "'" else quote
+            elif ch in "\"'" and (after_blank or line[i - 1] in "[{,"):
+                quote = ch  # a quoted scalar starts here (not an apostrophe inside a word)
+            elif ch == "#" and after_blank:
+                return True
+    return False
 
 
 def _header_ok(data: dict[Any, Any], session_id: str, persona: str) -> bool:
@@ -130,6 +159,11 @@ def import_hand_notes(store: Store, session_id: str, text: str) -> HandImport:
     if not isinstance(data, dict) or not _header_ok(data, session_id, persona):
         result.keep_copy = True
         result.problems.append("header edited")
+    # what the new render cannot carry (a comment, a key of a note's own) is kept in the
+    # verbatim copy; it was dropped without a word
+    if _has_comment(text) or any(set(item) - _NOTE_KEYS for item in items):
+        result.keep_copy = True
+        result.problems.append("comments or keys the view does not keep")
     by_id = {n.id: n for n in stored if n.kind == NOTE_KIND}
     texts = {n.claim for n in by_id.values() if n.lifecycle == ACTIVE}
     now = utcnow()
@@ -185,8 +219,10 @@ def on_edit_for(store: Store, session_id: str) -> Any:
     def on_edit(text: str) -> bool:
         result = import_hand_notes(store, session_id, text)
         if result.imported:
+            from memgraph.terminal import plural
+
             sys.stderr.write(
-                f"memgraph: imported {len(result.imported)} note(s) added by hand to the "
+                f"memgraph: imported {plural(len(result.imported), 'note')} added by hand to the "
                 f"YAML view of session {session_id}\n"
             )
         return result.keep_copy

@@ -61,6 +61,7 @@ def active_session(
 
 
 NO_SESSION = (
-    "no active session: pass --session ID or set MEMGRAPH_SESSION "
-    "(Claude Code does not expose its session id to commands; Codex sets CODEX_THREAD_ID)"
+    "no active session: pass --session ID, set MEMGRAPH_SESSION, or run "
+    "`memgraph session start ID` in this workspace (Claude Code does not expose its "
+    "session id to commands; Codex sets CODEX_THREAD_ID)"
 )

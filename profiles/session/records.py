@@ -278,6 +278,13 @@ __all__ = [
 ]
 
 
+# A session's startup note, "session s9 started (cli)" (`session start`): not something
+# anyone said, so `wake` and the packets pass over it. The SQL readers (standing.py,
+# postgres/standing.py) test the same shape: text LIKE 'session % started (%'.
+def is_startup(text: str) -> bool:
+    return text.startswith("session ") and " started (" in text[8:]
+
+
 def new_writer() -> str:
     """A per-note key: unique across processes and calls (pid + random)."""
     import os
@@ -287,12 +294,12 @@ def new_writer() -> str:
 
 
 def parse_at(value: str, now: datetime) -> datetime:
-    """``--at`` text to an aware datetime; a late note may be old, not in the future."""
-    try:
-        at = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise UsageError(f"--at {value[:40]!r} is not an ISO-8601 time") from None
-    return check_at(at, now)
+    """``--at`` text to an aware datetime: any form of the one date parser
+    (``memgraph.dates.parse_when``: ISO with or without a zone, a naive time being
+    local, ``2h``, ``yesterday``...); a late note may be old, not in the future."""
+    from memgraph.dates import parse_when
+
+    return check_at(parse_when(value, flag="--at", now=now), now)
 
 
 def check_at(at: datetime, now: datetime) -> datetime:
@@ -337,7 +344,11 @@ def note_output(
         if redacted:
             data["redacted"] = dict(sorted(redacted.items()))
         return compact(data)
-    return f"noted {nid} in {session_id} at {fixed_iso(at)}{redacted_part(redacted)}"
+    from memgraph.dates import show  # stdlib only, as the lean path needs
+
+    # for people: local time with its zone, as every listing (`session show`) prints it
+    when = show(at, seconds=True)
+    return f"noted {nid} in {session_id} at {when}{redacted_part(redacted)}"
 
 
 def view_warning(nid: str, why: str) -> str:

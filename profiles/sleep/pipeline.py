@@ -58,8 +58,10 @@ def run_sleep(
     report = SleepReport(status="planned" if req.dry_run else "unchanged", since=since, until=now)
     report.dry_run = req.dry_run
     window = parse_window(req.night_window)
-    if not req.ignore_window and not in_window(now.astimezone(req.tz).time(), window):
+    local = now.astimezone(req.tz)
+    if not req.ignore_window and not in_window(local.time(), window):
         report.status = "outside_window"
+        report.night_window, report.local_time = req.night_window, local.strftime("%H:%M")
         return report
     from memgraph.fileio import deferred_fsync
     from profiles.voice.views import one_log_line_per_page

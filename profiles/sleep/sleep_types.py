@@ -71,9 +71,18 @@ class SleepReport:
     receipts: int = 0
     dispositions: dict[str, dict[str, str]] = field(default_factory=dict)  # node -> state, why
     rejected: list[str] = field(default_factory=list)
+    night_window: str = ""  # set when the run was outside it (status outside_window)
+    local_time: str = ""  # HH:MM of the run in the night window's zone
 
     def lines(self) -> list[str]:
-        span = f"{iso(self.since) if self.since else 'the beginning'} .. {iso(self.until)}"
+        if self.status == "outside_window":  # the words `memgraph classify` uses
+            return [
+                f"outside the night window {self.night_window} (local time {self.local_time}); "
+                "nothing done (use --now to run anyway)"
+            ]
+        from memgraph.dates import show  # times for people; --json keeps ISO UTC
+
+        span = f"{show(self.since) if self.since else 'the beginning'} .. {show(self.until)}"
         out = [f"sleep {self.status}: {span}{' (dry run)' if self.dry_run else ''}"]
         out += [f"  {s.line()}" for s in self.stages]
         if self.dry_run:
@@ -93,4 +102,9 @@ class SleepReport:
             "stages": [s.__dict__ for s in self.stages],
             "dispositions": self.dispositions,
             "rejected": self.rejected,
+            **(
+                {"night_window": self.night_window, "local_time": self.local_time}
+                if self.status == "outside_window"
+                else {}
+            ),
         }

@@ -27,6 +27,7 @@ from profiles.voice.backfill_scan import (
     Outcome,
     _outcome,
     candidates,
+    pages_now,
     path_key,
     unchanged,
 )
@@ -222,7 +223,8 @@ class _Batch:
         slot = len(report.outcomes)
         report.outcomes.append(Outcome(key, "unchanged"))
         row = registry_get(store, path)
-        if row is not None and unchanged(row, size, mtime_ns):
+        due = row is not None and pages_now(row, request.min_messages)
+        if row is not None and unchanged(row, size, mtime_ns) and not due:
             outcome = Outcome(key, "unchanged", row.reason, row.session_id, row.message_count)
             outcome.page = row.page
             self._finish(slot, outcome, None)
@@ -231,7 +233,7 @@ class _Batch:
         try:
             if row is not None:  # the hash decides whether the content changed
                 digest = self._sha256(path)
-                if row.status != ERROR and row.sha256 == digest:
+                if row.status != ERROR and row.sha256 == digest and not due:
                     registry_put(store, _row(row, size=size, mtime_ns=mtime_ns))
                     outcome = Outcome(
                         key, "unchanged", row.reason, row.session_id, row.message_count

@@ -152,6 +152,14 @@ def unchanged(row: RegistryRow | None, size: int, mtime_ns: int) -> bool:
     return row is not None and row.status != ERROR and (row.size, row.mtime_ns) == (size, mtime_ns)
 
 
+def pages_now(row: RegistryRow, min_messages: int) -> bool:
+    """A transcript skipped for too few messages (``too_few_messages:N``) that the
+    minimum asked now (``--min-messages``) would page: redone, not "unchanged" (a
+    rerun with a lower minimum changed nothing)."""
+    key, _, n = (row.reason or "").partition(":")
+    return key == "too_few_messages" and n.isdigit() and int(n) >= min_messages
+
+
 def excluded_reason(result: CaptureResult) -> str | None:
     """``excluded_project``/``excluded_path`` when the privacy excludes left nothing."""
     if result.messages:

@@ -249,6 +249,7 @@ def capture_for_hook(
 
 
 def default_command() -> str:
+    """The SessionEnd hook command of this memgraph (absolute: ``memgraph.executable``)."""
     from memgraph.executable import shell_command
 
     return f"{shell_command()} {HOOK_MARK}"

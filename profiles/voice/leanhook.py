@@ -149,22 +149,28 @@ def finish(
 
 def summary(result: CaptureResult, outcome: Outcome) -> str:
     """The hook's output (``hooks.capture_for_hook``'s wording)."""
+    from memgraph.terminal import plural
     from profiles.voice.ledger import entry_from_stats, summary_line, totals_of
 
     sid = (result.session_id or "-")[:8]
     changed = f"; {result.revised} changed records kept as new versions" if result.revised else ""
+    captured = f"captured {plural(result.messages, 'message')} (session {sid})"
     if outcome.page:
-        line = f"captured {result.messages} messages (session {sid}) -> {outcome.page}{changed}"
+        line = f"{captured} -> {outcome.page}{changed}"
     else:
-        line = (
-            f"captured {result.messages} messages (session {sid}); "
-            f"no page: {outcome.reason}{changed}"
-        )
+        line = f"{captured}; no page: {_why(outcome.reason)}{changed}"
     entry = entry_from_stats(outcome.path, result.stats)
     if entry.dropped or entry.redacted or outcome.reason in ("excluded_project", "excluded_path"):
         # nothing is dropped (or redacted, or excluded) without a word
         line += "\n" + summary_line(totals_of([entry]))
     return line
+
+
+def _why(reason: str | None) -> str:
+    """A registry reason in words: ``too_few_messages:1`` -> ``too few messages (1)``,
+    ``excluded_project`` -> ``excluded project`` (the backfill's wording)."""
+    key, _, detail = (reason or "no_messages").partition(":")
+    return key.replace("_", " ") + (f" ({detail})" if detail else "")
 
 
 def _now() -> datetime:

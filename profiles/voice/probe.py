@@ -208,7 +208,12 @@ def format_probe(result: ProbeResult, utc: bool = False) -> str:
     if result.status in (WARNING, CRITICAL):
         line += f"\nremediation: {result.remediation()}"
     for path in result.conflicts[:20]:
-        line += f"\nconflict: {path} (hand-edited view; memgraph's new render is beside it)"
+        what = (
+            "your edit of a session view, kept; the view shows the store"
+            if path.endswith(".yaml")
+            else "hand-edited view; memgraph's new render is beside it"
+        )
+        line += f"\nconflict: {path} ({what})"
     return line
 
 

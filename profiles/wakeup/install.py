@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import unicodedata
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -25,6 +26,9 @@ SIDECAR = ".memgraph.json"
 
 
 def default_base() -> str:
+    """This memgraph as an absolute command for a hook or a nightly job
+    (``memgraph.executable``): Claude Code, cron and systemd start it without the
+    caller's PATH, where a bare ``memgraph`` is a hook that never runs."""
     from memgraph.executable import shell_command
 
     return shell_command()
@@ -105,6 +109,33 @@ def installed_events(path: Path) -> list[str]:
         for e, mark in EVENTS.items()
         if any(_ours(g, mark) for g in _groups(data, e, path, False))
     ]
+
+
+def unreachable_hooks(path: Path) -> list[tuple[str, str, bool]]:
+    """(event, command, broken) for each memgraph hook of the settings file whose
+    program Claude Code may not start: ``broken`` when it is a path that is not an
+    executable file (a venv moved or removed), else a bare name found through a
+    PATH the hook may not have (a `hook install` run before it wrote absolute
+    paths)."""
+    _, data = _load(path)
+    found: list[tuple[str, str, bool]] = []
+    for event, mark in EVENTS.items():
+        for group in _groups(data, event, path, False):
+            if not _ours(group, mark):
+                continue
+            for hook in group.get("hooks", []):
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if not isinstance(command, str) or mark not in command:
+                    continue
+                try:
+                    program = os.path.expanduser(shlex.split(command)[0])
+                except (ValueError, IndexError):
+                    continue
+                if "/" not in program:
+                    found.append((event, command, False))
+                elif not (os.path.isfile(program) and os.access(program, os.X_OK)):
+                    found.append((event, command, True))
+    return found
 
 
 def hook_command(base: str, event: str) -> str:

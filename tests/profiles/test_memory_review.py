@@ -241,3 +241,19 @@ def test_undecodable_or_nul_text_is_refused_by_name(store: Store, field: str, ba
     with pytest.raises(UsageError, match=f"^the memory's {field} holds NUL"):
         propose(store, req(text, profile="role_self", **fields))
     assert store.counts() == before
+
+
+def test_review_list_prints_its_time_with_the_zone() -> None:
+    """`review list` printed `2026-12-07 12:03` (UTC, unsaid) where every other listing
+    prints local time with the zone's name (`memgraph.dates.show`)."""
+    from datetime import UTC, datetime
+
+    from profiles.review import PendingReview
+
+    pending = PendingReview(
+        "n-1", "role_self", "lesson", "proposed", "agent:o", "keep PRs small",
+        datetime(2026, 12, 7, 12, 3, tzinfo=UTC),
+    )  # fmt: skip
+    assert pending.line() == (
+        "n-1  role_self/lesson  proposed  2026-12-07 12:03 UTC  keep PRs small"
+    )

@@ -72,9 +72,11 @@ class PgStanding:
         return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
 
     def latest_note(self, persona: str) -> tuple[str, str, str] | None:
-        """(text, session id, ts) of the persona's newest note."""
+        """(text, session id, ts) of the persona's newest note, a startup note
+        ("session s9 started (cli)", `records.is_startup`) passed over."""
         rows = self._rows(
             "SELECT text, session_id, ts FROM session_notes WHERE persona = %s"
+            " AND text NOT LIKE 'session %% started (%%'"
             " ORDER BY ts DESC, node_id DESC LIMIT 1",
             (persona,),
         )

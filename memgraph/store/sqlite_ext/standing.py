@@ -91,12 +91,14 @@ class SQLiteStanding:
         return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
 
     def latest_note(self, persona: str) -> tuple[str, str, str] | None:
-        """(text, session id, ts) of the persona's newest note."""
+        """(text, session id, ts) of the persona's newest note, a startup note
+        ("session s9 started (cli)", `records.is_startup`) passed over."""
         with self.conns.read() as conn:
             if not _has_table(conn, "session_notes"):
                 return None
             row = conn.execute(
                 "SELECT text, session_id, ts FROM session_notes WHERE persona = ? "
+                "AND text NOT GLOB 'session * started (*' "
                 "ORDER BY ts DESC, node_id DESC LIMIT 1",
                 (persona,),
             ).fetchone()
@@ -143,7 +145,8 @@ class SQLiteStanding:
 # (of a persona, or of any) and the sessions whose YAML views it must check.
 WAKE_NOTE = (
     "SELECT text, session_id, ts, persona, node_id, harness FROM session_notes "
-    "WHERE lifecycle = 'active'{persona} ORDER BY ts DESC, session_id DESC, node_id DESC LIMIT 1"
+    "WHERE lifecycle = 'active' AND text NOT GLOB 'session * started (*'{persona} "
+    "ORDER BY ts DESC, session_id DESC, node_id DESC LIMIT 1"
 )
 
 

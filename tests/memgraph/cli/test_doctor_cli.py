@@ -79,6 +79,10 @@ def test_healthy_setup_is_all_ok(healthy: Path) -> None:
     assert "SessionStart, SessionEnd" in out
     assert "quick_check ok, schema" in out
     assert "last capture 20" in out
+    # times for people, as listings print them (TZ=UTC in tests), not ISO `...123456Z`
+    import re
+
+    assert re.search(r"capture: last capture \d{4}-\d\d-\d\d \d\d:\d\d UTC \(", out), out
 
 
 def test_fresh_install_warns_but_passes(isolated_env: Path) -> None:
@@ -217,6 +221,52 @@ def test_conflict_and_broken_hooks(healthy: Path) -> None:
     assert code == 1
     assert f"problem  conflict: {conflict}" in out
     assert "problem  hooks:" in out and f"fix: fix the JSON in {settings}" in out
+
+
+def test_a_session_view_conflict_is_described_as_what_it_holds(healthy: Path) -> None:
+    """A session `.conflict.yaml` holds the user's own edit (the view shows the store),
+    but doctor said `memgraph's render waits in this file` and advised merging it into
+    the view, where an edit of a stored note conflicts again. And the ledger line read
+    `ledger: ledger: N lines read ...`."""
+    folder = healthy / "workspace" / ".memgraph" / "personas" / "default" / "sessions"
+    folder.mkdir(parents=True)
+    kept = folder / "s1.conflict.yaml"
+    kept.write_text("notes: [")
+    code, out, report = _doctor()
+    assert code == 1
+    assert f"problem  conflict: {kept}: your edit of a session view" in out
+    assert "render waits" not in out
+    assert f"fix: add what you still need as new notes (memgraph note), then delete {kept}" in out
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    (ledger,) = [c["detail"] for c in checks if c["name"] == "ledger"]
+    assert ledger.split(" ", 2)[1:2] == ["lines"] and f"ok       ledger: {ledger}" in out
+    probed = runner.invoke(app, ["probe"]).output
+    assert f"conflict: {kept} (your edit of a session view, kept; the view shows the store)" in (
+        probed
+    )
+
+
+def test_a_hook_claude_code_cannot_start_is_reported(healthy: Path) -> None:
+    """Hooks installed as a bare `memgraph hook ...` (what `hook install` wrote when
+    memgraph was not on PATH) or through a venv since removed were `ok       hooks`."""
+    settings = healthy / "home" / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "memgraph hook session-end"
+    gone = str(healthy / "old-venv" / "bin" / "memgraph")
+    data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = f"{gone} hook session-start"
+    settings.write_text(json.dumps(data))
+    code, out, report = _doctor()
+    assert code == 1
+    assert (
+        f"problem  hooks: SessionStart hook '{gone} hook session-start': its program is not "
+        "an executable file"
+    ) in out
+    assert (
+        "warn     hooks: SessionEnd hook 'memgraph hook session-end': names memgraph by PATH"
+    ) in out
+    assert "fix: memgraph hook uninstall && memgraph hook install" in out
+    assert _statuses(report)["hooks"] == {"ok", "warn", "problem"}
 
 
 def test_settings_nested_too_deeply_is_a_hooks_problem_not_an_abort(healthy: Path) -> None:

@@ -64,7 +64,10 @@ def test_session_end_too_few_messages(isolated_env: Path) -> None:
     path = write_transcript(isolated_env / "t" / "s.jsonl", claude_records(["only one"]))
     result = runner.invoke(app, ["hook", "session-end"], input=hook_json(path))
     assert result.exit_code == 0
-    assert "no page: too_few_messages:1" in result.output
+    # the reason in words, the count in the right number (was `captured 1 messages (...);
+    # no page: too_few_messages:1`)
+    assert "captured 1 message (session " in result.output
+    assert "no page: too few messages (1)" in result.output
 
 
 @pytest.mark.parametrize(

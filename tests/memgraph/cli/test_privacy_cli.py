@@ -94,7 +94,7 @@ def test_excluded_project_is_not_captured_and_counted(
 ) -> None:
     monkeypatch.setenv("MEMGRAPH_EXCLUDE_PROJECTS", "billing, atlas")
     out = _hook(_transcript(isolated_env))
-    assert "no page: excluded_project" in out
+    assert "no page: excluded project" in out
     assert "5 filtered" in out or "filtered" in out
     store = open_store(isolated_env / "mg-home" / "memgraph.db")
     try:
@@ -188,7 +188,8 @@ def test_forget_dry_run_lists_and_changes_nothing(isolated_env: Path) -> None:
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
     assert lines[0].startswith("would forget n-") and "quokka-marmalade" in lines[0]
-    assert lines[-1] == "dry run: 1 message(s) in 1 session(s) would be forgotten"
+    assert " UTC " in lines[0]  # the time as voice search shows it, with its zone
+    assert lines[-1] == "dry run: 1 message in 1 session would be forgotten"
     assert b"quokka" in _store_bytes(isolated_env) and len(before) > 0
 
 
@@ -196,7 +197,7 @@ def test_forget_needs_yes_without_a_terminal(isolated_env: Path) -> None:
     _captured(isolated_env)
     out = runner.invoke(app, ["forget", "--query", "quokka"])
     assert out.exit_code == 2
-    assert out.stderr.startswith("Error: forget removes the text of 1 message(s) for good")
+    assert out.stderr.startswith("Error: forget removes the text of 1 message for good")
     assert "--yes" in out.stderr
     assert b"quokka" in _store_bytes(isolated_env)
 
@@ -221,7 +222,7 @@ def test_forget_yes_json_removes_everywhere(isolated_env: Path) -> None:
     assert "quokka" not in search.stdout
     text = runner.invoke(app, ["forget", "--query", "jitter", "--yes"])
     assert text.exit_code == 0
-    assert text.stdout.startswith("forgot 1 message(s) in 1 session(s): 1 receipt(s)")
+    assert text.stdout.startswith("forgot 1 message in 1 session: 1 receipt, ")
 
 
 def test_forget_bad_input(isolated_env: Path) -> None:
@@ -233,6 +234,23 @@ def test_forget_bad_input(isolated_env: Path) -> None:
     assert missing.stdout == "nothing matched; nothing forgotten\n"
     nothing = runner.invoke(app, ["forget", "--query", "zzzznotthere", "--yes"])
     assert nothing.exit_code == 0 and nothing.stdout == "nothing matched; nothing forgotten\n"
+
+
+def test_forget_dry_run_fails_on_a_name_that_is_not_stored(isolated_env: Path) -> None:
+    """`forget n-bogus --dry-run` (or a session id cut to 8 characters, as listings show
+    it) printed `not found: ...` and exited 0, where the real run exits 1: a script
+    that checks with --dry-run first went on."""
+    _captured(isolated_env)
+    missing = runner.invoke(app, ["forget", "n-doesnotexist", "--dry-run"])
+    assert missing.exit_code == 1 and "not found: n-doesnotexist" in missing.stderr
+    short = runner.invoke(app, ["forget", "--session", SID[:8], "--dry-run"])
+    assert short.exit_code == 1
+    assert (
+        f"not found: {SID[:8]} (forget takes voice messages: --session a voice session's whole id"
+        in (short.stderr)
+    )
+    whole = runner.invoke(app, ["forget", "--session", SID, "--dry-run"])
+    assert whole.exit_code == 0 and "would be forgotten" in whole.stdout
 
 
 def test_forgotten_import_is_not_imported_again(isolated_env: Path) -> None:
@@ -276,6 +294,6 @@ def test_forget_asks_on_a_terminal(isolated_env: Path, answer: str, code: int, g
         os.close(slave)
         os.close(master)
     assert proc.returncode == code, err
-    assert b"Forget 1 message(s) in 1 session(s) for good? [y/N]" in err
+    assert b"Forget 1 message in 1 session for good? [y/N]" in err
     assert (b"quokka" not in _store_bytes(isolated_env)) is gone
-    assert out.startswith(b"forgot 1 message(s)") is gone
+    assert out.startswith(b"forgot 1 message in 1 session: ") is gone

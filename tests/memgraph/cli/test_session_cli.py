@@ -41,8 +41,8 @@ def test_errors_are_one_line_with_exit_codes(
     assert r.exit_code == 2 and r.stderr.startswith("Error: no active session")
     r = invoke("note", "x", "--session", "../etc")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
-    r = invoke("note", "x", "--session", "s", "--at", "yesterday")
-    assert r.exit_code == 2 and "ISO-8601" in r.stderr
+    r = invoke("note", "x", "--session", "s", "--at", "last tuesday")
+    assert r.exit_code == 2 and r.stderr.startswith("Error: --at: bad date 'last tuesday'")
     assert invoke("session", "show", "nope").exit_code == 1
     invoke("session", "start", "s1")
     f = isolated_env / "workspace/.memgraph/personas/default/sessions/s1.yaml"
@@ -54,6 +54,73 @@ def test_errors_are_one_line_with_exit_codes(
     assert r.stderr.count("\n") == 1 and "s1.conflict.yaml" in r.stderr
     assert (f.parent / "s1.conflict.yaml").read_text(encoding="utf-8") == "notes: ["
     assert invoke("note", "still fine", "--session", "s1").exit_code == 0
+
+
+def test_at_takes_every_form_of_the_date_parser(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`note --at yesterday` was `Error: --at 'yesterday' is not an ISO-8601 time` and a
+    naive `--at 2026-12-07T09:30` `Error: note time needs a timezone`, though
+    `memgraph.dates` (the one parser, notes/terminal.md) names `--at` among its options."""
+    from datetime import UTC, datetime, timedelta
+
+    def stamp(dt: datetime) -> str:  # local (naive) -> the UTC text notes carry
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    invoke("session", "start", "s1")
+    r = invoke("note", "naive", "--session", "s1", "--at", "2026-12-01T09:30", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["timestamp"] == stamp(datetime(2026, 12, 1, 9, 30))
+    r = invoke("note", "two hours ago", "--session", "s1", "--at", "2h", "--json")
+    at = datetime.fromisoformat(json.loads(r.stdout)["timestamp"])
+    assert timedelta(hours=1, minutes=59) < datetime.now(UTC) - at < timedelta(hours=2, minutes=1)
+    code, out, _ = _fast(capsys, "lean", "--session", "s1", "--at", "yesterday", "--json")
+    assert code == 0
+    yesterday = datetime.now().date() - timedelta(days=1)
+    midnight = datetime(yesterday.year, yesterday.month, yesterday.day)
+    assert json.loads(out)["timestamp"] == stamp(midnight)
+    r = invoke("note", "future", "--session", "s1", "--at", "2099-01-01")
+    assert r.exit_code == 2 and "future" in r.stderr
+
+
+def test_a_started_session_is_the_workspace_s_active_one(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `memgraph session start "$SESSION_ID"`, then `memgraph note "..."` (session:
+    MEMGRAPH_SESSION, else the workspace's active one). The note was `Error: no active
+    session`: only the SessionStart hook recorded a workspace's active session."""
+    for var in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_THREAD_ID", "CLAUDE_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+    inside = isolated_env / "workspace" / "src"
+    inside.mkdir(parents=True)
+    monkeypatch.chdir(isolated_env / "workspace")
+    r = invoke("note", "x")
+    assert r.exit_code == 2 and "memgraph session start ID" in r.stderr
+    assert invoke("session", "start", "s1", "--persona", "builder").exit_code == 0
+    monkeypatch.chdir(inside)
+    r = invoke("note", "typer path", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["session_id"] == "s1"
+    code, out, _ = _fast(capsys, "lean path", "--json")
+    assert code == 0 and json.loads(out)["session_id"] == "s1"
+    r = invoke("remember", "kept", "--json")
+    assert r.exit_code == 0, r.output
+    assert invoke("wake").stdout == "lean path\n"
+
+
+@pytest.mark.parametrize(
+    "argv", [("session", "list"), ("session", "show", "s1"), ("render",)], ids=" ".join
+)
+def test_reading_commands_do_not_create_a_store_at_a_mistyped_home(
+    isolated_env: Path, argv: tuple[str, ...]
+) -> None:
+    """`session list` (and `show`, `render`) on a home with no store made a new empty
+    store there and listed nothing, exit 0; wake, review and voice say `no store at`."""
+    typo = isolated_env / "mg-hmoe"
+    r = invoke(*argv, "--home", str(typo))
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith(f"Error: no store at {typo / 'memgraph.db'}")
+    assert not typo.exists()
 
 
 def test_wake_default_axiom(isolated_env: Path) -> None:
@@ -93,7 +160,12 @@ def test_fast_path_matches_typer(isolated_env: Path, capsys: pytest.CaptureFixtu
         k: typer_out[k] for k in ("session_id", "persona", "harness", "file")
     }
     code, out, _ = _fast(capsys, "plain", "--session=s1", "--at", "2021-01-01T00:00:00+00:00")
-    assert code == 0 and out.startswith("noted n-") and "2021-01-01T00:00:00.000000Z" in out
+    # the time for people: local (TZ=UTC in tests) with its zone, not ISO `...000000Z`
+    assert (
+        code == 0 and out.startswith("noted n-") and out.endswith(" at 2021-01-01 00:00:00 UTC\n")
+    )
+    r = invoke("note", "typer", "--session", "s1", "--at", "2021-01-01T00:00:01Z")
+    assert r.stdout.endswith(" in s1 at 2021-01-01 00:00:01 UTC\n")
     texts = [line.split(" ", 4)[4] for line in invoke("session", "show", "s1").stdout.splitlines()]
     assert texts[0] == "plain" and texts[-2:] == ["fast one", "typer one"]
     for argv in (["x", "--session", "../etc"], ["x", "--session", "s1", "--at", "nope"], [" "]):

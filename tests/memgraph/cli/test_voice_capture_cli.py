@@ -22,13 +22,44 @@ def test_backfill_uses_env_roots_and_reruns_clean(isolated_env: Path) -> None:
     first = runner.invoke(app, ["voice", "--backfill", "-v"])
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
-    assert lines[0] == "paged    atlas/voice/2026-04-14-80166115.md  (4 messages)"
+    assert lines[0] == "paged    atlas/voice/2026-04-14-80166115.md  (4 messages captured)"
     assert lines[-1].startswith("backfill: 1 transcript: 1 paged, 0 skipped, 0 errors; ")
     second = runner.invoke(app, ["voice", "--backfill", "--json"])
     assert second.exit_code == 0
     objs = [json.loads(line) for line in second.stdout.splitlines()]
     assert objs[0]["status"] == "unchanged" and objs[0]["session_id"] == SID
     assert objs[-1]["summary"]["unchanged"] == 1
+
+
+def test_verbose_backfill_counts_what_it_captured_not_what_the_page_holds(
+    isolated_env: Path,
+) -> None:
+    """`paged PAGE (N messages)` read as the page's count: these four prompts end in an
+    "ok" (trivial acknowledgements stay off pages) and said `(4 messages)` of a page with
+    3; a side-question transcript said `(1 message)` of a 27-message page."""
+    write_transcript(isolated_env / "transcripts" / "p" / f"{SID}.jsonl", claude_records(PROMPTS))
+    first = runner.invoke(app, ["voice", "--backfill", "-v"])
+    assert first.exit_code == 0, first.output
+    line = first.stdout.splitlines()[0]
+    assert line == "paged    atlas/voice/2026-04-14-80166115.md  (4 messages captured)"
+    page = isolated_env / "vault" / "atlas" / "voice" / "2026-04-14-80166115.md"
+    assert "message_count: 3\n" in page.read_text(encoding="utf-8")
+
+
+def test_a_lower_min_messages_pages_what_was_too_short(isolated_env: Path) -> None:
+    """`voice --backfill --min-messages 1` after a default backfill said `1 skipped (1
+    unchanged)` and wrote no page: the transcript had been recorded as done (too few
+    messages) and was not read again; `render` has no minimum to lower either."""
+    short = ["please wire the session-end hook into the settings file"]
+    write_transcript(isolated_env / "transcripts" / "p" / f"{SID}.jsonl", claude_records(short))
+    first = runner.invoke(app, ["voice", "--backfill"])
+    assert first.exit_code == 0 and "1 too few messages" in first.stdout, first.output
+    lower = runner.invoke(app, ["voice", "--backfill", "--min-messages", "1", "-v"])
+    assert lower.exit_code == 0, lower.output
+    assert lower.stdout.splitlines()[0].startswith("paged    atlas/voice/"), lower.stdout
+    assert list((isolated_env / "vault" / "atlas" / "voice").glob("*.md"))
+    again = runner.invoke(app, ["voice", "--backfill", "--min-messages", "1"])
+    assert "0 paged, 1 skipped (1 unchanged)" in again.stdout
 
 
 def test_backfill_flags(isolated_env: Path) -> None:

@@ -228,9 +228,12 @@ def test_import_vault_command(tmp_path: Path) -> None:
 
 
 def test_import_vault_missing_vault(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["import-vault", str(tmp_path / "none")])
+    """The error came after the store was opened: a new empty store was left behind."""
+    home = tmp_path / "fresh-home"
+    result = runner.invoke(app, ["import-vault", str(tmp_path / "none"), "--home", str(home)])
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: no vault directory at ")
+    assert not home.exists()
 
 
 def test_import_vault_skips_a_page_name_that_is_not_utf8(tmp_path: Path) -> None:

@@ -96,3 +96,30 @@ def test_process_imports_no_typer_or_pydantic(sessions: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.endswith(b"[]"), proc.stderr
     assert proc.stdout == b"bob says\n"
+
+
+def test_a_new_session_s_startup_note_is_not_the_wake_token(
+    sessions: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `memgraph session start "$SESSION_ID"`, then `memgraph wake` (the last note
+    of the latest session). It printed `session b2 started (cli)`, the new session's
+    startup line, instead of what the last session left; so did the SessionStart hook."""
+    assert runner.invoke(app, ["session", "start", "b2", "--persona", "bob"]).exit_code == 0
+    for args in ([], ["--persona", "bob"], ["--json"]):
+        fast = fast_wake(capsys, *args)
+        assert fast == typer_wake(*args)
+        assert "started" not in fast[0] and "bob says" in fast[0], fast
+    assert "(most recently active; session b1)" in fast_wake(capsys)[1]
+    # a persona whose only notes are startup notes: the axiom, as with no notes
+    assert runner.invoke(app, ["session", "start", "c1", "--persona", "carol"]).exit_code == 0
+    only = fast_wake(capsys, "--persona", "carol")
+    assert only == typer_wake("--persona", "carol")
+    assert only[0].startswith("No notes yet")
+    from memgraph.store.sqlite_ext.standing import LightStanding
+
+    reads = LightStanding(sessions / "mg-home" / "memgraph.db")
+    try:
+        latest = reads.latest_note("bob")
+    finally:
+        reads.close()
+    assert latest is not None and latest[:2] == ("bob says", "b1")

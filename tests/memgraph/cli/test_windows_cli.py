@@ -96,3 +96,14 @@ def test_show_unknown_window_after_compute(world: object) -> None:
     assert runner.invoke(app, ["windows"]).exit_code == 0
     result = runner.invoke(app, ["windows", "show", "aw-1999-01-01-0000"])
     assert result.exit_code == 1 and "no activity window" in result.stderr
+
+
+def test_a_directory_outside_any_repo_is_not_counted_as_a_repo_read(tmp_path: Path) -> None:
+    """`windows --repo /tmp` warned `/tmp: not inside a git repository`, then summed up
+    `0 commits from 1 repo`."""
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    result = runner.invoke(app, ["windows", "--repo", str(plain), "--no-discover"])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {plain}: not inside a git repository" in result.stderr
+    assert "0 commits from 0 repos" in result.stderr

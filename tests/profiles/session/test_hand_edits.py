@@ -103,6 +103,40 @@ def test_edit_of_a_stored_note_is_kept_verbatim_and_reported(isolated_env: Path)
     assert "typo teh" in f.read_text(encoding="utf-8")  # the view shows the store
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "# my own comment: the retry bug is in the client\n",
+        '- text: "look at the client"  # see issue 12\n',
+        '- text: "look at the client"\n  tags: [client]\n',
+    ],
+    ids=["comment line", "inline comment", "a key of its own"],
+)
+def test_what_the_view_cannot_carry_is_kept_not_dropped(isolated_env: Path, extra: str) -> None:
+    """A comment typed into the session YAML (or a key a note does not have) was
+    dropped without a word when the view was re-rendered: the parser never sees a
+    comment, and the notes were imported. The file is now kept verbatim beside the
+    view, and an appended note is still imported."""
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    edited = f.read_text(encoding="utf-8") + extra
+    f.write_text(edited, encoding="utf-8")
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 0 and "s1.conflict.yaml" in r.stderr
+    assert f.with_name("s1.conflict.yaml").read_text(encoding="utf-8") == edited
+    if "look at the client" in extra:
+        assert "look at the client" in [t for t, _ in _notes(isolated_env)]
+
+
+def test_a_note_with_a_hash_inside_quotes_is_no_comment(isolated_env: Path) -> None:
+    assert invoke("note", "fix #12 first; then 'this' # too", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    f.write_text(f.read_text(encoding="utf-8") + '- "see #12"\n', encoding="utf-8")
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 0 and "conflict" not in r.stderr, r.stderr
+    assert not f.with_name("s1.conflict.yaml").exists()
+
+
 @pytest.mark.parametrize("path", ["typer", "lean"])
 def test_note_view_failure_is_a_warning_and_stored_once(
     isolated_env: Path, capsys: pytest.CaptureFixture[str], path: str

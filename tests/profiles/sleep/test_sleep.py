@@ -102,6 +102,40 @@ def test_outside_the_night_window_nothing_runs(store: Store) -> None:
     assert next(store.iter_nodes(profile="short_term")).lifecycle == "active"
 
 
+def test_outside_the_night_window_says_so_and_how_to_run_anyway(store: Store) -> None:
+    """It printed `sleep outside_window: the beginning .. 2026-03-01T14:00:00.000000Z`
+    and `-- 0 receipts written`: an internal status word, no window, no way out."""
+    req = SleepRequest(
+        now=datetime(2026, 3, 1, 14, 5, tzinfo=UTC),
+        tz=UTC,
+        night_window="02:00-06:00",
+        discover_repos=False,
+    )
+    report = run_sleep(store, req)
+    assert report.lines() == [
+        "outside the night window 02:00-06:00 (local time 14:05); nothing done "
+        "(use --now to run anyway)"
+    ]
+    assert report.as_dict()["night_window"] == "02:00-06:00"
+    assert report.as_dict()["local_time"] == "14:05"
+
+
+def test_the_report_shows_its_period_as_listings_do(store: Store) -> None:
+    """The first line read `sleep applied: 2026-03-01T02:00:00.000000Z .. ...Z`;
+    times for people are local with the zone (TZ=UTC in tests); --json keeps ISO."""
+    remember(store, mem("kept for tonight"), T0)
+    req = SleepRequest(
+        now=datetime(2026, 3, 1, 3, 0, tzinfo=UTC),
+        since=datetime(2026, 3, 1, 2, 0, tzinfo=UTC),
+        tz=UTC,
+        discover_repos=False,
+    )
+    report = run_sleep(store, req)
+    first = report.lines()[0]
+    assert first.endswith(": 2026-03-01 02:00 UTC .. 2026-03-01 03:00 UTC"), first
+    assert report.as_dict()["since"].startswith("2026-03-01T02:00:00")
+
+
 def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> None:
     """`sleep --now --since 2099-01-01` said "Error: --until is before --since", an
     option sleep does not have."""
@@ -746,3 +780,16 @@ def test_sleep_cli_with_no_embedder_loads_no_model(tmp_path: Path) -> None:
     assert "forced sleep: 1 planned, 1 receipts (clustered by token overlap;" in done.stdout
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def test_a_dry_run_creates_no_store(isolated_env: Path) -> None:
+    """`sleep --now --dry-run` ("Print the plan, write nothing") on a home without a
+    store created an empty store there (and its WAL files) and planned nothing."""
+    from typer.testing import CliRunner
+
+    from memgraph.cli.app import app
+
+    typo = isolated_env / "mg-hmoe"
+    r = CliRunner().invoke(app, ["sleep", "--now", "--dry-run", "--home", str(typo)])
+    assert r.exit_code == 1 and r.stderr.startswith(f"Error: no store at {typo}")
+    assert not typo.exists()
