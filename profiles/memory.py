@@ -259,10 +259,17 @@ def _law(problem: str, node: MemoryNode) -> str:
     return law
 
 
+REMEMBER_KINDS = ("observation", "thought", "todo")  # what an agent remembers
+
+
 def remember(store: Any, req: MemoryRequest, now: datetime | None = None) -> MemoryResult:
     """A short_term node from the current session (``active``)."""
     if req.profile != "short_term":
         raise UsageError("remember writes short_term memory; use propose for other profiles")
+    if req.kind is not None and req.kind not in REMEMBER_KINDS:
+        # in the words of --help: the profile's own list holds ``cluster``, which only
+        # sleep writes (the CLI and MCP both come here)
+        raise UsageError(f"kind {req.kind!r}: use one of {' | '.join(REMEMBER_KINDS)}")
     return _write(store, req, "remember", now)
 
 

@@ -55,8 +55,8 @@ def list_cmd(
             print_json_line(row)
         else:
             print(p.line())
-    if not pending and not as_json:
-        print("nothing waiting for review")
+    if not pending and not as_json:  # stderr, as `voice` says "no hits": a pipe gets no line
+        print("nothing waiting for review", file=sys.stderr)
     if more:  # stderr: --json stays one object per line
         print(
             f"more than {limit} waiting: the oldest {limit} shown (--limit N, "

@@ -186,7 +186,8 @@ def test_cli_rejection_is_one_error_line_naming_the_law(monkeypatch: pytest.Monk
     none = runner.invoke(app, ["remember", "no session anywhere", "--project", "o"])
     assert none.exit_code == 2 and "no active session" in none.output
     listed = runner.invoke(app, ["review", "list"])
-    assert listed.exit_code == 0 and listed.output == "nothing waiting for review\n"
+    assert listed.exit_code == 0 and listed.stdout == ""
+    assert listed.stderr == "nothing waiting for review\n"
 
 
 def test_review_list_shows_control_characters_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -257,3 +258,25 @@ def test_review_list_prints_its_time_with_the_zone() -> None:
     assert pending.line() == (
         "n-1  role_self/lesson  proposed  2026-12-07 12:03 UTC  keep PRs small"
     )
+
+
+def test_remember_takes_the_kinds_its_help_names(tmp_path: Path) -> None:
+    """`remember --kind bogus` was exit 1 with the profile's list, which holds
+    ``cluster`` (only sleep writes it); now a usage error in --help's words, on the
+    library, so the CLI and MCP say the same."""
+    from memgraph.documents import ProfileName
+    from memgraph.errors import UsageError
+    from profiles import get_profile
+    from profiles.memory import REMEMBER_KINDS, MemoryRequest, remember
+
+    assert set(REMEMBER_KINDS) < get_profile(ProfileName.short_term).node_kinds
+    store = open_store(tmp_path / "mg.db")
+    try:
+        for kind in ("bogus", "cluster"):
+            req = MemoryRequest(text="x", session_id="s-1", project="p", kind=kind)
+            with pytest.raises(UsageError, match=r"use one of observation \| thought \| todo"):
+                remember(store, req)
+        ok = remember(store, MemoryRequest(text="x", session_id="s-1", project="p", kind="todo"))
+        assert ok.lifecycle == "active"
+    finally:
+        store.close()

@@ -14,20 +14,22 @@ runner = CliRunner()
 
 
 @pytest.mark.parametrize(
-    ("argv", "expect"),
+    ("argv", "expect", "code"),
     [
-        (["remember", "hi", "--kind", "bogus"], "kind 'bogus' is not part of profile short_term"),
-        (["propose", "role_self", "x", "--kind", "bogus"], "(commitment, habit, lesson"),
-        (["propose", "role_self", "x", "--state", "bogus"], "enters as proposed"),
-        (["propose", "role_self", "x", "--state", "accepted"], "enters as proposed"),
+        # remember's kinds are those --help names (a usage error; the profile's own list
+        # holds `cluster`, which only sleep writes)
+        (["remember", "hi", "--kind", "bogus"], "use one of observation | thought | todo", 2),
+        (["propose", "role_self", "x", "--kind", "bogus"], "(commitment, habit, lesson", 1),
+        (["propose", "role_self", "x", "--state", "bogus"], "enters as proposed", 1),
+        (["propose", "role_self", "x", "--state", "accepted"], "enters as proposed", 1),
     ],
 )
 def test_a_refused_kind_or_state_is_the_law_without_the_op_path(
-    isolated_env: Path, argv: list[str], expect: str
+    isolated_env: Path, argv: list[str], expect: str, code: int
 ) -> None:
     """Before: `Error: ops[0] upsert_node: n-07f3874e51371b43: kind 'bogus' ...`."""
     result = runner.invoke(app, [*argv, "--session", "s-1", "--project", "orchard"])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == code, result.output
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
     assert "ops[" not in lines[0] and "upsert_node" not in lines[0]
@@ -100,4 +102,5 @@ def test_review_decides_several_ids_and_says_when_the_list_is_cut(isolated_env: 
     done = runner.invoke(app, ["review", "reject", ids[2], ids[3], "--json"])
     assert done.exit_code == 0
     assert [json.loads(line)["verdict"] for line in done.stdout.splitlines()] == ["reject"] * 2
-    assert "nothing waiting for review" in runner.invoke(app, ["review", "list"]).stdout
+    empty = runner.invoke(app, ["review", "list"])
+    assert empty.stdout == "" and "nothing waiting for review" in empty.stderr
