@@ -191,8 +191,33 @@ def _apply_one(
     try:
         result = apply_patch(store, patch, request.now)
     except PatchRejected as exc:
-        report.failed.append(f"{rel}: {' '.join(str(exc).split())}")
+        said = [_page_problem(p, nodes) for p in exc.problems] or [str(exc)]
+        more = f" (+{len(said) - 1} more)" if len(said) > 1 else ""
+        report.failed.append(f"{rel}: {' '.join(said[0].split())}{more}")
         return
     report.nodes_written += result.nodes_written
     report.pages += 1
     report.messages += _messages(nodes)
+
+
+def _page_problem(problem: str, nodes: list[MemoryNode]) -> str:
+    """A page's rejection in the words of the page: without the engine's ``ops[1]
+    upsert_node: n-...:`` path, and an edited message named by its time. Before:
+    "ops[1] upsert_node: n-...: voice message text is verbatim and cannot be revised"."""
+    import re
+
+    law = re.sub(r"^ops\[\d+\] \w+: ", "", problem)
+    node_id, _, why = law.partition(": ")
+    node = next((n for n in nodes if n.id == node_id), None)
+    if node is None:
+        return law
+    if "verbatim" in why and node.valid_from is not None:
+        from memgraph.dates import show
+
+        session = str(node.attributes.get("session_id") or "")
+        return (
+            f"the message of {show(node.valid_from)} differs from the stored one; voice "
+            "messages stay verbatim, so the stored text stands (`memgraph render "
+            f"{session[:8]}` writes the page from it)"
+        )
+    return why or law

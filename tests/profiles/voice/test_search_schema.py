@@ -353,3 +353,25 @@ def test_labels_constant_matches_the_classifier_labels() -> None:
     from profiles.voice.classify.labels import LABELS
 
     assert search.LABELS == LABELS
+
+
+def test_an_edited_message_on_a_page_is_named_by_its_time_not_the_engines_path(
+    tmp_path: Path,
+) -> None:
+    """Re-importing a page whose message text a person edited: the store's verbatim text
+    stands and the page is skipped; the line said "ops[1] upsert_node: n-...: voice
+    message text is verbatim and cannot be revised"."""
+    pytest.importorskip("profiles.voice.pages")
+    vault = tmp_path / "vault"
+    _write_vault(vault)
+    store = open_store(tmp_path / "m.db")
+    assert import_vault(store, ImportVaultRequest(vault=vault)).failed == []
+    page = vault / "atlas" / "voice" / "2026-04-14-aaaa1111.md"
+    page.write_text(page.read_text().replace("use a side table", "use a SIDE table"))
+    report = import_vault(store, ImportVaultRequest(vault=vault))
+    (line,) = report.failed
+    assert line.startswith("atlas/voice/2026-04-14-aaaa1111.md: the message of 2026-04-14 ")
+    assert "differs from the stored one" in line and "`memgraph render aaaa1111`" in line
+    assert "ops[" not in line and "upsert_node" not in line
+    (hit,) = search_voice(store, VoiceQuery(query='"side table"'))
+    assert hit.text == "use a side table"  # the stored text stands
