@@ -60,7 +60,14 @@ def _load(text: str) -> Any:
         return None
 
 
-def _when(value: Any, now: datetime) -> datetime:
+def _when(value: Any, now: datetime) -> tuple[datetime, bool]:
+    """A hand-written note's time, and whether it was understood. No timestamp is
+    ``now`` (understood); one that is not an ISO time, or out of range, is ``now``
+    too, but not understood: the caller keeps the file's copy and says so (it was
+    taken as now without a word). A time without a zone is UTC: the file is data a
+    fleet shares, and the note's id is derived from its time."""
+    if value is None or value == "":
+        return now, True
     at: datetime | None = None
     if isinstance(value, datetime):
         at = value
@@ -70,13 +77,13 @@ def _when(value: Any, now: datetime) -> datetime:
         except ValueError:
             at = None
     if at is None:
-        return now
+        return now, False
     if at.tzinfo is None:
         at = at.replace(tzinfo=UTC)
     try:
-        return check_at(at, now)
+        return check_at(at, now), True
     except MemgraphError:
-        return now
+        return now, False
 
 
 def _candidates(data: Any) -> list[dict[str, Any]] | None:
@@ -184,7 +191,11 @@ def import_hand_notes(store: Store, session_id: str, text: str) -> HandImport:
             result.keep_copy = True
             result.problems.append(str(exc))
             continue
-        at = _when(item.get("timestamp"), now)
+        at, understood = _when(item.get("timestamp"), now)
+        if not understood:
+            result.keep_copy = True
+            shown = " ".join(str(item.get("timestamp")).split())[:40]
+            result.problems.append(f"timestamp {shown!r} not understood: note kept at now")
         harness = item.get("harness")
         if not (isinstance(harness, str) and is_safe_name(harness)):
             harness = HAND_HARNESS
@@ -224,6 +235,11 @@ def on_edit_for(store: Store, session_id: str) -> Any:
             sys.stderr.write(
                 f"memgraph: imported {plural(len(result.imported), 'note')} added by hand to the "
                 f"YAML view of session {session_id}\n"
+            )
+        times = [p for p in result.problems if p.startswith("timestamp ")]
+        if times:  # a note taken at "now" instead of the time written: say which
+            sys.stderr.write(
+                f"memgraph: the YAML view of session {session_id}: {'; '.join(times)}\n"
             )
         return result.keep_copy
 

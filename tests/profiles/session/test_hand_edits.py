@@ -301,3 +301,33 @@ def test_one_view_linked_out_of_the_workspace_does_not_break_wake_or_list(
     shown = invoke("session", "show", "s1")  # the store's notes; the view is not read
     assert shown.exit_code == 0 and "escapes" in shown.stderr and "first" in shown.stdout
     assert target.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("stamp", ["yesterday", "not a time", "2999-01-01T00:00:00Z"])
+def test_a_hand_note_whose_time_is_not_understood_is_kept_and_said(
+    isolated_env: Path, stamp: str
+) -> None:
+    """A note appended by hand with a timestamp the import cannot read (or out of range)
+    was imported at "now" without a word. It is still imported (the text is not lost),
+    and the file is kept verbatim in .conflict.yaml with the reason on stderr."""
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    edited = (
+        f.read_text(encoding="utf-8") + f'- text: "look at the client"\n  timestamp: "{stamp}"\n'
+    )
+    f.write_text(edited, encoding="utf-8")
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 0 and "s1.conflict.yaml" in r.stderr, r.stderr
+    assert f"timestamp '{stamp}' not understood" in r.stderr
+    assert f.with_name("s1.conflict.yaml").read_text(encoding="utf-8") == edited
+    assert "look at the client" in [t for t, _ in _notes(isolated_env)]
+
+
+def test_a_hand_note_with_a_good_time_is_imported_quietly(isolated_env: Path) -> None:
+    assert invoke("note", "first", "--session", "s1").exit_code == 0
+    f = _file(isolated_env)
+    extra = '- text: "look at the client"\n  timestamp: "2026-12-01T10:00:00Z"\n'
+    f.write_text(f.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    r = invoke("session", "show", "s1")
+    assert r.exit_code == 0 and "conflict" not in r.stderr, r.stderr
+    assert "look at the client" in [t for t, _ in _notes(isolated_env)]
