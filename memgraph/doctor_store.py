@@ -72,6 +72,8 @@ def check_store(report: DoctorReport, location: str) -> Any:
 def check_vault(report: DoctorReport, vault: Path, store: Any) -> None:
     if vault.is_dir():
         report.add("vault", OK, str(vault))
+        if store is not None:
+            _check_pages(report, vault, store)
         return
     pages = 0
     if store is not None:
@@ -92,6 +94,43 @@ def check_vault(report: DoctorReport, vault: Path, store: Any) -> None:
         )
     else:
         report.add("vault", WARN, f"{vault} does not exist yet", "memgraph voice --backfill")
+
+
+def _check_pages(report: DoctorReport, vault: Path, store: Any) -> None:
+    """Voice pages the store wrote that are gone from the vault (a person deleted one,
+    a sync tool lost it): ``render`` writes them again. A page ``forget`` removed is
+    no loss (its session is a tombstone), and a registry path that is not a plain
+    relative one is not looked up outside the vault."""
+    from pathlib import PurePosixPath
+
+    from memgraph.store.interfaces import indexes
+    from profiles.voice.nodes import session_node_id
+
+    gone: dict[str, str] = {}  # session id -> page
+    for row in indexes(store).registry.rows():
+        rel = PurePosixPath(row.page or "")
+        if row.status != "paged" or not row.session_id or rel.is_absolute() or ".." in rel.parts:
+            continue
+        if str(rel) not in ("", ".") and not (vault / rel).is_file():
+            gone[row.session_id] = str(rel)
+    if not gone:
+        return
+    with store.reader() as reader:
+        sessions = reader.get_nodes([session_node_id(s) for s in gone])
+    lost = sorted(
+        page
+        for sid, page in gone.items()
+        if (node := sessions.get(session_node_id(sid))) is None or node.lifecycle != "forgotten"
+    )
+    if lost:
+        report.add(
+            "pages",
+            WARN,
+            f"{len(lost)} voice page(s) the store wrote are gone from the vault: "
+            + ", ".join(lost[:3])
+            + (" ..." if len(lost) > 3 else ""),
+            "memgraph render  (writes them again from the store)",
+        )
 
 
 def check_capture(report: DoctorReport, store: Any) -> None:

@@ -354,3 +354,28 @@ def test_something_other_than_a_file_at_the_config_path_is_a_warning(
     assert f"warn     config: {config} is not a regular file: the defaults are used" in out
     assert f"{config} (not a file: defaults)" in out
     assert _statuses(report)["config"] == {"warn"}
+
+
+def test_a_voice_page_gone_from_the_vault_is_a_warning_render_fixes(healthy: Path) -> None:
+    """A page a person deleted (or a sync tool lost) went unnoticed: doctor said ok.
+    A page `forget` removed is no loss and is not reported."""
+    pages = sorted((healthy / "vault").glob("*/voice/*.md"))
+    assert len(pages) >= 2
+    pages[0].unlink()
+    code, out, _report = _doctor()
+    assert code == 0 and "warn     pages: 1 voice page(s) the store wrote are gone" in out, out
+    assert pages[0].relative_to(healthy / "vault").as_posix() in out
+    assert "fix: memgraph render" in out
+    assert runner.invoke(app, ["render"]).exit_code == 0
+    assert pages[0].is_file()
+    assert "pages" not in _statuses(_doctor()[2])
+    # forget a whole session: its page goes, and that is not a loss
+    sid = next(
+        line.split(":", 1)[1].strip().strip('"')
+        for line in pages[1].read_text(encoding="utf-8").splitlines()
+        if line.startswith("session_id:")
+    )
+    done = runner.invoke(app, ["forget", "--session", sid, "--reason", "test", "--yes"])
+    assert done.exit_code == 0, done.output
+    assert not pages[1].exists()
+    assert "pages" not in _statuses(_doctor()[2])
