@@ -238,17 +238,26 @@ def context_command(args: ContextArgs) -> None:
             project=project if spec.name.value != "repo" else None,
         )
 
+        # the repo cut's query spans every domain; its standing part (the map of the
+        # scanned repository) and the --repo tip are for the project it runs in
+        here = project if spec.name.value != "repo" else (project or _cwd_project())
+        tip: list[str] = []
+
         def run(s: Store, nerve: Any) -> Any:
-            if args.prompt and query.project is not None:
+            if args.prompt and here is not None:
                 from memgraph.store.interfaces import indexes
                 from profiles.wakeup.standing import gather
 
                 reads = indexes(s).standing
                 if reads is not None:
-                    sections.extend(gather(reads, spec.name.value, query.project))
+                    sections.extend(gather(reads, spec.name.value, here))
+            if spec.name.value == "repo" and here is not None:
+                tip.extend(_repo_tip(s, here))
             return select_context_cut(s, query, nerve)
 
         packet = run_ranked(args, run, plain=plain)
+        for line in tip:
+            say(line)
     from context_cut.ceiling import fit_output
     from context_cut.render import packet_json, packet_lines, packet_markdown
     from memgraph.terminal import printable
@@ -270,6 +279,27 @@ def context_command(args: ContextArgs) -> None:
     if not args.as_json:  # --json carries it in "notices"; the text formats say it here
         for line in fitted.notices[len(packet.notices) :]:
             say(line)
+
+
+def _cwd_project() -> str | None:
+    import os
+
+    from profiles.voice.project import resolve_project
+
+    return resolve_project(os.getcwd())
+
+
+def _repo_tip(s: Store, project: str) -> list[str]:
+    """One stderr line when the repo cut runs without --repo inside a repository this
+    store scanned: the cut over every domain is not the ranking of its modules."""
+    from profiles.repo_scan.graph import repo_node_id
+
+    with s.reader() as reader:
+        node = reader.get_nodes([repo_node_id(project)]).get(repo_node_id(project))
+    if node is None or node.lifecycle == "retired":
+        return []
+    root = str(node.attributes.get("root") or ".")
+    return [f"tip: {root} is a scanned repository: add --repo {root} to rank its modules"]
 
 
 def _repo_packet(args: ContextArgs, cut: str, repo: Path) -> Any:

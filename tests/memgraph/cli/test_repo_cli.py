@@ -283,3 +283,26 @@ def test_file_names_with_escape_sequences_are_printed_escaped(tmp_path: Path) ->
     status = runner.invoke(app, ["repo", "status", str(root), "--store", store])
     assert status.exit_code == 0 and "\x1b" not in status.stdout, status.output
     assert "deleted  a\\x1b[2Jb.py" in status.stdout
+
+
+def test_the_repo_cut_inside_a_scanned_repo_without_repo_says_how(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`context --cut repo` without --repo in a repository the store scanned ran the cut
+    over every domain and said nothing of the ranking of its modules; now one tip line
+    says so, and --prompt carries the repository's map as its standing part."""
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    monkeypatch.chdir(root / "app")
+    done = runner.invoke(app, ["context", "save rows", "--cut", "repo", "--prompt"])
+    assert done.exit_code == 0, done.output
+    assert f"tip: {root} is a scanned repository: add --repo {root}" in done.stderr
+    assert "## Repo map: proj" in done.stdout
+    with_repo = runner.invoke(app, ["context", "save rows", "--cut", "repo", "--repo", str(root)])
+    assert with_repo.exit_code == 0 and "tip:" not in with_repo.stderr
+    monkeypatch.chdir(tmp_path)  # not a scanned repository: no tip
+    elsewhere = runner.invoke(app, ["context", "save rows", "--cut", "repo"])
+    assert elsewhere.exit_code == 0 and "tip:" not in elsewhere.stderr
