@@ -292,7 +292,7 @@ def _cwd_project() -> str | None:
 def _repo_tip(s: Store, project: str) -> list[str]:
     """One stderr line when the repo cut runs without --repo inside a repository this
     store scanned: the cut over every domain is not the ranking of its modules."""
-    from profiles.repo_scan.graph import repo_node_id
+    from profiles.repo_scan.keys import repo_node_id  # pydantic-free (the lean path)
 
     with s.reader() as reader:
         node = reader.get_nodes([repo_node_id(project)]).get(repo_node_id(project))
