@@ -58,6 +58,16 @@ def _node_change(work: Working, before: MemoryNode | None, after: MemoryNode) ->
     return problems
 
 
+def _trust_only(before: MemoryNode | None, after: MemoryNode) -> bool:
+    """True when ``after`` differs from ``before`` only by one of its profile's
+    trust moves (and bookkeeping): what the node claims is unchanged."""
+    if before is None or before.lifecycle == after.lifecycle:
+        return False
+    if (before.lifecycle, after.lifecycle) not in _profile_of(after.profile).trust_moves:
+        return False
+    return node_hash(evolve(after, {"lifecycle": before.lifecycle})) == node_hash(before)
+
+
 def commit_node(
     work: Working, op: str, before: MemoryNode | None, after: MemoryNode, reason: str, **extra: Any
 ) -> Problems:
@@ -65,7 +75,7 @@ def commit_node(
     problems = _node_change(work, before, after)
     if problems:
         return problems
-    work.set_node(after)
+    work.set_node(after, claim_changed=not _trust_only(before, after))
     details = {"hash": node_hash(after), **extra}
     work.receipt(
         op,

@@ -220,7 +220,7 @@ class Working:
         return review_approves(self.reader.receipts_for(node_id))
 
     # -- writes (pending) --------------------------------------------------
-    def set_node(self, node: MemoryNode) -> None:
+    def set_node(self, node: MemoryNode, *, claim_changed: bool = True) -> None:
         before = self._nodes.get(node.id)
         if before is not None and before.lifecycle == "accepted" != node.lifecycle:
             # leaving accepted voids earlier reviews (see has_approving_review)
@@ -230,8 +230,9 @@ class Working:
         if before is not None and node.id not in self.pending_nodes:
             self.previous_nodes.setdefault(node.id, before)
         # A node new to the graph cannot be covered by any summary yet, so only
-        # a changed existing node starts staleness propagation.
-        if before is not None and node_hash(before) != node_hash(node):
+        # a changed existing node starts staleness propagation; a trust move
+        # (profiles.base.Profile.trust_moves) changes no claim and starts none.
+        if claim_changed and before is not None and node_hash(before) != node_hash(node):
             self.changed_ids.add(node.id)
         self._nodes[node.id] = node
         self.pending_nodes[node.id] = node

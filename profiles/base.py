@@ -51,6 +51,10 @@ class Profile:
     # States a forced sleep must account for: a profile that takes part in
     # forced sleep names its open states here (the engine reads nothing else).
     sleep_open_states: frozenset[str] = field(default=frozenset())
+    # Moves that change how far a claim is trusted, not what it claims (a review
+    # accepting a scanner's observation): a summary over the node stays fresh.
+    # Any other lifecycle change (retiring, going stale) still stales it.
+    trust_moves: frozenset[tuple[str, str]] = field(default=frozenset())
 
     def __post_init__(self) -> None:
         # A malformed table is a programming error: fail at import, not at apply.
@@ -61,8 +65,13 @@ class Profile:
         bad += [s for s in self.sleep_open_states if s not in known]
         if self.revised_state is not None and self.revised_state not in known:
             bad.append(self.revised_state)
+        for src, dst in self.trust_moves:
+            bad += [s for s in (src, dst) if s not in known]
         if bad:
             raise ValueError(f"profile {self.name}: unknown states {sorted(set(bad))}")
+        for src, dst in sorted(self.trust_moves):
+            if dst not in self.transitions.get(src, frozenset()):
+                raise ValueError(f"profile {self.name}: trust move {src} -> {dst} is no transition")
 
     @property
     def allowed_edge_states(self) -> tuple[str, ...]:

@@ -20,6 +20,17 @@ TRANSITIONS = table(
     # a file that reappears (restored, re-added) is observed again, history kept
     retired={"observed"},
 )
+# A review (or a proposal) changes how far a scanned claim is trusted, not the
+# claim: the package summaries over it stay fresh (a retirement still stales them).
+TRUST_MOVES = frozenset(
+    {
+        ("observed", "proposed"),
+        ("observed", "accepted"),
+        ("proposed", "accepted"),
+        ("stale", "proposed"),
+        ("stale", "accepted"),
+    }
+)
 
 
 def accepted_needs_review(
@@ -60,6 +71,7 @@ def _profile(name: ProfileName, description: str, kinds: set[str]) -> Profile:
         initial=frozenset({"observed", "proposed"}),
         transitions=TRANSITIONS,
         retired_state="retired",
+        trust_moves=TRUST_MOVES,
         node_rules=(accepted_needs_review,),
     )
 

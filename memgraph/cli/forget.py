@@ -117,6 +117,10 @@ def forget_cmd(
             f"{cfg.vault / rel} is not UTF-8 text; left as is and may still hold the "
             "forgotten text: remove it from there by hand"
         )
+    warnings += [f"{line} (its text still holds the quote)" for line in done.left_quoting]
+    warnings += done.views_left
+    if done.quoted_by:
+        warnings.append(_quoted_by(done.quoted_by))
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     _report(done, as_json, dry_run=False)
@@ -132,6 +136,16 @@ def _not_found(name: str) -> str:
     return (
         f"not found: {name} (forget takes voice messages: --session a voice session's "
         "whole id, as `voice --json` shows it)"
+    )
+
+
+def _quoted_by(ids: list[str]) -> str:
+    from memgraph.terminal import plural
+
+    verb = "holds" if len(ids) == 1 else "hold"
+    return (
+        f"{plural(len(ids), 'other message')} {verb} the same words (the operator's own, "
+        f"never rewritten): forget them too: memgraph forget {' '.join(ids)}"
     )
 
 
@@ -167,7 +181,11 @@ def _report(result: Any, as_json: bool, *, dry_run: bool) -> None:
             sid = str(node.attributes.get("session_id") or "-")[:8]
             when = show(node.valid_from) if node.valid_from else "-"  # as voice search shows it
             print(f"would forget {node.id}  [{when} {sid}] {node.title}")
+        for nid in result.unquoted:
+            print(f"would rewrite {nid}  (it quotes a message forgotten here)")
         print(f"dry run: {n} in {sessions} would be forgotten")
+        if result.quoted_by:
+            print(f"note: {_quoted_by(result.quoted_by)}", file=sys.stderr)
         return
     scrubbed = sum(result.scrubbed.values())
     print(
@@ -177,6 +195,12 @@ def _report(result: Any, as_json: bool, *, dry_run: bool) -> None:
         f"{len(result.pages_removed)} removed, "
         f"{plural(result.vector_points, 'vector point')} removed"
     )
+    if result.unquoted:
+        views = plural(len(result.session_views), "session view")
+        print(
+            f"rewrote {plural(len(result.unquoted), 'node')} that quoted it "
+            f"({views} re-rendered): {' '.join(result.unquoted)}"
+        )
 
 
 def register(app: typer.Typer) -> None:

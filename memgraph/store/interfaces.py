@@ -217,6 +217,12 @@ class TextScrub(Protocol):
         backend's files (text indexes merged, deleted rows' pages rewritten)."""
         ...
 
+    def quoting(self, request: ScrubRequest) -> list[str]:
+        """Ids of the live nodes, ``request.node_ids`` aside, whose document
+        still carries a forgotten text (what ``scrub.scrub_doc`` would rewrite:
+        a note or a memory that quotes a forgotten message), sorted."""
+        ...
+
 
 @dataclass(frozen=True)
 class StoreIndexes:

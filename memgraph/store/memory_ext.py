@@ -243,3 +243,15 @@ class MemoryScrub:
                 if s.manifests.pop(node_id, None) is not None:
                     report.manifests += 1
         return report
+
+    def quoting(self, request: ScrubRequest) -> list[str]:
+        from memgraph.store.scrub import scrub_doc
+
+        skip = set(request.node_ids)
+        with self.store.reader():
+            nodes = list(self.store.current_state().nodes.values())
+        return sorted(
+            n.id
+            for n in nodes
+            if n.id not in skip and scrub_doc(n.model_dump_json(), request) is not None
+        )

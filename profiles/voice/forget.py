@@ -21,7 +21,12 @@ In order:
    and ``log.md`` lines. A page or window note that is not UTF-8 text (an editor
    saved it in Latin-1) is left byte for byte and listed in ``left_unreadable``:
    it may still hold the text, and only the person can say what else in it to keep.
-4. the targets' points are removed from the store's vector collections (its own,
+4. a live node that quotes a forgotten text (a session note, an agent's memory,
+   a sleep summary: ``TextScrub.quoting``) is rewritten through the engine with
+   the quote replaced by ``[forgotten]`` (its own receipt); another voice message
+   holding the same words is the operator's own: it is listed (``quoted_by``),
+   never rewritten, so the person forgets it by name too.
+5. the targets' points are removed from the store's vector collections (its own,
    and the shared ones from before each store had its own:
    ``context_cut.vector_projection.collections_of``), never another store's.
 
@@ -43,6 +48,7 @@ from memgraph.errors import UsageError
 from memgraph.store import Store
 from memgraph.store.interfaces import indexes
 from memgraph.store.rows import iso
+from memgraph.store.scrub import ScrubRequest
 from profiles.voice.policy import FORGOTTEN, FORGOTTEN_STATE
 
 PROPOSER = "voice.forget"
@@ -90,6 +96,16 @@ class ForgetResult:
     left_unreadable: list[str] = field(default_factory=list)
     vector_points: int = 0
     dry_run: bool = False
+    # live nodes (not voice messages) that quoted a forgotten text: rewritten
+    unquoted: list[str] = field(default_factory=list)
+    # other voice messages holding a forgotten text: listed, not rewritten
+    quoted_by: list[str] = field(default_factory=list)
+    # quoting nodes whose profile refused the rewrite: "<id>: <why>"
+    left_quoting: list[str] = field(default_factory=list)
+    # session YAML views re-rendered after their notes lost a quote (paths), and
+    # views that may still hold it (an edit kept in a conflict file; one line why)
+    session_views: list[str] = field(default_factory=list)
+    views_left: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +130,11 @@ class ForgetResult:
             "notes_rewritten": self.notes_rewritten,
             "left_unreadable": self.left_unreadable,
             "vector_points": self.vector_points,
+            "unquoted": self.unquoted,
+            "quoted_by": self.quoted_by,
+            "left_quoting": self.left_quoting,
+            "session_views": self.session_views,
+            "views_left": self.views_left,
         }
 
 
@@ -181,7 +202,84 @@ def find_targets(store: Store, request: ForgetRequest) -> ForgetResult:
         {str(n.attributes.get("session_id")) for n in result.messages}
         | set(s for s in request.session_ids if s not in result.missing)
     )
+    _find_quotes(store, result)
     return result
+
+
+def _find_quotes(store: Store, result: ForgetResult) -> None:
+    """Fill ``unquoted`` (to rewrite) and ``quoted_by`` (other voice messages)."""
+    scrub = indexes(store).scrub
+    texts = tuple(t for n in result.messages for t in texts_of(n))
+    if scrub is None or not texts:
+        return
+    own = (*(n.id for n in result.messages), *result.session_nodes)
+    ids = scrub.quoting(ScrubRequest(node_ids=own, texts=texts, compact=False))
+    with store.reader() as reader:
+        found = reader.get_nodes(ids)
+    for nid in ids:
+        node = found.get(nid)
+        if node is None or node.lifecycle == FORGOTTEN_STATE:
+            continue
+        if node.profile.value == "voice" and node.kind == "message":
+            result.quoted_by.append(nid)
+        else:
+            result.unquoted.append(nid)
+
+
+def _unquote(
+    store: Store, result: ForgetResult, request: ScrubRequest, why: str, now: datetime
+) -> None:
+    """Rewrite the quoting nodes through the engine in one patch; when a profile
+    refuses one, node by node, and a refused node is named (``left_quoting``)."""
+    from memgraph.errors import PatchRejected
+    from memgraph.store.scrub import scrub_value
+
+    with store.reader() as reader:
+        found = reader.get_nodes(result.unquoted)
+    rewritten = [
+        MemoryNode.model_validate(scrub_value(found[nid].model_dump(), request))
+        for nid in result.unquoted
+        if nid in found
+    ]
+    batches = [rewritten] if len(rewritten) > 1 else []
+    batches += [[node] for node in rewritten]
+    done: list[str] = []
+    for batch in batches:
+        try:
+            ops: list[GraphOp] = [UpsertNode(node=n) for n in batch]
+            applied = apply_patch(store, new_patch(ops, proposer=PROPOSER, reason=why), now)
+        except PatchRejected as exc:
+            if len(batch) == 1:
+                result.left_quoting.append(f"{batch[0].id}: {exc}")
+            continue
+        result.receipts += len(applied.receipts)
+        done += [n.id for n in batch]
+        if len(batch) > 1:
+            break  # all in one patch: nothing left to try node by node
+    result.unquoted = sorted(done)
+    kept = set(done)
+    _session_views(store, result, [n for n in rewritten if n.id in kept])
+
+
+def _session_views(store: Store, result: ForgetResult, nodes: list[MemoryNode]) -> None:
+    """Re-render the YAML views of sessions whose notes lost a quote (hand edits are
+    imported first, as on every render; one the store cannot take is kept in a
+    conflict file, which may still hold the quote: named in ``views_left``)."""
+    from memgraph.errors import MemgraphError
+    from profiles.session.api import sync_session_view
+
+    sessions = {
+        str(n.attributes.get("session_id") or "") for n in nodes if n.profile.value == "session"
+    }
+    for sid in sorted(sessions - {""}):
+        try:
+            view = sync_session_view(store, sid)
+        except (OSError, MemgraphError) as exc:
+            result.views_left.append(f"session {sid}: its view was not re-rendered: {exc}")
+            continue
+        result.session_views.append(str(view.path))
+        if view.conflict is not None:
+            result.views_left.append(f"{view.conflict} kept an edit and may still hold the quote")
 
 
 def tombstone(node: MemoryNode, by: str, now: datetime) -> MemoryNode:
@@ -209,8 +307,6 @@ def forget(
     store: Store, request: ForgetRequest, vectors: Sequence[VectorEraser] = ()
 ) -> ForgetResult:
     """Find the targets; unless ``dry_run``, tombstone, scrub, re-render, unvector."""
-    from memgraph.store.scrub import ScrubRequest
-
     result = find_targets(store, request)
     if request.dry_run or not (result.messages or result.session_nodes):
         return result
@@ -231,9 +327,13 @@ def forget(
         from memgraph.errors import StoreError
 
         raise StoreError(f"store {store.location} cannot remove text (no TextScrub)")
-    report = scrub.scrub(
-        ScrubRequest(node_ids=tuple(n.id for n in old), texts=texts, compact=request.compact)
+    scrubbing = ScrubRequest(
+        node_ids=tuple(n.id for n in old), texts=texts, compact=request.compact
     )
+    if result.unquoted:
+        quoted = f"forget by {request.by}: it quoted a forgotten message"
+        _unquote(store, result, scrubbing, quoted, now)
+    report = scrub.scrub(scrubbing)
     result.scrubbed, result.manifests = report.rows, report.manifests
     if request.vault is not None:
         from profiles.voice.forget_views import rerender_views

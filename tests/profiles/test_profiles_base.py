@@ -76,3 +76,11 @@ def test_malformed_profile_fails_at_declaration(bad: dict[str, object]) -> None:
 def test_edge_states_default_to_node_states() -> None:
     assert make().allowed_edge_states == ("new", "done", "gone")
     assert make(edge_states=("live",)).allowed_edge_states == ("live",)
+
+
+def test_a_trust_move_must_be_a_transition_between_known_states() -> None:
+    assert make(trust_moves=frozenset({("new", "done")})).trust_moves == {("new", "done")}
+    with pytest.raises(ValueError, match="is no transition"):
+        make(trust_moves=frozenset({("done", "new")}))
+    with pytest.raises(ValueError, match="unknown states"):
+        make(trust_moves=frozenset({("new", "elsewhere")}))

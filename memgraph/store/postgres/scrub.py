@@ -71,5 +71,14 @@ class PgScrub:
             report.compacted = True
         return report
 
+    def quoting(self, request: ScrubRequest) -> list[str]:
+        probes = list(request.probes())
+        where = " OR ".join("strpos(doc, %s) > 0" for _ in probes) if probes else "true"
+        rows = self.store.fetch_all(f"SELECT id, doc FROM nodes WHERE {where}", probes)
+        skip = set(request.node_ids)
+        return sorted(
+            str(nid) for nid, doc in rows if nid not in skip and scrub_doc(doc, request) is not None
+        )
+
 
 __all__ = ["PgScrub"]

@@ -85,6 +85,18 @@ class SQLiteScrub:
             report.compacted = True
         return report
 
+    def quoting(self, request: ScrubRequest) -> list[str]:
+        probes = request.probes()
+        where = " OR ".join("instr(mg_doc(doc), ?) > 0" for _ in probes) if probes else "1"
+        with self.store.reader() as txn:
+            rows = txn.conn.execute(f"SELECT id, doc FROM nodes WHERE {where}", probes).fetchall()
+        skip = set(request.node_ids)
+        return sorted(
+            str(nid)
+            for nid, doc in rows
+            if nid not in skip and scrub_doc(unpack(doc), request) is not None
+        )
+
     def compact(self) -> None:
         """VACUUM and truncate the WAL: no freed page or old frame keeps a row image."""
         store = self.store

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -297,3 +298,48 @@ def test_forget_asks_on_a_terminal(isolated_env: Path, answer: str, code: int, g
     assert b"Forget 1 message in 1 session for good? [y/N]" in err
     assert (b"quokka" not in _store_bytes(isolated_env)) is gone
     assert out.startswith(b"forgot 1 message in 1 session: ") is gone
+
+
+def _json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_forget_rewrites_a_memory_that_quotes_it_and_names_a_repeated_message(
+    isolated_env: Path,
+) -> None:
+    """A memory quoting the forgotten words loses the quote (dry run says so first);
+    the operator's own repeat of them in another message is named with the command
+    that forgets it too, and the run exits 1 while the words are still stored."""
+    prompts = ["the launch phrase is quokka-marmalade", "fix the retry loop", "ok go"]
+    _hook(write_transcript(isolated_env / "transcripts" / f"{SID}.jsonl", claude_records(prompts)))
+    other_sid = "7d1c0b2e-9a4f-4b7e-8c3d-2f1e0a9b8c7d"
+    again = ["again: the launch phrase is quokka-marmalade", "and nothing else"]
+    path = write_transcript(
+        isolated_env / "transcripts" / f"{other_sid}.jsonl", claude_records(again, sid=other_sid)
+    )
+    payload = json.dumps({"session_id": other_sid, "transcript_path": str(path), "cwd": "/x"})
+    assert runner.invoke(app, ["hook", "session-end"], input=payload).exit_code == 0
+    mem = runner.invoke(
+        app,
+        ["remember", "the operator said: the launch phrase is quokka-marmalade", "--json"],
+        env={"MEMGRAPH_SESSION": "s-agent"},
+    )
+    assert mem.exit_code == 0, mem.output
+    mem_id = json.loads(mem.stdout)["id"]
+    hits = _json_lines(runner.invoke(app, ["voice", "quokka", "--json"]).stdout)
+    first = next(h["node_id"] for h in hits if not h["text"].startswith("again"))
+    repeat = next(h["node_id"] for h in hits if h["text"].startswith("again"))
+
+    dry = runner.invoke(app, ["forget", first, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert f"would rewrite {mem_id}  (it quotes a message forgotten here)" in dry.stdout
+    assert f"forget them too: memgraph forget {repeat}" in dry.stderr
+
+    out = runner.invoke(app, ["forget", first, "--yes"])
+    assert out.exit_code == 1, out.output
+    assert f"rewrote 1 node that quoted it (0 session views re-rendered): {mem_id}" in out.stdout
+    assert "warning: 1 other message holds the same words" in out.stderr and repeat in out.stderr
+    shown = runner.invoke(app, ["voice", "quokka", "--json"])
+    assert [h["node_id"] for h in _json_lines(shown.stdout)] == [repeat]
+    assert runner.invoke(app, ["forget", repeat, "--yes"]).exit_code == 0
+    assert b"quokka" not in _store_bytes(isolated_env)

@@ -144,3 +144,34 @@ def test_accepting_a_scanned_node_needs_a_review_receipt(shop: Path) -> None:
         assert reader.get_nodes([mid])[mid].lifecycle == "stale"
     with pytest.raises(PatchRejected, match="review receipt"):
         apply_patch(store, new_patch([TransitionNode(node_id=mid, to_state="accepted")]))
+
+
+def test_a_review_keeps_the_summaries_over_a_node_fresh_a_retirement_does_not(
+    shop: Path,
+) -> None:
+    """Accepting a scanned node changes how far its claim is trusted, not the claim
+    (``profiles.repo.TRUST_MOVES``): the package summaries over it stay fresh and the
+    next rescan writes nothing; retiring it still stales them."""
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=shop))
+    assert _stale(store) == set()
+    mid = module_id("shop", "shop/orders.py")
+    covering = _covering_closure(store, {mid})
+    assert covering  # the package summary, and the repo-wide ones over it
+    accepted = apply_patch(
+        store,
+        new_patch(
+            [
+                ReviewNode(node_id=mid, reviewer="operator", verdict="approve"),
+                TransitionNode(node_id=mid, to_state="accepted"),
+            ]
+        ),
+    )
+    assert [r.op for r in accepted.receipts] == ["review_node", "transition_node"]
+    assert _stale(store) == set()
+    again = scan_repo(store, ScanRequest(path=shop))
+    assert (again.receipts, again.stale_summaries) == (0, [])
+    with store.reader() as reader:
+        assert reader.get_nodes([mid])[mid].lifecycle == "accepted"
+    apply_patch(store, new_patch([TransitionNode(node_id=mid, to_state="retired")]))
+    assert _stale(store) == covering

@@ -426,3 +426,53 @@ def test_a_page_saved_while_forget_rewrites_it_keeps_no_forgotten_text(
     assert "quokka" not in text
     assert ("my own page now" in text) is not keeps_text
     store.close()
+
+
+def test_a_note_or_memory_quoting_the_message_loses_the_quote_too(
+    backend: Store, tmp_path: Path
+) -> None:
+    """Live nodes that quote a forgotten message are rewritten through the engine
+    (their own receipt); another voice message with the same words is the operator's
+    own and is named, not rewritten, so a second forget by name takes it too."""
+    from profiles.memory import MemoryRequest, remember
+    from profiles.session.api import NoteRequest, note
+
+    vault = tmp_path / "vault"
+    _capture(backend, vault, [SECRET, OTHER])
+    _capture(backend, vault, [f"again: {SECRET}", "unrelated"], sid="sess-two")
+    mem = remember(
+        backend, MemoryRequest(text=f"the operator said: {SECRET}", session_id=SID, project="p")
+    )
+    ws = tmp_path / "ws"
+    noted = note(backend, NoteRequest("s-agent", f"copied {SECRET} into the doc", ws))
+    assert "quokka" in noted.file.read_text()
+    target = [i for i in _search(backend, "quokka") if i != _search(backend, "again")[0]]
+    other = _search(backend, "again")
+    assert len(target) == 1 and len(other) == 1
+
+    plan = find_targets(backend, ForgetRequest(message_ids=(target[0],), dry_run=True))
+    assert plan.quoted_by == other
+    assert mem.id in plan.unquoted and noted.id in plan.unquoted
+    with backend.reader() as r:  # a dry run changes nothing
+        assert SECRET in r.get_nodes([mem.id])[mem.id].claim
+
+    result = forget(backend, ForgetRequest(message_ids=(target[0],), by="ada", vault=vault))
+    assert set(result.unquoted) == {mem.id, noted.id} and result.left_quoting == []
+    assert result.quoted_by == other
+    with backend.reader() as r:
+        rewritten = r.get_nodes([mem.id, noted.id])
+    assert rewritten[mem.id].claim == "the operator said: [forgotten]"
+    assert rewritten[mem.id].lifecycle == "active"  # the node lives on without the quote
+    assert "[forgotten]" in rewritten[noted.id].claim
+    assert result.session_views == [str(noted.file)] and result.views_left == []
+    view = noted.file.read_text()
+    assert "quokka" not in view and "copied [forgotten] into the doc" in view
+    reasons = [x.reason for x in backend.receipts(target_id=mem.id)]
+    assert reasons[-1] == "forget by ada: it quoted a forgotten message"
+    dump = _snapshot_json(backend)
+    assert dump.count("quokka") >= 1  # the other message, history of it included
+    with backend.reader() as r:
+        assert SECRET in r.get_nodes(other)[other[0]].claim
+
+    forget(backend, ForgetRequest(message_ids=tuple(other), by="ada", vault=vault))
+    assert "quokka" not in _snapshot_json(backend)
