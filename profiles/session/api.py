@@ -188,6 +188,7 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
     """Create the session (node, startup note, YAML file) if absent; idempotent."""
     check_name(req.session_id, "session id")
     check_name(req.persona, "persona")
+    check_name(req.harness, "harness")  # as `note` does: it is written into the view
     now = utcnow()
     with store.reader() as reader:
         existing = find_session(reader, req.session_id)

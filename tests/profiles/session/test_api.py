@@ -98,6 +98,10 @@ def test_unsafe_ids_rejected(store, tmp_path: Path, bad: str) -> None:
         note(store, NoteRequest(bad, "t", tmp_path))
     with pytest.raises(InvalidId):
         start_session(store, StartRequest("ok", tmp_path, persona=bad))
+    with pytest.raises(InvalidId):  # `start` as `note`: the harness goes into the view too
+        start_session(store, StartRequest("ok", tmp_path, harness=bad))
+    with pytest.raises(InvalidId):
+        note(store, NoteRequest("ok", "t", tmp_path, harness=bad))
     assert store.counts()["nodes"] == 0
 
 
