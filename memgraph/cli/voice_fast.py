@@ -225,6 +225,9 @@ def run(argv: list[str]) -> int | None:
             out = render_hits(
                 [core.to_hit(r) for r in rows], ns.json, ns.full, query.query, color(), ns.utc
             )
+            note = core.session_prefix_line(query, (r.session_id for r in rows))
+            if note is not None:
+                out_err = note + "\n"
             if not rows:
                 none = core.no_hits_line(
                     query,

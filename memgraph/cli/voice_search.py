@@ -95,8 +95,10 @@ def search(
     finally:
         store.close()
     emit(render_hits(hits, as_json, full, request.query, color(), utc))
-    if none is not None:
-        emit(none + "\n", err=True)
+    note = core.session_prefix_line(request, (h.session_id for h in hits))
+    for line in (none, note):
+        if line is not None:
+            emit(line + "\n", err=True)
 
 
 def _stats_table(rows: list[tuple[str, str]]) -> None:

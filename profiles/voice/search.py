@@ -31,7 +31,7 @@ from memgraph.store.voice_rows import VoiceIndexStats, VoiceRow, VoiceSearch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from memgraph.store import Store
 
@@ -295,6 +295,21 @@ def check_filter_values(
         raise UsageError(
             f"--project: no project {q.project[:60]!r} in the voice index; known: {_listed(names)}"
         )
+
+
+def session_prefix_line(q: VoiceQuery, session_ids: Iterable[str]) -> str | None:
+    """One stderr line when ``--session`` was a prefix the hits show to match more than
+    one session (listings print ids cut to 8 characters, and two can share them)."""
+    if not q.session:
+        return None
+    found = sorted({s for s in session_ids if s})
+    if len(found) < 2:
+        return None
+    shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+    return (
+        f"note: --session {q.session} matches {len(found)} sessions in these hits ({shown}); "
+        "give more of the id to see one"
+    )
 
 
 def no_hits_line(

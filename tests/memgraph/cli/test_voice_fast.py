@@ -296,3 +296,29 @@ def test_closed_pipe_is_quiet(populated: Path) -> None:
     err = proc.stderr.read()
     proc.wait(timeout=60)
     assert b"Traceback" not in err
+
+
+def test_a_session_prefix_shared_by_two_sessions_says_so(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """Listings show session ids cut to 8 characters; two sessions can share them,
+    and `--session PREFIX` then mixes both: one stderr line says so, on both paths."""
+    store = open_store(store_path())
+    add(
+        store,
+        Msg("first thought on the cache", ts("2026-04-14"), session_id="abcd1234-one"),
+        Msg("second thought on the cache", ts("2026-04-15"), session_id="abcd1234-two"),
+        Msg("elsewhere on the cache", ts("2026-04-16"), session_id="ffff0000-three"),
+    )
+    store.close()
+    for args in (["--session", "abcd1234"], ["cache", "--session", "abcd"]):
+        both(args, capsysbinary)
+        err = runner.invoke(app, ["voice", *args]).stderr
+        assert err == (
+            "note: --session "
+            + args[-1]
+            + " matches 2 sessions in these hits (abcd1234-one, abcd1234-two); "
+            "give more of the id to see one\n"
+        )
+    both(["--session", "abcd1234-one"], capsysbinary)
+    assert runner.invoke(app, ["voice", "--session", "abcd1234-one"]).stderr == ""
