@@ -334,7 +334,10 @@ class _Scan:
                 "touches": int(state.get("touches") or 0) + touches,
             }
             new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
-            node_op = self._writer().repo_node(self.repo, str(self.root), new_state, len(sources))
+            before = repo_node.lifecycle if repo_node is not None else None
+            node_op = self._writer().repo_node(
+                self.repo, str(self.root), new_state, len(sources), before
+            )
             ops.insert(0, node_op)
         # keyed on HEAD: written only when HEAD moved, never forces the repo node
         head = self.listing.head if self.listing.git else None
