@@ -8,7 +8,7 @@ import shlex
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import NotFound, UsageError
 from memgraph.fileio import atomic_write_bytes
@@ -23,6 +23,10 @@ from profiles.repo_scan.files import (
     read_source,
 )
 from profiles.repo_scan.graph import repo_node_id
+from profiles.repo_scan.history import history_node_id
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView
 
 HOOK_MARK = "# memgraph repo hook"
 
@@ -82,8 +86,10 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     root = check_root(path)
     repo = find_repo_key(store, root, name)
     rid = repo_node_id(repo)
+    hid = history_node_id(repo)
     with store.reader() as reader:
-        node = reader.get_nodes([rid]).get(rid)
+        found = reader.get_nodes([rid, hid])
+        node = found.get(rid)
         if node is None:
             raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan {path}`")
         summaries = reader.get_summaries(list(node.attributes.get("summaries") or []))
@@ -98,7 +104,7 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     status = RepoStatus(
         repo=repo,
         root=str(root),
-        scanned_head=node.attributes.get("head"),
+        scanned_head=_scanned_head(node, found.get(hid)),
         head=listing.head,
         files=len(manifest),
         added=sorted(p for p in current if p not in manifest),
@@ -113,6 +119,21 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
         else:
             status.fresh_summaries += 1
     return status
+
+
+def _scanned_head(node: NodeView, history: NodeView | None) -> str | None:
+    """HEAD at the last scan. The repo node is rewritten only when a file changed, the
+    history node whenever HEAD moved: after a commit of files the scan had already
+    read (or of no source file), the repo node's HEAD is an older commit and status
+    said "scanned at OLD, HEAD NEW" right after a rescan."""
+    head = node.attributes.get("head")
+    if (
+        history is not None
+        and history.lifecycle != "retired"
+        and history.updated_at >= node.updated_at
+    ):
+        return history.attributes.get("head") or head
+    return head
 
 
 def install_hook(path: Path, command: str | None = None, force: bool = False) -> Path:

@@ -153,6 +153,31 @@ def test_the_hook_runs_this_memgraph_from_a_shell_without_it_on_path(tmp_path: P
         pytest.fail(f"the post-commit hook did not rescan: {status.stdout}")
 
 
+def test_status_after_a_commit_the_scan_had_already_read_names_this_head(tmp_path: Path) -> None:
+    """A commit of files the last scan had read (or of no source file) rewrites only
+    the history node: status said "scanned at OLD, HEAD NEW" right after a rescan,
+    as if the hook had not run."""
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    (root / "app" / "web.py").write_text('"""Web handlers, edited."""\n')
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    (root / "NOTES.txt").write_text("not a source file\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "web: edited, and notes")
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    status = runner.invoke(app, ["repo", "status", str(root), "--json"])
+    assert status.exit_code == 0, status.output
+    doc = json.loads(status.stdout)
+    assert (doc["scanned_head"], doc["head"], doc["drift"]) == (head, head, 0)
+    line = runner.invoke(app, ["repo", "status", str(root)]).stdout.splitlines()[0]
+    assert f"scanned at {head[:12]}, HEAD {head[:12]}" in line
+
+
 def test_installing_again_mends_a_hook_line_of_an_older_memgraph(tmp_path: Path) -> None:
     root = _repo(tmp_path / "proj")
     _git(root, "init", "-q")
