@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -136,14 +137,17 @@ def _scanned_head(node: NodeView, history: NodeView | None) -> str | None:
     return head
 
 
-def install_hook(path: Path, command: str | None = None, force: bool = False) -> Path:
+def install_hook(
+    path: Path, command: str | None = None, force: bool = False, store_args: Sequence[str] = ()
+) -> Path:
     """Add a post-commit hook that rescans the repo in the background.
 
     An existing hook we did not write is kept: our lines are appended to it
     (once; installing again rewrites our line if the command changed); ``force``
     is not needed for that, only to replace a foreign, non-shell hook.
     ``command`` is shell words (default: this memgraph, absolute:
-    ``memgraph.executable``).
+    ``memgraph.executable``); ``store_args`` the scan's store words
+    (``hook_store_args``: ``--store FILE``, ``--home DIR``), quoted here.
     """
     from profiles.artifact.gitrun import run_git
 
@@ -159,7 +163,8 @@ def install_hook(path: Path, command: str | None = None, force: bool = False) ->
         from memgraph.executable import shell_command
 
         command = shell_command()
-    line = f"{HOOK_MARK}\n({command} repo scan {shlex.quote(str(root))} >/dev/null 2>&1 &)\n"
+    words = " ".join(shlex.quote(w) for w in [str(root), *store_args])
+    line = f"{HOOK_MARK}\n({command} repo scan {words} >/dev/null 2>&1 &)\n"
     if hook.is_symlink():
         raise UsageError(f"{hook} is a symlink: refusing to write through it")
     if hook.exists() and not hook.is_file():
@@ -191,6 +196,30 @@ def install_hook(path: Path, command: str | None = None, force: bool = False) ->
         new = b"#!/bin/sh\n" + ours
     atomic_write_bytes(hook, new, mode=mode)
     return hook
+
+
+def hook_store_args(home: Path | str | None = None, store: str | None = None) -> list[str]:
+    """The store a hook's rescan writes to, named as the installing command resolved
+    it (flag, env, config file), absolute. The hook carried none: git runs it with the
+    committer's environment, so a repository scanned with ``--home H`` or
+    ``MEMGRAPH_HOME=H`` was rescanned into the default store (or into whatever home
+    the committing shell had), and H's graph drifted. A file store is always named;
+    a postgresql:// URL only when typed as ``--store`` (the hook file is in the
+    repository's .git: a password from the environment is not copied there)."""
+    import os
+
+    from memgraph.config import is_url, resolve, store_location
+
+    raw = resolve({"home": home, "store": store}, None, ("home", "store"))
+    out: list[str] = []
+    if raw.get("home"):
+        out += ["--home", os.path.abspath(os.path.expanduser(str(raw["home"])))]
+    location = store_location(home=home, store=store)
+    if not is_url(location):
+        out += ["--store", os.path.abspath(os.path.expanduser(location))]
+    elif store is not None:
+        out += ["--store", store]
+    return out
 
 
 def _before_final_exit(lines: list[bytes], ours: bytes) -> bytes:

@@ -178,6 +178,41 @@ def test_status_after_a_commit_the_scan_had_already_read_names_this_head(tmp_pat
     assert f"scanned at {head[:12]}, HEAD {head[:12]}" in line
 
 
+def test_the_hook_rescans_into_the_store_it_was_installed_for(tmp_path: Path) -> None:
+    """The hook line named no store: git runs it with the committer's environment, so
+    a repository scanned with --home H was rescanned into whatever home the committing
+    shell had (the default store), and H's graph drifted. It now carries the store the
+    install resolved, absolute."""
+    import time
+
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    home = tmp_path / "mine"
+    assert runner.invoke(app, ["repo", "scan", str(root), "--home", str(home)]).exit_code == 0
+    out = runner.invoke(app, ["repo", "hook", "install", str(root), "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    assert f"(rescans into {home / 'memgraph.db'})" in out.stdout
+    hook = (root / ".git" / "hooks" / "post-commit").read_text()
+    assert f"--home {home} --store {home / 'memgraph.db'} >/dev/null" in hook
+    (root / "app" / "web.py").write_text('"""Web handlers, now with a health check."""\n')
+    elsewhere = tmp_path / "committer-home"
+    env = {**os.environ, "MEMGRAPH_HOME": str(elsewhere)}
+    env.update({"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"})
+    env.update({"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "web"], check=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the hook rescans in the background
+        status = runner.invoke(app, ["repo", "status", str(root), "--home", str(home), "--json"])
+        if status.exit_code == 0 and json.loads(status.stdout)["drift"] == 0:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"the post-commit hook did not rescan {home}: {status.stdout}")
+    assert not elsewhere.exists()
+
+
 def test_installing_again_mends_a_hook_line_of_an_older_memgraph(tmp_path: Path) -> None:
     root = _repo(tmp_path / "proj")
     _git(root, "init", "-q")
