@@ -50,6 +50,7 @@ from memgraph.documents import (
 from memgraph.errors import NotFound
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
+from memgraph.terminal import plural
 from profiles.repo_scan.facts import terms
 
 if TYPE_CHECKING:
@@ -304,7 +305,8 @@ def repo_cut(
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(
-            f"{len(unparsed)} file(s) not parsed (module nodes only): " + ", ".join(unparsed[:8])
+            f"{plural(len(unparsed), 'file')} not parsed (module nodes only): "
+            + ", ".join(unparsed[:8])
         )
     spec = get_cut(CutName.repo)
     words = set(terms(request.text))

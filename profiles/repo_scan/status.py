@@ -15,6 +15,7 @@ from memgraph.errors import NotFound, UsageError
 from memgraph.fileio import atomic_write_bytes
 from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
+from memgraph.terminal import plural
 from profiles.repo_scan.files import (
     Folders,
     LedgerLine,
@@ -53,7 +54,7 @@ class RepoStatus:
     def lines(self) -> list[str]:
         head = (self.head or "-")[:12]
         out = [
-            f"repo {printable_path(self.repo)}: {self.files} files scanned at "
+            f"repo {printable_path(self.repo)}: {plural(self.files, 'file')} scanned at "
             f"{(self.scanned_head or '-')[:12]}, "
             f"HEAD {head}; drift {self.drift} ({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted); "

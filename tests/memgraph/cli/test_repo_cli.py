@@ -58,7 +58,7 @@ def test_scan_status_and_context(tmp_path: Path) -> None:
     )
     assert ctx.exit_code == 0, ctx.output
     assert "app/store.py" in ctx.stdout and "warning  stale summary" in ctx.stdout
-    assert "1 file(s) not parsed (module nodes only): app/bad.py" in ctx.stderr
+    assert "1 file not parsed (module nodes only): app/bad.py" in ctx.stderr
 
 
 def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
@@ -211,6 +211,42 @@ def test_the_hook_rescans_into_the_store_it_was_installed_for(tmp_path: Path) ->
     else:
         pytest.fail(f"the post-commit hook did not rescan {home}: {status.stdout}")
     assert not elsewhere.exists()
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    """Counts of one: "1 receipts", "(1 files, 1 folders)", "1 nodes": counts go through
+    ``memgraph.terminal.plural`` in the scan line, the status line, the summaries'
+    targets and the packet's last line."""
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "solo.py").write_text('"""Parse the options."""\n\n\ndef parse() -> None:\n    pass\n')
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    out = runner.invoke(app, ["repo", "scan", str(root)])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("repo one: 1 file (1 added,")
+    (root / "NOTES.txt").write_text("not a source file\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "notes")
+    out = runner.invoke(app, ["repo", "scan", str(root)])  # only the history node moves
+    assert ", 1 receipt, 0 stale summaries" in out.stdout, out.stdout
+    status = runner.invoke(app, ["repo", "status", str(root)])
+    assert status.stdout.startswith("repo one: 1 file scanned at "), status.stdout
+    ctx = runner.invoke(app, ["context", "parse the options", "--cut", "repo", "--repo", str(root)])
+    assert ctx.exit_code == 0, ctx.output
+    assert "-- repo cut: 1 node, 0 summaries, 0 edges, " in ctx.stdout, ctx.stdout
+    summaries = runner.invoke(app, ["repo", "status", str(root), "--json"])
+    assert json.loads(summaries.stdout)["fresh_summaries"] == 2
+    store = load_settings().store_path
+    from memgraph.store import open_store
+
+    s = open_store(store)
+    try:
+        targets = sorted(x.target for x in s.export_snapshot().summaries)
+    finally:
+        s.close()
+    assert targets == ["package . (1 file)", "repo one (1 file, 1 folder)"]
 
 
 def test_installing_again_mends_a_hook_line_of_an_older_memgraph(tmp_path: Path) -> None:
