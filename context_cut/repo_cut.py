@@ -325,6 +325,7 @@ def repo_cut(
         b.anchors = [*node.anchors, *_symbol_anchors(modules[path], words)]
         if packer.add(b):
             shown.append(path)
+    _moved_notice(packet, repo_node, shown)
     # Only the fallback modules that were packed: one the budget left out is not "shown".
     packet.notices[fallback_at:fallback_at] = recent_notice([p for p in shown if p not in matched])
     _import_edges(store, packer, repo, shown)
@@ -336,6 +337,23 @@ def repo_cut(
             b.warnings.append(f"operator words linked to {path} through commits that touched it")
             packer.add(b)
     return RepoCut(packer.finish(), ranked)
+
+
+def _moved_notice(packet: MemoryContextPacket, repo_node: MemoryNode, shown: list[str]) -> None:
+    """A notice naming the shown files whose content is no longer what the scan read:
+    their file:line anchors came from that read. Before, a file edited (or committed)
+    since the scan was shown with its old lines and nothing said so."""
+    from profiles.repo_scan.status import changed_since_scan
+
+    root = repo_node.attributes.get("root")
+    if not root or not shown:
+        return
+    moved = changed_since_scan(str(root), dict(repo_node.attributes.get("manifest") or {}), shown)
+    if moved:
+        packet.notices.append(
+            f"{plural(len(moved), 'file')} changed since the last scan, its file:line spots "
+            f"may have moved: {', '.join(moved[:8])} (run `memgraph repo scan {root}`)"
+        )
 
 
 def _import_edges(store: Store, packer: Packer, repo: str, shown: list[str]) -> None:

@@ -123,6 +123,25 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     return status
 
 
+def changed_since_scan(root: str, manifest: dict[str, str], paths: list[str]) -> list[str]:
+    """Which of ``paths`` (relative to ``root``) no longer hold the content the last
+    scan read (edited, deleted, unreadable): their stored file:line spots may point
+    at other code. Read the way a scan reads (inside the root, bounded); a root that
+    cannot be opened is reported as every path changed."""
+    from memgraph.errors import MemgraphError
+
+    try:
+        with Folders(Path(root)) as folders:
+            out = []
+            for rel in paths:
+                got = read_source(folders, rel)
+                if not isinstance(got, SourceFile) or got.digest != manifest.get(rel):
+                    out.append(rel)
+            return out
+    except (OSError, MemgraphError):
+        return list(paths)
+
+
 def _scanned_head(node: NodeView, history: NodeView | None) -> str | None:
     """HEAD at the last scan. The repo node is rewritten only when a file changed, the
     history node whenever HEAD moved: after a commit of files the scan had already

@@ -78,6 +78,33 @@ def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
     assert whole["nodes"][0]["title"] == "app/store.py"
 
 
+def test_the_cut_says_which_shown_files_changed_since_the_scan(tmp_path: Path) -> None:
+    """The cut's file:line anchors come from the scan's read: a file edited since was
+    shown with its old lines and nothing said so. A notice (stderr; the MCP reply's
+    notices) names the shown files whose content changed, and the command to rescan."""
+    root = _repo(tmp_path / "proj")
+    home = tmp_path / "home-mg"
+    settings = load_settings(home=home)
+    store = str(settings.store_path)
+    assert runner.invoke(app, ["repo", "scan", str(root), "--store", store]).exit_code == 0
+    cut = ["context", "save rows in sqlite", "--cut", "repo", "--repo", str(root), "--store", store]
+    before = runner.invoke(app, cut)
+    assert before.exit_code == 0 and "changed since the last scan" not in before.stderr
+    text = (root / "app" / "store.py").read_text()
+    (root / "app" / "store.py").write_text("\n" * 40 + text)  # save() is 40 lines lower
+    after = runner.invoke(app, cut)
+    assert after.exit_code == 0, after.output
+    assert "app/store.py" in after.stdout
+    assert (
+        "1 file changed since the last scan, its file:line spots may have moved: app/store.py "
+        f"(run `memgraph repo scan {root.resolve()}`)"
+    ) in after.stderr
+    data = MemgraphTools(settings).context("save rows in sqlite", cut="repo", repo=str(root))
+    assert any("app/store.py" in n and "may have moved" in n for n in data["notices"]), data
+    runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert "changed since the last scan" not in runner.invoke(app, cut).stderr
+
+
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
     out = runner.invoke(
         app, ["repo", "scan", str(tmp_path / "nope"), "--store", str(tmp_path / "g.db")]
