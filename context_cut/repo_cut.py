@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -215,20 +216,25 @@ def _folder(path: str) -> str:
 def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
     from profiles.repo_scan.graph import repo_node_id
 
+    where = "PATH"
     if request.repo:
         repo = request.repo
     elif request.repo_path is not None:
         from profiles.repo_scan.files import check_root
         from profiles.repo_scan.scan import find_repo_key
 
-        repo = find_repo_key(store, check_root(request.repo_path))
+        root = check_root(request.repo_path)
+        repo = find_repo_key(store, root)
+        where = shlex.quote(str(root))  # the command to copy, as `repo status` names it
     else:
         raise NotFound("the repo cut needs --repo PATH (a scanned repository)")
     rid = repo_node_id(repo)
     with store.reader() as reader:
         node = reader.get_nodes([rid]).get(rid)
     if node is None:
-        raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan PATH` first")
+        raise NotFound(
+            f"repo {repo!r} has not been scanned: run `memgraph repo scan {where}` first"
+        )
     return repo, node
 
 

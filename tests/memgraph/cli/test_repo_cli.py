@@ -113,6 +113,20 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert out.stderr.strip().startswith("Error: ") and len(out.stderr.strip().splitlines()) == 1
     out = runner.invoke(app, ["repo", "status", str(tmp_path), "--store", str(tmp_path / "g.db")])
     assert out.exit_code == 1 and "has not been scanned" in out.stderr
+    # the cut names the folder to scan (it said `memgraph repo scan PATH`)
+    cut = [
+        "context",
+        "x",
+        "--cut",
+        "repo",
+        "--repo",
+        str(tmp_path),
+        "--store",
+        str(tmp_path / "g.db"),
+    ]
+    out = runner.invoke(app, cut)
+    assert out.exit_code == 1, out.output
+    assert f"run `memgraph repo scan {tmp_path.resolve()}` first" in out.stderr
     out = runner.invoke(
         app,
         [
