@@ -18,6 +18,7 @@ from context_cut.budget import (
     summary_text,
 )
 from context_cut.packet import is_turn
+from memgraph.terminal import plural
 
 if TYPE_CHECKING:
     from memgraph.documents.views import PacketView
@@ -87,8 +88,8 @@ def packet_lines(packet: PacketView) -> list[str]:
     lines += [f"edge     {edge_text(e)}" for e in packet.edges]
     lines += [f"seam     {s}" for s in packet.verification_seams]
     lines.append(
-        f"-- {packet.query.cut.value} cut: {len(packet.nodes)} nodes, "
-        f"{len(packet.summaries)} summaries, {len(packet.edges)} edges, "
+        f"-- {packet.query.cut.value} cut: {plural(len(packet.nodes), 'node')}, "
+        f"{plural(len(packet.summaries), 'summary')}, {plural(len(packet.edges), 'edge')}, "
         f"{packet.tokens_used}/{packet.query.budget_tokens} tokens, "
         f"{len(packet.omitted)} omitted"
     )

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -50,6 +51,7 @@ from memgraph.documents import (
 from memgraph.errors import NotFound
 from memgraph.ids import anchor_id, edge_id
 from memgraph.store.protocol import Store
+from memgraph.terminal import plural
 from profiles.repo_scan.facts import terms
 
 if TYPE_CHECKING:
@@ -214,20 +216,25 @@ def _folder(path: str) -> str:
 def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
     from profiles.repo_scan.graph import repo_node_id
 
+    where = "PATH"
     if request.repo:
         repo = request.repo
     elif request.repo_path is not None:
         from profiles.repo_scan.files import check_root
         from profiles.repo_scan.scan import find_repo_key
 
-        repo = find_repo_key(store, check_root(request.repo_path))
+        root = check_root(request.repo_path)
+        repo = find_repo_key(store, root)
+        where = shlex.quote(str(root))  # the command to copy, as `repo status` names it
     else:
         raise NotFound("the repo cut needs --repo PATH (a scanned repository)")
     rid = repo_node_id(repo)
     with store.reader() as reader:
         node = reader.get_nodes([rid]).get(rid)
     if node is None:
-        raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan PATH` first")
+        raise NotFound(
+            f"repo {repo!r} has not been scanned: run `memgraph repo scan {where}` first"
+        )
     return repo, node
 
 
@@ -304,7 +311,8 @@ def repo_cut(
     unparsed = list(repo_node.attributes.get("unparsed") or [])
     if unparsed:
         packet.notices.append(
-            f"{len(unparsed)} file(s) not parsed (module nodes only): " + ", ".join(unparsed[:8])
+            f"{plural(len(unparsed), 'file')} not parsed (module nodes only): "
+            + ", ".join(unparsed[:8])
         )
     spec = get_cut(CutName.repo)
     words = set(terms(request.text))
@@ -323,6 +331,7 @@ def repo_cut(
         b.anchors = [*node.anchors, *_symbol_anchors(modules[path], words)]
         if packer.add(b):
             shown.append(path)
+    _moved_notice(packet, repo_node, shown)
     # Only the fallback modules that were packed: one the budget left out is not "shown".
     packet.notices[fallback_at:fallback_at] = recent_notice([p for p in shown if p not in matched])
     _import_edges(store, packer, repo, shown)
@@ -334,6 +343,23 @@ def repo_cut(
             b.warnings.append(f"operator words linked to {path} through commits that touched it")
             packer.add(b)
     return RepoCut(packer.finish(), ranked)
+
+
+def _moved_notice(packet: MemoryContextPacket, repo_node: MemoryNode, shown: list[str]) -> None:
+    """A notice naming the shown files whose content is no longer what the scan read:
+    their file:line anchors came from that read. Before, a file edited (or committed)
+    since the scan was shown with its old lines and nothing said so."""
+    from profiles.repo_scan.status import changed_since_scan
+
+    root = repo_node.attributes.get("root")
+    if not root or not shown:
+        return
+    moved = changed_since_scan(str(root), dict(repo_node.attributes.get("manifest") or {}), shown)
+    if moved:
+        packet.notices.append(
+            f"{plural(len(moved), 'file')} changed since the last scan, its file:line spots "
+            f"may have moved: {', '.join(moved[:8])} (run `memgraph repo scan {root}`)"
+        )
 
 
 def _import_edges(store: Store, packer: Packer, repo: str, shown: list[str]) -> None:

@@ -39,6 +39,12 @@ REVIEWABLE: dict[str, tuple[frozenset[str], dict[str, tuple[str, ...]], str]] = 
         "contradicted",
     ),
 }
+# The repo scanner's own records, not claims about the code: the ``repo`` node (its
+# manifest of file hashes) and the ``history`` node (the last commits' subjects) are
+# rewritten by every scan that changes them. Accepting one made every later scan fail
+# ("illegal lifecycle transition accepted -> observed"); rejecting one retired the
+# repo and the next scan started a second repo key beside it.
+NOT_CLAIMS = frozenset({("repo_architecture", "repo"), ("repo_architecture", "history")})
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,9 @@ class ReviewResult:
 
 def is_pending(node: MemoryNode) -> bool:
     spec = REVIEWABLE.get(node.profile.value)
-    return spec is not None and node.lifecycle in spec[0] and not node.superseded_by
+    if spec is None or (node.profile.value, node.kind) in NOT_CLAIMS:
+        return False
+    return node.lifecycle in spec[0] and not node.superseded_by
 
 
 def list_pending(
@@ -119,6 +127,11 @@ def _pending_node(store: Store, node_id: str) -> MemoryNode:
         raise NotFound(f"no node {node_id!r}; see `memgraph review list`")
     if node.profile.value not in REVIEWABLE:
         raise UsageError(f"{node_id} is {node.profile.value} memory: nothing to review")
+    if (node.profile.value, node.kind) in NOT_CLAIMS:
+        raise UsageError(
+            f"{node_id} is the repo scanner's own {node.kind} record, not a claim: "
+            "nothing to review (review its modules, schemas, contracts...)"
+        )
     if not is_pending(node):
         raise UsageError(f"{node_id} is {node.lifecycle}, not waiting for review")
     return node

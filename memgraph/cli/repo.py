@@ -134,12 +134,17 @@ def _vector_status(store: Store, repo: str, home: Path | None) -> str | None:
 def hook_install(
     path: Path = typer.Argument(Path("."), help="Repository folder (default: here)."),
     force: bool = typer.Option(False, "--force", help="Replace a foreign non-sh hook."),
+    home: Path | None = HomeOpt,
+    store: str | None = StoreOpt,
 ) -> None:
-    """Add a git post-commit hook that rescans the repo in the background."""
-    from profiles.repo_scan.status import install_hook
+    """Add a git post-commit hook that rescans the repo in the background (into this
+    store: --store/--home, env or config, as resolved now)."""
+    from profiles.repo_scan.status import hook_store_args, install_hook
 
-    hook = install_hook(path, force=force)
-    print(f"post-commit hook: {hook}")
+    words = hook_store_args(home, store)
+    hook = install_hook(path, force=force, store_args=words)
+    into = words[words.index("--store") + 1] if "--store" in words else "the committer's store"
+    print(f"post-commit hook: {hook} (rescans into {into})")
 
 
 def register(app: typer.Typer) -> None:

@@ -158,6 +158,9 @@ def history_ops(
     from memgraph.documents import AnchorKind, MemoryAnchor, MemoryNode, UpsertNode
 
     attributes = {"commits": rows, "head": head, "limit": limit, "repo": repo}
+    # the stored lifecycle (write.kept_lifecycle): accepted -> observed is no transition
+    live = stored is not None and stored.lifecycle != "retired"
+    kept = stored.lifecycle if stored is not None and live else "observed"
     node = MemoryNode(
         id=nid,
         domain_id=f"repo:{repo}",
@@ -165,7 +168,7 @@ def history_ops(
         kind="history",
         title=f"history {repo}",
         claim=f"last {len(rows)} commits of {repo} up to {head[:12]}",
-        lifecycle="observed",
+        lifecycle=kept,
         created_at=EPOCH if stored is None else stored.created_at,
         updated_at=EPOCH,
         anchors=[

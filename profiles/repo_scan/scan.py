@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memgraph.errors import UsageError
 from memgraph.ids import digest
 from memgraph.inputs import printable_path
+from memgraph.terminal import plural
 from profiles.repo_scan import reread
 from profiles.repo_scan.context import RepoContext, build_context, cache_of, derived
 from profiles.repo_scan.files import (
@@ -103,12 +104,14 @@ class ScanResult:
     notices: list[str] = field(default_factory=list)
 
     def line(self) -> str:
+        stale = len(self.stale_summaries)
         return (
-            f"repo {printable_path(self.repo)}: {self.files} files ({len(self.added)} added, "
+            f"repo {printable_path(self.repo)}: {plural(self.files, 'file')} "
+            f"({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted, "
             f"{len(self.parsed_now)} parsed), {len(self.unparsed)} unparsed, "
-            f"{len(self.ledger)} skipped, {self.receipts} receipts, "
-            f"{len(self.stale_summaries)} stale summaries"
+            f"{len(self.ledger)} skipped, {plural(self.receipts, 'receipt')}, "
+            f"{stale} stale {'summary' if stale == 1 else 'summaries'}"
             + (f", {len(self.reread)} revised by a newer scanner" if self.reread else "")
         )
 
@@ -334,7 +337,10 @@ class _Scan:
                 "touches": int(state.get("touches") or 0) + touches,
             }
             new_state = dict(sorted(new_state.items()))  # hashing needs no re-sort
-            node_op = self._writer().repo_node(self.repo, str(self.root), new_state, len(sources))
+            before = repo_node.lifecycle if repo_node is not None else None
+            node_op = self._writer().repo_node(
+                self.repo, str(self.root), new_state, len(sources), before
+            )
             ops.insert(0, node_op)
         # keyed on HEAD: written only when HEAD moved, never forces the repo node
         head = self.listing.head if self.listing.git else None
@@ -347,7 +353,9 @@ class _Scan:
             r.summaries_written += result.summaries_written
         r.stale_summaries = _stale(self.store, summary_ids)  # the repo node's, as written
         if r.unparsed:
-            r.notices.append(f"{len(r.unparsed)} file(s) not parsed: " + ", ".join(r.unparsed[:10]))
+            r.notices.append(
+                f"{plural(len(r.unparsed), 'file')} not parsed: " + ", ".join(r.unparsed[:10])
+            )
         return r
 
 

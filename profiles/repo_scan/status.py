@@ -6,14 +6,16 @@ from __future__ import annotations
 import re
 import shlex
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import NotFound, UsageError
 from memgraph.fileio import atomic_write_bytes
 from memgraph.inputs import printable_path
 from memgraph.store.protocol import Store
+from memgraph.terminal import plural
 from profiles.repo_scan.files import (
     Folders,
     LedgerLine,
@@ -23,6 +25,10 @@ from profiles.repo_scan.files import (
     read_source,
 )
 from profiles.repo_scan.graph import repo_node_id
+from profiles.repo_scan.history import history_node_id
+
+if TYPE_CHECKING:
+    from memgraph.documents.views import NodeView
 
 HOOK_MARK = "# memgraph repo hook"
 
@@ -48,7 +54,7 @@ class RepoStatus:
     def lines(self) -> list[str]:
         head = (self.head or "-")[:12]
         out = [
-            f"repo {printable_path(self.repo)}: {self.files} files scanned at "
+            f"repo {printable_path(self.repo)}: {plural(self.files, 'file')} scanned at "
             f"{(self.scanned_head or '-')[:12]}, "
             f"HEAD {head}; drift {self.drift} ({len(self.added)} added, "
             f"{len(self.changed)} changed, {len(self.deleted)} deleted); "
@@ -82,8 +88,10 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     root = check_root(path)
     repo = find_repo_key(store, root, name)
     rid = repo_node_id(repo)
+    hid = history_node_id(repo)
     with store.reader() as reader:
-        node = reader.get_nodes([rid]).get(rid)
+        found = reader.get_nodes([rid, hid])
+        node = found.get(rid)
         if node is None:
             raise NotFound(f"repo {repo!r} has not been scanned: run `memgraph repo scan {path}`")
         summaries = reader.get_summaries(list(node.attributes.get("summaries") or []))
@@ -98,7 +106,7 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     status = RepoStatus(
         repo=repo,
         root=str(root),
-        scanned_head=node.attributes.get("head"),
+        scanned_head=_scanned_head(node, found.get(hid)),
         head=listing.head,
         files=len(manifest),
         added=sorted(p for p in current if p not in manifest),
@@ -115,14 +123,51 @@ def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus
     return status
 
 
-def install_hook(path: Path, command: str | None = None, force: bool = False) -> Path:
+def changed_since_scan(root: str, manifest: dict[str, str], paths: list[str]) -> list[str]:
+    """Which of ``paths`` (relative to ``root``) no longer hold the content the last
+    scan read (edited, deleted, unreadable): their stored file:line spots may point
+    at other code. Read the way a scan reads (inside the root, bounded); a root that
+    cannot be opened is reported as every path changed."""
+    from memgraph.errors import MemgraphError
+
+    try:
+        with Folders(Path(root)) as folders:
+            out = []
+            for rel in paths:
+                got = read_source(folders, rel)
+                if not isinstance(got, SourceFile) or got.digest != manifest.get(rel):
+                    out.append(rel)
+            return out
+    except (OSError, MemgraphError):
+        return list(paths)
+
+
+def _scanned_head(node: NodeView, history: NodeView | None) -> str | None:
+    """HEAD at the last scan. The repo node is rewritten only when a file changed, the
+    history node whenever HEAD moved: after a commit of files the scan had already
+    read (or of no source file), the repo node's HEAD is an older commit and status
+    said "scanned at OLD, HEAD NEW" right after a rescan."""
+    head = node.attributes.get("head")
+    if (
+        history is not None
+        and history.lifecycle != "retired"
+        and history.updated_at >= node.updated_at
+    ):
+        return history.attributes.get("head") or head
+    return head
+
+
+def install_hook(
+    path: Path, command: str | None = None, force: bool = False, store_args: Sequence[str] = ()
+) -> Path:
     """Add a post-commit hook that rescans the repo in the background.
 
     An existing hook we did not write is kept: our lines are appended to it
     (once; installing again rewrites our line if the command changed); ``force``
     is not needed for that, only to replace a foreign, non-shell hook.
     ``command`` is shell words (default: this memgraph, absolute:
-    ``memgraph.executable``).
+    ``memgraph.executable``); ``store_args`` the scan's store words
+    (``hook_store_args``: ``--store FILE``, ``--home DIR``), quoted here.
     """
     from profiles.artifact.gitrun import run_git
 
@@ -138,7 +183,8 @@ def install_hook(path: Path, command: str | None = None, force: bool = False) ->
         from memgraph.executable import shell_command
 
         command = shell_command()
-    line = f"{HOOK_MARK}\n({command} repo scan {shlex.quote(str(root))} >/dev/null 2>&1 &)\n"
+    words = " ".join(shlex.quote(w) for w in [str(root), *store_args])
+    line = f"{HOOK_MARK}\n({command} repo scan {words} >/dev/null 2>&1 &)\n"
     if hook.is_symlink():
         raise UsageError(f"{hook} is a symlink: refusing to write through it")
     if hook.exists() and not hook.is_file():
@@ -170,6 +216,30 @@ def install_hook(path: Path, command: str | None = None, force: bool = False) ->
         new = b"#!/bin/sh\n" + ours
     atomic_write_bytes(hook, new, mode=mode)
     return hook
+
+
+def hook_store_args(home: Path | str | None = None, store: str | None = None) -> list[str]:
+    """The store a hook's rescan writes to, named as the installing command resolved
+    it (flag, env, config file), absolute. The hook carried none: git runs it with the
+    committer's environment, so a repository scanned with ``--home H`` or
+    ``MEMGRAPH_HOME=H`` was rescanned into the default store (or into whatever home
+    the committing shell had), and H's graph drifted. A file store is always named;
+    a postgresql:// URL only when typed as ``--store`` (the hook file is in the
+    repository's .git: a password from the environment is not copied there)."""
+    import os
+
+    from memgraph.config import is_url, resolve, store_location
+
+    raw = resolve({"home": home, "store": store}, None, ("home", "store"))
+    out: list[str] = []
+    if raw.get("home"):
+        out += ["--home", os.path.abspath(os.path.expanduser(str(raw["home"])))]
+    location = store_location(home=home, store=store)
+    if not is_url(location):
+        out += ["--store", os.path.abspath(os.path.expanduser(location))]
+    elif store is not None:
+        out += ["--store", store]
+    return out
 
 
 def _before_final_exit(lines: list[bytes], ours: bytes) -> bytes:

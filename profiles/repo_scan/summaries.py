@@ -20,6 +20,7 @@ from typing import Any
 
 from memgraph.documents import MemorySummary
 from memgraph.ids import stable_id, summary_id
+from memgraph.terminal import plural
 from profiles.repo_scan.context import RepoContext, is_test, unresolved_dynamic
 from profiles.repo_scan.facts import FileFacts
 from profiles.repo_scan.graph import module_id, package_id
@@ -164,7 +165,7 @@ def plan_summaries(
                 id=package_summary_id(ctx.repo, folder),
                 domain_id=domain,
                 covers_node_ids=sorted(covers),
-                target=f"package {folder or '.'} ({len(paths)} files)",
+                target=f"package {folder or '.'} ({plural(len(paths), 'file')})",
                 claim=_claim(head, paths, facts),
                 tension=_tension(paths, facts, graph),
                 action_implication=_implication(paths, graph),
@@ -179,7 +180,7 @@ def plan_summaries(
                 id=summary_id(domain, "community", *members),
                 domain_id=domain,
                 covers_node_ids=sorted(module_id(ctx.repo, p) for p in members),
-                target=f"import community around {hub} ({len(members)} modules)",
+                target=f"import community around {hub} ({plural(len(members), 'module')})",
                 claim=_claim("", members[:12], facts),
                 tension=_tension(members, facts, graph),
                 action_implication=_implication(members, graph),
@@ -198,12 +199,15 @@ def plan_summaries(
             id=repo_summary_id(ctx.repo),
             domain_id=domain,
             covers_summary_ids=sorted(s.id for s in out),
-            target=f"repo {ctx.repo} ({len(facts)} files, {len(by_folder)} folders)",
+            target=(
+                f"repo {ctx.repo} ({plural(len(facts), 'file')}, "
+                f"{plural(len(by_folder), 'folder')})"
+            ),
             claim=_cut(
                 "Largest folders: " + ", ".join(f"{f or '.'} ({len(by_folder[f])})" for f in top)
             ),
             tension=(
-                f"{len({tuple(c) for c in graph.cyclic.values()})} import cycle(s)"
+                plural(len({tuple(c) for c in graph.cyclic.values()}), "import cycle")
                 if graph.cyclic
                 else ""
             ),

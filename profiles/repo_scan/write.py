@@ -123,7 +123,17 @@ def stale_for_new(repo: str, added: list[str], summary_ids: set[str]) -> list[Gr
     return ops
 
 
-def repo_node(repo: str, root: str, state: dict[str, Any], files: int) -> GraphOp:
+def kept_lifecycle(before: str | None) -> str:
+    """The lifecycle a scanner record (repo, history node) is rewritten with: the one
+    stored (a store where a review accepted it before ``review`` refused to: written
+    ``observed`` again, every scan failed "illegal lifecycle transition accepted ->
+    observed"); a new or retired record is observed."""
+    return before if before is not None and before != "retired" else "observed"
+
+
+def repo_node(
+    repo: str, root: str, state: dict[str, Any], files: int, before: str | None = None
+) -> GraphOp:
     langs: dict[str, int] = {}
     for p in state["manifest"]:
         lang = language_of(p) or "other"
@@ -136,7 +146,7 @@ def repo_node(repo: str, root: str, state: dict[str, Any], files: int) -> GraphO
         kind="repo",
         title=f"repo {repo}",
         claim=f"repository {repo} at {root}: {files} source files ({shown})",
-        lifecycle="observed",
+        lifecycle=kept_lifecycle(before),
         created_at=EPOCH,
         updated_at=EPOCH,
         attributes=state,

@@ -58,7 +58,7 @@ def test_scan_status_and_context(tmp_path: Path) -> None:
     )
     assert ctx.exit_code == 0, ctx.output
     assert "app/store.py" in ctx.stdout and "warning  stale summary" in ctx.stdout
-    assert "1 file(s) not parsed (module nodes only): app/bad.py" in ctx.stderr
+    assert "1 file not parsed (module nodes only): app/bad.py" in ctx.stderr
 
 
 def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
@@ -78,6 +78,33 @@ def test_mcp_context_tool_takes_a_repo(tmp_path: Path) -> None:
     assert whole["nodes"][0]["title"] == "app/store.py"
 
 
+def test_the_cut_says_which_shown_files_changed_since_the_scan(tmp_path: Path) -> None:
+    """The cut's file:line anchors come from the scan's read: a file edited since was
+    shown with its old lines and nothing said so. A notice (stderr; the MCP reply's
+    notices) names the shown files whose content changed, and the command to rescan."""
+    root = _repo(tmp_path / "proj")
+    home = tmp_path / "home-mg"
+    settings = load_settings(home=home)
+    store = str(settings.store_path)
+    assert runner.invoke(app, ["repo", "scan", str(root), "--store", store]).exit_code == 0
+    cut = ["context", "save rows in sqlite", "--cut", "repo", "--repo", str(root), "--store", store]
+    before = runner.invoke(app, cut)
+    assert before.exit_code == 0 and "changed since the last scan" not in before.stderr
+    text = (root / "app" / "store.py").read_text()
+    (root / "app" / "store.py").write_text("\n" * 40 + text)  # save() is 40 lines lower
+    after = runner.invoke(app, cut)
+    assert after.exit_code == 0, after.output
+    assert "app/store.py" in after.stdout
+    assert (
+        "1 file changed since the last scan, its file:line spots may have moved: app/store.py "
+        f"(run `memgraph repo scan {root.resolve()}`)"
+    ) in after.stderr
+    data = MemgraphTools(settings).context("save rows in sqlite", cut="repo", repo=str(root))
+    assert any("app/store.py" in n and "may have moved" in n for n in data["notices"]), data
+    runner.invoke(app, ["repo", "scan", str(root), "--store", store])
+    assert "changed since the last scan" not in runner.invoke(app, cut).stderr
+
+
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
     out = runner.invoke(
         app, ["repo", "scan", str(tmp_path / "nope"), "--store", str(tmp_path / "g.db")]
@@ -86,6 +113,20 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert out.stderr.strip().startswith("Error: ") and len(out.stderr.strip().splitlines()) == 1
     out = runner.invoke(app, ["repo", "status", str(tmp_path), "--store", str(tmp_path / "g.db")])
     assert out.exit_code == 1 and "has not been scanned" in out.stderr
+    # the cut names the folder to scan (it said `memgraph repo scan PATH`)
+    cut = [
+        "context",
+        "x",
+        "--cut",
+        "repo",
+        "--repo",
+        str(tmp_path),
+        "--store",
+        str(tmp_path / "g.db"),
+    ]
+    out = runner.invoke(app, cut)
+    assert out.exit_code == 1, out.output
+    assert f"run `memgraph repo scan {tmp_path.resolve()}` first" in out.stderr
     out = runner.invoke(
         app,
         [
@@ -151,6 +192,102 @@ def test_the_hook_runs_this_memgraph_from_a_shell_without_it_on_path(tmp_path: P
         time.sleep(0.2)
     else:
         pytest.fail(f"the post-commit hook did not rescan: {status.stdout}")
+
+
+def test_status_after_a_commit_the_scan_had_already_read_names_this_head(tmp_path: Path) -> None:
+    """A commit of files the last scan had read (or of no source file) rewrites only
+    the history node: status said "scanned at OLD, HEAD NEW" right after a rescan,
+    as if the hook had not run."""
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    (root / "app" / "web.py").write_text('"""Web handlers, edited."""\n')
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    (root / "NOTES.txt").write_text("not a source file\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "web: edited, and notes")
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert runner.invoke(app, ["repo", "scan", str(root)]).exit_code == 0
+    status = runner.invoke(app, ["repo", "status", str(root), "--json"])
+    assert status.exit_code == 0, status.output
+    doc = json.loads(status.stdout)
+    assert (doc["scanned_head"], doc["head"], doc["drift"]) == (head, head, 0)
+    line = runner.invoke(app, ["repo", "status", str(root)]).stdout.splitlines()[0]
+    assert f"scanned at {head[:12]}, HEAD {head[:12]}" in line
+
+
+def test_the_hook_rescans_into_the_store_it_was_installed_for(tmp_path: Path) -> None:
+    """The hook line named no store: git runs it with the committer's environment, so
+    a repository scanned with --home H was rescanned into whatever home the committing
+    shell had (the default store), and H's graph drifted. It now carries the store the
+    install resolved, absolute."""
+    import time
+
+    root = _repo(tmp_path / "proj")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    home = tmp_path / "mine"
+    assert runner.invoke(app, ["repo", "scan", str(root), "--home", str(home)]).exit_code == 0
+    out = runner.invoke(app, ["repo", "hook", "install", str(root), "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    assert f"(rescans into {home / 'memgraph.db'})" in out.stdout
+    hook = (root / ".git" / "hooks" / "post-commit").read_text()
+    assert f"--home {home} --store {home / 'memgraph.db'} >/dev/null" in hook
+    (root / "app" / "web.py").write_text('"""Web handlers, now with a health check."""\n')
+    elsewhere = tmp_path / "committer-home"
+    env = {**os.environ, "MEMGRAPH_HOME": str(elsewhere)}
+    env.update({"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"})
+    env.update({"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "web"], check=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the hook rescans in the background
+        status = runner.invoke(app, ["repo", "status", str(root), "--home", str(home), "--json"])
+        if status.exit_code == 0 and json.loads(status.stdout)["drift"] == 0:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"the post-commit hook did not rescan {home}: {status.stdout}")
+    assert not elsewhere.exists()
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    """Counts of one: "1 receipts", "(1 files, 1 folders)", "1 nodes": counts go through
+    ``memgraph.terminal.plural`` in the scan line, the status line, the summaries'
+    targets and the packet's last line."""
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "solo.py").write_text('"""Parse the options."""\n\n\ndef parse() -> None:\n    pass\n')
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "first")
+    out = runner.invoke(app, ["repo", "scan", str(root)])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("repo one: 1 file (1 added,")
+    (root / "NOTES.txt").write_text("not a source file\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "notes")
+    out = runner.invoke(app, ["repo", "scan", str(root)])  # only the history node moves
+    assert ", 1 receipt, 0 stale summaries" in out.stdout, out.stdout
+    status = runner.invoke(app, ["repo", "status", str(root)])
+    assert status.stdout.startswith("repo one: 1 file scanned at "), status.stdout
+    ctx = runner.invoke(app, ["context", "parse the options", "--cut", "repo", "--repo", str(root)])
+    assert ctx.exit_code == 0, ctx.output
+    assert "-- repo cut: 1 node, 0 summaries, 0 edges, " in ctx.stdout, ctx.stdout
+    summaries = runner.invoke(app, ["repo", "status", str(root), "--json"])
+    assert json.loads(summaries.stdout)["fresh_summaries"] == 2
+    store = load_settings().store_path
+    from memgraph.store import open_store
+
+    s = open_store(store)
+    try:
+        targets = sorted(x.target for x in s.export_snapshot().summaries)
+    finally:
+        s.close()
+    assert targets == ["package . (1 file)", "repo one (1 file, 1 folder)"]
 
 
 def test_installing_again_mends_a_hook_line_of_an_older_memgraph(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ the review law for scanned candidates."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +11,15 @@ import pytest
 
 from memgraph.documents import ReviewNode, TransitionNode
 from memgraph.engine import apply_patch, new_patch
-from memgraph.errors import PatchRejected
+from memgraph.errors import PatchRejected, UsageError
 from memgraph.store import open_store
 from memgraph.store.memory import MemoryStore
 from memgraph.store.protocol import Store
 from profiles.repo_scan.graph import module_id, repo_node_id
+from profiles.repo_scan.history import history_node_id
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 from profiles.repo_scan.status import repo_status
+from profiles.review import list_pending, review
 
 
 def _stale(store: Store) -> set[str]:
@@ -175,3 +178,50 @@ def test_a_review_keeps_the_summaries_over_a_node_fresh_a_retirement_does_not(
         assert reader.get_nodes([mid])[mid].lifecycle == "accepted"
     apply_patch(store, new_patch([TransitionNode(node_id=mid, to_state="retired")]))
     assert _stale(store) == covering
+
+
+def _git(root: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return proc.stdout.strip()
+
+
+def test_the_scanners_own_records_are_not_offered_for_review_and_never_block_a_scan(
+    shop: Path,
+) -> None:
+    """`review list` offered the repo node (the manifest) and the history node;
+    accepting them made every later scan fail ("illegal lifecycle transition
+    accepted -> observed"). Now they are not listed, `review` refuses them, and a
+    store where they were accepted before still rescans."""
+    store = MemoryStore()
+    _git(shop, "init", "-q")
+    _git(shop, "add", "-A")
+    _git(shop, "commit", "-qm", "first")
+    scan_repo(store, ScanRequest(path=shop))
+    records = [repo_node_id("shop"), history_node_id("shop")]
+    pending = {p.id for p in list_pending(store, domain_id="repo:shop", limit=10_000)}
+    assert pending and not pending & set(records)
+    for rid in records:
+        with pytest.raises(UsageError, match="scanner's own"):
+            review(store, rid, True)
+    # as an older memgraph let a reviewer do: both accepted
+    ops = [
+        op
+        for rid in records
+        for op in (
+            ReviewNode(node_id=rid, reviewer="operator", verdict="approve"),
+            TransitionNode(node_id=rid, to_state="accepted"),
+        )
+    ]
+    apply_patch(store, new_patch(ops))
+    (shop / "shop" / "orders.py").write_text('"""Orders, changed."""\n')
+    _git(shop, "commit", "-qam", "second")
+    again = scan_repo(store, ScanRequest(path=shop))
+    assert again.changed == ["shop/orders.py"] and again.receipts > 0
+    with store.reader() as reader:
+        history = reader.get_nodes([history_node_id("shop")])[history_node_id("shop")]
+    assert history.attributes["head"] == _git(shop, "rev-parse", "HEAD")
