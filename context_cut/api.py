@@ -23,6 +23,7 @@ from context_cut.cuts import CutSpec, get_cut
 from context_cut.packet import assemble
 from context_cut.select import MAX_DEPTH, SummaryGraph, Unit, select
 from memgraph.documents.enums import ProfileName
+from memgraph.terminal import plural
 
 if TYPE_CHECKING:
     from context_cut.recall_request import RecallRequest
@@ -201,7 +202,7 @@ def select_context_cut(store: Store, query: Any, nerve: VectorSource | None = No
         )
     if orphans:
         notices.append(
-            f"{len(orphans)} vector hit(s) name nodes the store does not have; "
+            f"{plural(len(orphans), 'vector hit')} name nodes the store does not have; "
             "run `memgraph index --rebuild`"
         )
     taken = {u.key for u in selection.units}
@@ -215,7 +216,7 @@ def select_context_cut(store: Store, query: Any, nerve: VectorSource | None = No
     if selection.missing:
         shown = ", ".join(sorted(selection.missing)[:5])
         warnings.append(
-            f"missing: {len(selection.missing)} covered id(s) not in the store ({shown})"
+            f"missing: {plural(len(selection.missing), 'covered id')} not in the store ({shown})"
         )
     notices += [f"summary {d.summary_id}: {d.action} ({d.reason})" for d in selection.decisions]
     return assemble(

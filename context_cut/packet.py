@@ -21,6 +21,7 @@ from context_cut.cuts import CutSpec
 from context_cut.select import Selection, Unit
 from memgraph.documents.enums import AnchorKind, ProfileName, utcnow
 from memgraph.documents.plain_context import ContextPacket, ContextQuery, packet_document
+from memgraph.terminal import plural
 
 if TYPE_CHECKING:
     from memgraph.documents.views import (
@@ -132,7 +133,7 @@ def assemble(
             ]
             if missing:
                 b.warnings.append(
-                    f"missing: summary {s.id} covers {len(missing)} id(s) the store lacks"
+                    f"missing: summary {s.id} covers {plural(len(missing), 'id')} the store lacks"
                 )
             b.receipts = _last(store, s.id, spec.receipts_per_item)
         else:
@@ -157,7 +158,7 @@ def assemble(
         packer.add(d)
     if withheld[0]:
         packet.notices.append(
-            f"public surface: {withheld[0]} private anchor(s) (transcript/file) withheld"
+            f"public surface: {plural(withheld[0], 'private anchor')} (transcript/file) withheld"
         )
     packed = {n.id for n in packet.nodes}
     for e in sorted(edges.values(), key=lambda e: e.id):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from context_cut.budget import anchor_where, estimate_tokens
+from memgraph.terminal import plural
 
 if TYPE_CHECKING:
     from memgraph.documents.views import PacketView
@@ -57,7 +58,7 @@ def prompt_block(packet: PacketView, sections: list[object], project: str | None
     header = [f"obligation: {o}" for o in packet.obligations]
     header += [f"warning: {w}" for w in packet.warnings]
     body, _, left = render(chosen, max(budget, 0), header)
-    footer = f"({left} item(s) left out for the budget)\n" if left else ""
+    footer = f"({plural(left, 'item')} left out for the budget)\n" if left else ""
     if footer and estimate_tokens(body + footer) > budget:
         footer = ""
     return f"{open_tag}\n{body}{footer}{close_tag}\n"

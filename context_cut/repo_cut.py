@@ -303,8 +303,6 @@ def repo_cut(
             units.append((max(s for _p, s in members), summary, None))
         else:
             units += [(s, None, p) for p, s in members]
-    for i, w in enumerate(warnings):
-        packer.add(Bundle(key=f"warning:{i}", warnings=[w]))
     fallback_at = len(packet.notices)  # said once the modules that made it in are known
     if ignored:
         packet.notices.append(ignored)
@@ -317,7 +315,9 @@ def repo_cut(
     spec = get_cut(CutName.repo)
     words = set(terms(request.text))
     shown: list[str] = []
-    for _score, summary, path in sorted(units, key=lambda u: -u[0]):
+    for rank, (_score, summary, path) in enumerate(sorted(units, key=lambda u: -u[0])):
+        if rank == 1:  # after the top-ranked unit (see _stale_warnings)
+            _stale_warnings(packer, warnings)
         if summary is not None:
             packer.add(Bundle(key=f"summary:{summary.id}", summary=_slim_summary(summary)))
             continue
@@ -331,6 +331,7 @@ def repo_cut(
         b.anchors = [*node.anchors, *_symbol_anchors(modules[path], words)]
         if packer.add(b):
             shown.append(path)
+    _stale_warnings(packer, warnings)  # fewer than two units: still said
     _moved_notice(packet, repo_node, shown)
     # Only the fallback modules that were packed: one the budget left out is not "shown".
     packet.notices[fallback_at:fallback_at] = recent_notice([p for p in shown if p not in matched])
@@ -343,6 +344,16 @@ def repo_cut(
             b.warnings.append(f"operator words linked to {path} through commits that touched it")
             packer.add(b)
     return RepoCut(packer.finish(), ranked)
+
+
+def _stale_warnings(packer: Packer, warnings: list[str]) -> None:
+    """Pack the stale-summary warnings after the top-ranked unit, so at a small budget
+    they never take the place of every module; one that does not fit is said as a
+    notice (stderr on the CLI, ``notices`` over MCP) instead of nowhere."""
+    for i, w in enumerate(warnings):
+        if not packer.add(Bundle(key=f"warning:{i}", warnings=[w])):
+            packer.packet.notices.append(f"{w} (not in the packet: over the budget)")
+    warnings.clear()
 
 
 def _moved_notice(packet: MemoryContextPacket, repo_node: MemoryNode, shown: list[str]) -> None:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from memgraph.terminal import plural
 from profiles.repo_scan.facts import terms
 
 SCOPE_WEIGHT = 3.0  # the prefix's words weigh this many other words (1.5 / 2 / 3 measured)
@@ -71,6 +72,6 @@ def recent_notice(shown: list[str]) -> list[str]:
     if not shown:
         return []
     return [
-        f"{len(shown)} module(s) shown because they changed recently (or are large), not "
+        f"{plural(len(shown), 'module')} shown because they changed recently (or are large), not "
         "because the task's words matched them: " + ", ".join(shown[:5])
     ]

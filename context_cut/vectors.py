@@ -29,6 +29,7 @@ from context_cut.vector_projection import (
 from context_cut.vector_sync import sync_index
 from memgraph.errors import BackendUnavailable, UsageError
 from memgraph.store.protocol import Store
+from memgraph.terminal import plural
 
 __all__ = ["VectorNerve", "node_id_of", "open_nerve"]
 
@@ -140,7 +141,7 @@ class VectorNerve:
                     scored[doc] = max(score, scored.get(doc, score))
         if rejected:
             self.notices.append(
-                f"{rejected} vector hit(s) had untrustworthy payloads and were ignored; "
+                f"{plural(rejected, 'vector hit')} had untrustworthy payloads and were ignored; "
                 "run `memgraph index --rebuild`"
             )
         return _as_nodes(store, scored, limit)

@@ -116,6 +116,13 @@ def list_pending(
     return found[:limit]
 
 
+def domain_has_nodes(store: Store, domain_id: str) -> bool:
+    """Whether any node of any profile lives in ``domain_id`` (a mistyped
+    ``--domain`` is told apart from a domain with nothing waiting)."""
+    with store.reader() as reader:
+        return bool(reader.nodes_in_domain(domain_id))
+
+
 def _current(store: Store, node_id: str) -> MemoryNode | None:
     with store.reader() as reader:
         return reader.get_nodes([node_id]).get(node_id)

@@ -85,8 +85,8 @@ def scan(
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
     if not quiet:
-        for sid in result.stale_summaries:
-            print(f"stale    {sid}")
+        for line in result.stale_lines():
+            print(line)
 
 
 @repo_app.command("status")

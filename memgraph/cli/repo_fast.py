@@ -71,8 +71,8 @@ def run(argv: list[str]) -> int | None:
     for entry in result.ledger:
         print(f"skipped  {entry.line()}", file=sys.stderr)
     if "quiet" not in flags:
-        for sid in result.stale_summaries:
-            print(f"stale    {sid}")
+        for line in result.stale_lines():
+            print(line)
     return 0
 
 

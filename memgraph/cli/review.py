@@ -39,11 +39,12 @@ def list_cmd(
     """Nodes waiting for review, oldest first."""
     from dataclasses import asdict
 
-    from profiles.review import list_pending
+    from profiles.review import domain_has_nodes, list_pending
 
     store = _store(home)
     try:
         pending = list_pending(store, profile, domain, limit + 1)  # one more: are there more?
+        unknown = bool(domain and not pending and not domain_has_nodes(store, domain))
     finally:
         store.close()
     more = len(pending) > limit
@@ -55,6 +56,13 @@ def list_cmd(
             print_json_line(row)
         else:
             print(p.line())
+    if unknown:  # a mistyped domain is not "all reviewed"
+        from memgraph.errors import NotFound
+
+        raise NotFound(
+            f"no domain {domain!r} in this store (`memgraph review list` shows the "
+            "domain of each node waiting)"
+        )
     if not pending and not as_json:  # stderr, as `voice` says "no hits": a pipe gets no line
         print("nothing waiting for review", file=sys.stderr)
     if more:  # stderr: --json stays one object per line

@@ -101,6 +101,7 @@ class ScanResult:
     summaries_written: int = 0
     touches: int = 0
     stale_summaries: list[str] = field(default_factory=list)
+    stale_targets: dict[str, str] = field(default_factory=dict)  # id -> what it covers
     notices: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -114,6 +115,20 @@ class ScanResult:
             f"{stale} stale {'summary' if stale == 1 else 'summaries'}"
             + (f", {len(self.reread)} revised by a newer scanner" if self.reread else "")
         )
+
+    def stale_lines(self) -> list[str]:
+        """One line per stale summary (what it covers) and the command that rewrites them."""
+        if not self.stale_summaries:
+            return []
+        out = [
+            f"stale    {sid} «{printable_path(self.stale_targets.get(sid, '?'))}»"
+            for sid in self.stale_summaries
+        ]
+
+        from shlex import quote
+
+        fix = f"memgraph repo scan {quote(self.root)} --refresh"
+        return [*out, f"(the cut shows their modules instead; rewrite them: {fix})"]
 
     def as_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "ledger"}
@@ -351,7 +366,9 @@ class _Scan:
             r.nodes_written += result.nodes_written
             r.edges_written += result.edges_written
             r.summaries_written += result.summaries_written
-        r.stale_summaries = _stale(self.store, summary_ids)  # the repo node's, as written
+        stale = _stale_docs(self.store, summary_ids)  # the repo node's, as written
+        r.stale_summaries = sorted(stale)
+        r.stale_targets = stale
         if r.unparsed:
             r.notices.append(
                 f"{plural(len(r.unparsed), 'file')} not parsed: " + ", ".join(r.unparsed[:10])
@@ -373,9 +390,14 @@ def stale_summaries(store: Store, repo: str) -> list[str]:
 
 
 def _stale(store: Store, summary_ids: list[str]) -> list[str]:
+    return sorted(_stale_docs(store, summary_ids))
+
+
+def _stale_docs(store: Store, summary_ids: list[str]) -> dict[str, str]:
+    """The stale ones of ``summary_ids``: id -> target."""
     with store.reader() as reader:
         found = reader.get_summaries(summary_ids)
-    return sorted(s.id for s in found.values() if s.freshness.state.value == "stale")
+    return {s.id: s.target for s in found.values() if s.freshness.state.value == "stale"}
 
 
 def scan_repo(store: Store, request: ScanRequest) -> ScanResult:

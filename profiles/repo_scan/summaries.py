@@ -93,7 +93,7 @@ def _tension(paths: list[str], facts: dict[str, FileFacts], graph: _Graph) -> st
     untested = [p for p in paths if p not in graph.test and p not in graph.tested]
     if untested:
         shown = ", ".join(PurePosixPath(p).name for p in untested[:6])
-        parts.append(f"{len(untested)} module(s) no test imports: {shown}")
+        parts.append(f"{plural(len(untested), 'module')} no test imports: {shown}")
     return "; ".join(parts)
 
 
@@ -110,7 +110,7 @@ def _implication(paths: list[str], graph: _Graph) -> str:
         return "no module outside imports it: changes stay local"
     top = max(sorted(dependents), key=lambda p: dependents[p])
     return (
-        f"{len(outside)} module(s) outside import it (most: {top}, {dependents[top]}): "
+        f"{plural(len(outside), 'module')} outside import it (most: {top}, {dependents[top]}): "
         "check them when changing its public names"
     )
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +127,18 @@ def test_fresh_summary_stands_in_and_stale_one_descends_with_a_warning(tmp_path:
     assert packet.summaries == []
     assert any(w.startswith("stale summary:") and "package beta" in w for w in packet.warnings)
     assert any(n.title.startswith("beta/") for n in packet.nodes)
+
+    # a small budget: the top module first, the warning after it or, if it does not
+    # fit, as a notice (it took the whole packet before: 0 modules)
+    def at(budget: int) -> Any:
+        return repo_cut(store, request.model_copy(update={"budget_tokens": budget})).packet
+
+    least = next(b for b in range(10, 2000, 5) if at(b).nodes)  # the top module alone
+    small = at(least)
+    assert small.nodes[0].id == packet.nodes[0].id and packet_tokens(small) <= least
+    # no room for the warning beside it: said as a notice, not in place of the module
+    assert small.warnings == []
+    assert any(n.startswith("stale summary:") and "package beta" in n for n in small.notices)
 
 
 def test_a_summary_stands_in_only_for_a_package_mostly_in_play(tmp_path: Path) -> None:

@@ -91,6 +91,7 @@ def test_review_decides_several_ids_and_says_when_the_list_is_cut(isolated_env: 
         )  # fmt: skip
         assert out.exit_code == 0, out.output
         ids.append(json.loads(out.stdout)["id"])
+    first = json.loads(runner.invoke(app, ["review", "list", "--json"]).stdout.splitlines()[0])
     listed = runner.invoke(app, ["review", "list", "--limit", "3"])
     assert listed.exit_code == 0 and len(listed.stdout.splitlines()) == 3
     assert "more than 3 waiting: the oldest 3 shown" in listed.stderr
@@ -104,3 +105,11 @@ def test_review_decides_several_ids_and_says_when_the_list_is_cut(isolated_env: 
     assert [json.loads(line)["verdict"] for line in done.stdout.splitlines()] == ["reject"] * 2
     empty = runner.invoke(app, ["review", "list"])
     assert empty.stdout == "" and "nothing waiting for review" in empty.stderr
+    # a domain with nodes, all decided: nothing waiting; a mistyped domain: an error
+    domain = first["domain_id"]
+    with_nodes = runner.invoke(app, ["review", "list", "--domain", domain])
+    assert with_nodes.exit_code == 0, with_nodes.output
+    assert "nothing waiting for review" in with_nodes.stderr
+    typo = runner.invoke(app, ["review", "list", "--domain", domain + "x"])
+    assert typo.exit_code == 1 and typo.stdout == ""
+    assert typo.stderr.startswith(f"Error: no domain '{domain}x' in this store")

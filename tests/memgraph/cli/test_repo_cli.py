@@ -321,6 +321,13 @@ def test_fast_path_matches_the_typer_command(
     code = repo_fast.run(["scan", str(root), f"--store={tmp_path / 'b.db'}", "--no-commits"])
     fast = capsys.readouterr()
     assert fast.out == typer_out.stdout and "stale    s-" in fast.out
+    # what each stale summary covers, and the command that rewrites them
+    stale = [line for line in fast.out.splitlines() if line.startswith("stale    s-")]
+    assert stale and all(" «" in line and line.endswith("»") for line in stale)
+    assert any("«package app" in line for line in stale)
+    assert fast.out.splitlines()[-1] == (
+        f"(the cut shows their modules instead; rewrite them: memgraph repo scan {root} --refresh)"
+    )
     missing = str(tmp_path / "missing")
     typer_out = runner.invoke(app, ["repo", "scan", missing, "--store", str(tmp_path / "a.db")])
     assert repo_fast.run(["scan", missing, "--store", str(tmp_path / "b.db")]) == 1
