@@ -106,6 +106,27 @@ def install_cmd(
         print(f"(`memgraph hook uninstall` removes exactly these; record: {path}.memgraph.json)")
     if not added:
         print(f"SessionStart and SessionEnd hooks already installed in {path}")
+    _say_where_hooks_capture()
+
+
+def _say_where_hooks_capture() -> None:
+    """Which store the hooks capture into, as resolved now, and a note when that
+    rests on a variable of this shell: the hooks run in Claude Code's environment,
+    which may not have it (they then capture into another store, silently)."""
+    from memgraph.config import config_file, env_value, store_location
+    from memgraph.store.postgres import is_store_url, redact
+
+    where = store_location()
+    print(f"the hooks capture into {redact(where) if is_store_url(where) else where}")
+    for field in ("store", "home"):
+        if env_value(field) is not None:
+            print(
+                f"note: that comes from MEMGRAPH_{field.upper()} in this shell; the hooks run "
+                f"in Claude Code's environment: export it where Claude Code starts, or set "
+                f"`{field} = ...` in {config_file()}",
+                file=sys.stderr,
+            )
+            return
 
 
 @hook_app.command("uninstall")

@@ -225,7 +225,8 @@ def repo_section(reads: StandingReads, project: str, limit: int) -> Section | No
     return s
 
 
-_DEPENDENTS = re.compile(r"(\d+) module\(s\) outside import it")
+# "1 module", "3 modules"; "module(s)" in summaries written before s41
+_DEPENDENTS = re.compile(r"(\d+) module(?:s|\(s\))? outside import it")
 
 
 def _dependents(summary: dict[str, Any]) -> int:

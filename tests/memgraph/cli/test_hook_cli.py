@@ -271,3 +271,31 @@ def test_background_digest_is_used_only_while_the_file_is_unchanged(isolated_env
     (row,) = registry_rows(store)
     assert row.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() != value[2]
     assert row.size == path.stat().st_size
+
+
+def test_install_says_which_store_the_hooks_capture_into(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks resolve the store when they run, in Claude Code's environment: the
+    install names the store as resolved now, and says so when it rests on a variable
+    of this shell (the hooks silently captured elsewhere when Claude Code lacked it)."""
+    settings = isolated_env / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    home = isolated_env / "mg-home"
+    out = runner.invoke(app, ["hook", "install"])
+    assert out.exit_code == 0, out.output
+    assert f"the hooks capture into {home / 'memgraph.db'}\n" in out.stdout
+    assert out.stderr.startswith("note: that comes from MEMGRAPH_HOME in this shell")
+    assert "config.toml" in out.stderr
+    monkeypatch.delenv("MEMGRAPH_HOME")
+    cfg = isolated_env / "home" / ".config" / "memgraph" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(f'home = "{home}"\n')
+    again = runner.invoke(app, ["hook", "install"])
+    assert again.exit_code == 0 and "already installed" in again.stdout
+    assert f"the hooks capture into {home / 'memgraph.db'}\n" in again.stdout
+    assert again.stderr == ""  # from the config file: the hooks read it too
+    monkeypatch.setenv("MEMGRAPH_STORE", "postgresql://ada:s3cret@db.example:5433/mg")
+    url = runner.invoke(app, ["hook", "install"])
+    assert "the hooks capture into postgresql://ada@db.example:5433/mg\n" in url.stdout
+    assert "s3cret" not in url.output and "from MEMGRAPH_STORE" in url.stderr

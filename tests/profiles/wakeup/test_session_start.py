@@ -456,3 +456,17 @@ def test_the_map_comes_from_the_fleets_shared_store_too(tmp_path: Path, pg_url: 
     assert done.returncode == 0 and done.stderr == "", done.stderr
     text = _context(done.stdout)
     assert "## Repo map: orchard" in text and "- package: core (" in text
+
+
+def test_the_map_reads_dependents_in_either_wording() -> None:
+    """Summaries from before s41 say "3 module(s) outside import it"; newer ones say
+    "1 module" / "3 modules": the map orders packages by that number in all three."""
+    from profiles.wakeup.standing import _dependents
+
+    for text, n in (
+        ("3 module(s) outside import it (most: a.py, 2): check them", 3),
+        ("1 module outside import it (most: a.py, 1): check them", 1),
+        ("12 modules outside import it (most: a.py, 7): check them", 12),
+        ("no module outside imports it: changes stay local", 0),
+    ):
+        assert _dependents({"action_implication": text}) == n, text
