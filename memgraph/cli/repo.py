@@ -145,6 +145,30 @@ def hook_install(
     hook = install_hook(path, force=force, store_args=words)
     into = words[words.index("--store") + 1] if "--store" in words else "the committer's store"
     print(f"post-commit hook: {hook} (rescans into {into})")
+    if not _scanned_there(path, home, store):
+        print(
+            f"note: {path} is not scanned in that store yet: the first commit would run a "
+            f"full scan in the background, its output unseen; run `memgraph repo scan {path}` "
+            "now",
+            file=sys.stderr,
+        )
+
+
+def _scanned_there(path: Path, home: Path | None, store: str | None) -> bool:
+    """Whether the store the hook rescans into holds a scan of ``path`` (a store
+    that does not exist yet holds none; nothing is created to find out)."""
+    from memgraph.cli.common import existing_store
+    from memgraph.errors import StoreError
+    from profiles.repo_scan.status import is_scanned
+
+    try:
+        s = existing_store(home, store, for_reading=True)
+    except StoreError:
+        return False
+    try:
+        return is_scanned(s, path)
+    finally:
+        s.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -81,6 +81,16 @@ class RepoStatus:
         return data
 
 
+def is_scanned(store: Store, path: Path) -> bool:
+    """Whether ``store`` holds a (live) scan of the repository at ``path``."""
+    from profiles.repo_scan.scan import find_repo_key
+
+    rid = repo_node_id(find_repo_key(store, check_root(path)))
+    with store.reader() as reader:
+        node = reader.get_nodes([rid]).get(rid)
+    return node is not None and node.lifecycle != "retired"
+
+
 def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus:
     """What changed on disk since the last scan, and which summaries are stale."""
     from profiles.repo_scan.scan import find_repo_key

@@ -161,6 +161,24 @@ def test_hook_install_appends_once(tmp_path: Path) -> None:
     assert out.exit_code == 2 and "not inside a git repository" in out.stderr
 
 
+def test_hook_install_says_when_the_repo_is_not_scanned_in_that_store(tmp_path: Path) -> None:
+    """The first commit after installing into a store without a scan of the repo runs
+    a full scan in the background, its output unseen: the install says so, once."""
+    root = _repo(tmp_path / "proj")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    store = str(tmp_path / "g.db")
+    out = runner.invoke(app, ["repo", "hook", "install", str(root), "--store", store])
+    assert out.exit_code == 0, out.output
+    assert out.stderr == (
+        f"note: {root} is not scanned in that store yet: the first commit would run a full "
+        f"scan in the background, its output unseen; run `memgraph repo scan {root}` now\n"
+    )
+    assert not Path(store).exists()  # finding out created no store
+    assert runner.invoke(app, ["repo", "scan", str(root), "--store", store]).exit_code == 0
+    again = runner.invoke(app, ["repo", "hook", "install", str(root), "--store", store])
+    assert again.exit_code == 0 and again.stderr == ""
+
+
 def _git(root: Path, *args: str, path: str | None = None) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
     env.update({"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
