@@ -150,7 +150,9 @@ def test_a_since_after_the_run_is_a_usage_error_naming_since(tmp_path: Path) -> 
     )
 
 
-def test_incubation_deepens_on_re_mention_then_cools_and_retires(store: Store) -> None:
+def test_incubation_deepens_on_re_mention_then_cools_and_retires(
+    store: Store, tmp_path: Path
+) -> None:
     idea = propose(store, mem("graph sharding by project domain", profile="incubation"), T0).id
     quiet = propose(store, mem("a theme nobody returns to", profile="incubation"), T0).id
     note(
@@ -158,7 +160,7 @@ def test_incubation_deepens_on_re_mention_then_cools_and_retires(store: Store) -
         NoteRequest(
             session_id="s-2",
             text="thinking again about graph sharding by project domain",
-            workspace=Path("/tmp/orchard"),
+            workspace=tmp_path / "orchard",  # the note's YAML view goes there
             at=T0 + timedelta(days=1),
         ),
     )
