@@ -221,7 +221,7 @@ def _load(store: Store, request: RepoCutRequest) -> tuple[str, MemoryNode]:
         repo = request.repo
     elif request.repo_path is not None:
         from profiles.repo_scan.files import check_root
-        from profiles.repo_scan.scan import find_repo_key
+        from profiles.repo_scan.keys import find_repo_key
 
         root = check_root(request.repo_path)
         repo = find_repo_key(store, root)

@@ -23,7 +23,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from memgraph.errors import UsageError
-from memgraph.ids import digest
 from memgraph.inputs import printable_path
 from memgraph.terminal import plural
 from profiles.repo_scan import reread
@@ -38,7 +37,7 @@ from profiles.repo_scan.files import (
     read_source,
 )
 from profiles.repo_scan.history import HISTORY_COMMITS, history_ops
-from profiles.repo_scan.keys import ARCH, module_id, repo_node_id
+from profiles.repo_scan.keys import find_repo_key, module_id, repo_node_id
 
 if TYPE_CHECKING:  # the documents and the engine load only when there is something to write
     from memgraph.documents import GraphOp
@@ -134,27 +133,6 @@ class ScanResult:
         out = {k: v for k, v in self.__dict__.items() if k != "ledger"}
         out["ledger"] = [{"path": x.path, "reason": x.reason} for x in self.ledger]
         return out
-
-
-def find_repo_key(store: Store, root: Path, name: str | None = None) -> str:
-    """The repo key for ``root``: ``name``, else the key of an earlier scan of
-    this same folder, else the folder name."""
-    # imported when needed: the entities module loads the documents (pydantic)
-    if name:
-        from profiles.artifact.entities import norm_name
-
-        return norm_name(name) or "repo"
-    taken: set[str] = set()
-    for node in store.iter_nodes(profile=ARCH.value, kind="repo"):
-        key = str(node.attributes.get("repo") or node.title.removeprefix("repo "))
-        if node.attributes.get("root") == str(root) and node.lifecycle != "retired":
-            return key
-        taken.add(key)
-    from profiles.artifact.entities import norm_name
-
-    key = norm_name(root.name) or "repo"
-    # another folder of the same name was scanned already: keep the two apart
-    return f"{key}-{digest(str(root), length=8)}" if key in taken else key
 
 
 def extract(src: SourceFile, sha: str | None) -> tuple[FileFacts, LedgerLine | None]:
@@ -333,7 +311,8 @@ class _Scan:
             links = touches_ops(self.store, self.root, self.repo, set(sources))
             ops += links
             touches = r.touches = len(links)
-        if ops or repo_node is None or state.get("extractor") != reread.EXTRACTOR:
+        revive = repo_node is not None and repo_node.lifecycle == "retired"
+        if ops or repo_node is None or revive or state.get("extractor") != reread.EXTRACTOR:
             new_state = {
                 **state,
                 "extractor": reread.EXTRACTOR,

@@ -83,7 +83,7 @@ class RepoStatus:
 
 def is_scanned(store: Store, path: Path) -> bool:
     """Whether ``store`` holds a (live) scan of the repository at ``path``."""
-    from profiles.repo_scan.scan import find_repo_key
+    from profiles.repo_scan.keys import find_repo_key
 
     rid = repo_node_id(find_repo_key(store, check_root(path)))
     with store.reader() as reader:
@@ -93,7 +93,7 @@ def is_scanned(store: Store, path: Path) -> bool:
 
 def repo_status(store: Store, path: Path, name: str | None = None) -> RepoStatus:
     """What changed on disk since the last scan, and which summaries are stale."""
-    from profiles.repo_scan.scan import find_repo_key
+    from profiles.repo_scan.keys import find_repo_key
 
     root = check_root(path)
     repo = find_repo_key(store, root, name)

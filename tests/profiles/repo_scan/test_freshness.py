@@ -225,3 +225,21 @@ def test_the_scanners_own_records_are_not_offered_for_review_and_never_block_a_s
     with store.reader() as reader:
         history = reader.get_nodes([history_node_id("shop")])[history_node_id("shop")]
     assert history.attributes["head"] == _git(shop, "rev-parse", "HEAD")
+
+
+def test_a_repo_record_rejected_by_an_older_memgraph_is_observed_again_not_replaced(
+    shop: Path,
+) -> None:
+    """An older `review reject` retired the repo node; the next scan of the same folder
+    took the key as taken and started a second repo `shop-<hash>` beside it. Now the
+    folder's own retired record is scanned again under its key."""
+    store = MemoryStore()
+    scan_repo(store, ScanRequest(path=shop))
+    rid = repo_node_id("shop")
+    apply_patch(store, new_patch([TransitionNode(node_id=rid, to_state="retired")]))
+    again = scan_repo(store, ScanRequest(path=shop))
+    assert again.repo == "shop"
+    with store.reader() as reader:
+        assert reader.get_nodes([rid])[rid].lifecycle == "observed"
+    repos = [n.id for n in store.iter_nodes(profile="repo_architecture", kind="repo")]
+    assert repos == [rid]
