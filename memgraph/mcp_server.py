@@ -190,6 +190,8 @@ class MemgraphTools:
             text=text,
             workspace=self.settings.workspace,
             harness="mcp",
+            # a session this note starts is the server's persona, which `wake` reads
+            new_persona=self.settings.persona,
             redact=self.settings.redact,
         )
         with self._store(write=True) as store:
