@@ -177,16 +177,9 @@ class MemgraphTools:
 
     def note(self, text: str, session: str | None = None) -> dict[str, Any]:
         from profiles.session.api import NoteRequest, note
-        from profiles.wakeup.active import find_active
 
-        sid = session or self.settings.session
-        sid = sid or find_active(self.settings.home, self.settings.workspace)
-        if not sid:
-            raise ValueError(
-                "no session: pass session, or start the server with MEMGRAPH_SESSION set"
-            )
         request = NoteRequest(
-            session_id=sid,
+            session_id=self._session(session),
             text=text,
             workspace=self.settings.workspace,
             harness="mcp",
@@ -198,21 +191,25 @@ class MemgraphTools:
             result: dict[str, Any] = _jsonable(note(store, request))
         return result
 
-    def _memory_request(self, text: str, profile: str, session: str | None, **fields: Any) -> Any:
-        import os
-
-        from profiles.memory import Anchors, MemoryRequest
-        from profiles.voice.nodes import resolve_project
+    def _session(self, session: str | None) -> str:
+        """The session note, remember and propose write into, found one way for all
+        three (``note`` skipped the harness's own id the other two read)."""
         from profiles.wakeup.active import resolve_session
 
-        where = str(self.settings.workspace)
-        sid, _ = resolve_session(
-            session, self.settings.session, os.environ, where, self.settings.home
-        )
+        where, home = str(self.settings.workspace), self.settings.home
+        sid, _ = resolve_session(session, self.settings.session, os.environ, where, home)
         if not sid:
             raise ValueError(
                 "no session: pass session, or start the server with MEMGRAPH_SESSION set"
             )
+        return sid
+
+    def _memory_request(self, text: str, profile: str, session: str | None, **fields: Any) -> Any:
+        from profiles.memory import Anchors, MemoryRequest
+        from profiles.voice.nodes import resolve_project
+
+        where = str(self.settings.workspace)
+        sid = self._session(session)
         if "implication" in fields:
             fields["action_implication"] = fields.pop("implication")
         anchors = Anchors(

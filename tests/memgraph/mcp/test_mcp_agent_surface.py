@@ -4,6 +4,7 @@ Each test names the before: what the tool did that its CLI twin did not."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from memgraph.mcp_server import MemgraphTools
 
 
 @pytest.fixture
-def tools(tmp_path: Path) -> MemgraphTools:
+def tools(tmp_path: Path) -> Iterator[MemgraphTools]:
     (tmp_path / "workspace").mkdir()
-    return MemgraphTools(load_settings())
+    served = MemgraphTools(load_settings())
+    yield served
+    served.close()
 
 
 def test_a_note_over_mcp_is_what_wake_reads_under_the_servers_persona(
@@ -53,3 +56,14 @@ def test_a_note_in_an_existing_session_keeps_its_persona(
         assert tools.note("a second note", session="p2")["persona"] == "default"
     finally:
         tools.close()
+
+
+def test_note_finds_the_session_remember_finds(
+    tools: MemgraphTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: with the harness's own session id in the server's environment (a Codex
+    thread id, a Claude Code id a SessionStart hook exported), remember and propose
+    wrote into that session and note refused: "no session"."""
+    monkeypatch.setenv("CODEX_THREAD_ID", "thread-41")
+    assert tools.note("a spark")["session_id"] == "thread-41"
+    assert tools.remember("a memory")["id"]  # the same resolution: both found it
