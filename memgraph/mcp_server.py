@@ -269,6 +269,8 @@ class MemgraphTools:
         if cut not in CutName.__members__:
             raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
         query = text
+        if not query.strip():  # as `memgraph context ""` says (it gave a packet of anything)
+            raise ValueError("the query is empty")
         check_query(query, "text")
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")

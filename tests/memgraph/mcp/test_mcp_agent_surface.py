@@ -67,3 +67,14 @@ def test_note_finds_the_session_remember_finds(
     monkeypatch.setenv("CODEX_THREAD_ID", "thread-41")
     assert tools.note("a spark")["session_id"] == "thread-41"
     assert tools.remember("a memory")["id"]  # the same resolution: both found it
+
+
+@pytest.mark.parametrize("cut", ["role", "repo"])
+@pytest.mark.parametrize("text", ["", "  \n\t"])
+def test_an_empty_context_query_is_refused_as_the_cli_refuses_it(
+    tools: MemgraphTools, text: str, cut: str
+) -> None:
+    """Before: `memgraph context ""` was "Error: the query is empty" (exit 2) and the
+    MCP tool answered a packet of whatever ranked first for no words."""
+    with pytest.raises(ValueError, match="the query is empty"):
+        tools.context(text, cut=cut)
