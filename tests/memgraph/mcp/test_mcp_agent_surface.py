@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memgraph.config import load_settings
+from memgraph.errors import MemgraphError
 from memgraph.mcp_server import MemgraphTools
 
 
@@ -78,3 +79,13 @@ def test_an_empty_context_query_is_refused_as_the_cli_refuses_it(
     MCP tool answered a packet of whatever ranked first for no words."""
     with pytest.raises(ValueError, match="the query is empty"):
         tools.context(text, cut=cut)
+
+
+def test_a_budget_below_the_overhead_is_said_in_the_tools_words(tools: MemgraphTools) -> None:
+    """Before: "budget 1 tokens is below ...; raise --budget": a count not in its
+    number, and a flag the MCP tool does not have (its parameter is `budget`)."""
+    with pytest.raises(MemgraphError) as raised:
+        tools.context("retry backoff", cut="role", budget=1)
+    said = str(raised.value)
+    assert said.startswith("a budget of 1 token is below this output format's fixed overhead")
+    assert "--budget" not in said and said.endswith("raise the budget")
