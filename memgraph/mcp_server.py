@@ -143,6 +143,12 @@ class MemgraphTools:
         from profiles.voice.search import VoiceQuery, search_voice
 
         check_query(query)
+        if not query.strip() and not any((since, until, project, type, session)):
+            # the library's line names the CLI's --recent and --stats, which this tool lacks
+            raise ValueError(
+                "nothing to search: give a query, or a filter (session, since, until, "
+                "project, type); voice_stats tells how much the index holds"
+            )
         if not 1 <= limit <= MAX_LIMIT:
             raise ValueError(f"limit must be between 1 and {MAX_LIMIT}")
         request = VoiceQuery(

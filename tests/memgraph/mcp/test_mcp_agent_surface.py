@@ -89,3 +89,12 @@ def test_a_budget_below_the_overhead_is_said_in_the_tools_words(tools: MemgraphT
     said = str(raised.value)
     assert said.startswith("a budget of 1 token is below this output format's fixed overhead")
     assert "--budget" not in said and said.endswith("raise the budget")
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_nothing_to_search_names_what_the_tool_takes(tools: MemgraphTools, query: str) -> None:
+    """Before: the CLI's line, 'give a query ("keyword"), --recent, --stats or a filter
+    such as --session ID': options voice_search does not have."""
+    with pytest.raises((MemgraphError, ValueError), match=r"^nothing to search") as raised:
+        tools.voice_search(query, all=True)
+    assert "--" not in str(raised.value) and "session, since" in str(raised.value)
