@@ -6,10 +6,8 @@ SDK's ``MCPServer`` for ``memgraph mcp --http``.
 
 Tool parameters are named as the CLI's options (``session`` as ``--session``,
 ``record``/``file`` as ``--record``/``--file``, ``implication``; ``note`` and
-``context`` take ``text`` like their CLI argument). Until 2026-12 they were
-``session_id``, ``record_uuid``, ``files``, ``action_implication``, ``content``
-and ``query`` (context); those names are no longer read (an MCP tool's schema
-cannot mark an alias; notes/terminal.md lists the renames).
+``context`` take ``text`` like their CLI argument); the older names are not read
+(notes/terminal.md lists the renames: a tool's schema cannot mark an alias).
 
 Tools are thin: each parses its arguments into the same request objects the
 CLI uses and returns the same objects (``voice_search`` returns exactly what
@@ -144,8 +142,7 @@ class MemgraphTools:
 
         check_query(query)
         if not query.strip() and not any((since, until, project, type, session)):
-            # the library's line names the CLI's --recent and --stats, which this tool lacks
-            raise ValueError(
+            raise ValueError(  # the library's line names the CLI's --recent, --stats
                 "nothing to search: give a query, or a filter (session, since, until, "
                 "project, type); voice_stats tells how much the index holds"
             )
@@ -251,9 +248,16 @@ class MemgraphTools:
     def wake(self, persona: str | None = None) -> dict[str, Any]:
         from memgraph.config import chosen_persona
         from profiles.session.api import wake
+        from profiles.session.lookup import personas
+        from profiles.session.records import wake_line
 
+        chosen = chosen_persona(persona)
         with self._store() as store:
-            result: dict[str, Any] = _jsonable(wake(store, chosen_persona(persona)))
+            woke = wake(store, chosen)
+            known = personas(store) if woke.axiom and chosen else []
+        result: dict[str, Any] = _jsonable(woke)
+        if woke.axiom and chosen:  # a persona with no sessions (a typo?), as the CLI says
+            result["notice"] = wake_line(woke.persona, None, True, known)
         return result
 
     def context(

@@ -98,3 +98,17 @@ def test_nothing_to_search_names_what_the_tool_takes(tools: MemgraphTools, query
     with pytest.raises((MemgraphError, ValueError), match=r"^nothing to search") as raised:
         tools.voice_search(query, all=True)
     assert "--" not in str(raised.value) and "session, since" in str(raised.value)
+
+
+def test_wake_under_a_persona_with_no_sessions_says_so(tools: MemgraphTools) -> None:
+    """Before: `memgraph wake --persona buider` said on stderr "persona buider has no
+    sessions yet (personas with sessions: builder)"; the MCP tool gave the bare
+    "No notes yet" axiom, and an agent took a typo for an empty memory."""
+    tools.note("left in a session of the default persona", session="b1")
+    woke = tools.wake("buider")
+    assert woke["axiom"]
+    assert (
+        woke["notice"]
+        == "wake: persona buider has no sessions yet (personas with sessions: default)"
+    )
+    assert "notice" not in tools.wake(None)  # found: nothing to say
