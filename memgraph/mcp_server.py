@@ -274,6 +274,7 @@ class MemgraphTools:
         role/persona/coordinator cuts read the workspace's project unless
         ``project`` names one, as the CLI does."""
         from context_cut.api import select_context_cut
+        from context_cut.render import mcp_fitted_reply
         from memgraph.documents import CutName, MemoryContextQuery
 
         if cut not in CutName.__members__:
@@ -295,12 +296,13 @@ class MemgraphTools:
         )
         with self._store() as store:
             packet = select_context_cut(store, request)
-        return _fitted_reply(packet, budget, as_json)
+        return mcp_fitted_reply(packet, budget, as_json)
 
     def _repo_context(
         self, query: str, cut: str, budget: int, repo: str, as_json: bool
     ) -> dict[str, Any]:
         """The repo cut over a scanned repository (``repo``: its folder path)."""
+        from context_cut.render import mcp_fitted_reply
         from context_cut.repo_cut import RepoCutRequest, repo_cut
         from context_cut.repo_vectors import vectors_dir_for
 
@@ -315,7 +317,7 @@ class MemgraphTools:
             packet = repo_cut(store, request, embedder, where).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)
-        return _fitted_reply(packet, budget, as_json)
+        return mcp_fitted_reply(packet, budget, as_json)
 
     def _repo_embedder(self) -> tuple[Any, str | None]:
         """The configured embedder for the repo cut, as the CLI takes it
@@ -346,28 +348,6 @@ def store_identity(location: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def mcp_reply_text(packet: Any) -> str:
-    """The text the MCP SDK sends for an ``as_json`` packet reply (indent=2 JSON)."""
-    return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
-
-
-def mcp_compact_text(packet: Any) -> str:
-    """The text the MCP SDK sends for a compact packet reply (indent=2 JSON)."""
-    from context_cut.render import packet_compact
-
-    return json.dumps(packet_compact(packet), indent=2, ensure_ascii=False)
-
-
-def _fitted_reply(packet: Any, budget: int, full: bool) -> dict[str, Any]:
-    """The reply is a dict the SDK sends as indented JSON: the budget caps that text."""
-    from context_cut.ceiling import fit_output
-    from context_cut.render import packet_compact
-
-    packet, _ = fit_output(packet, mcp_reply_text if full else mcp_compact_text, budget)
-    data: dict[str, Any] = packet.model_dump(mode="json") if full else packet_compact(packet)
-    return data
 
 
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:
