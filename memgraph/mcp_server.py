@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memgraph.config import MAX_BUDGET, Settings
-from memgraph.errors import MemgraphError, MissingExtra
+from memgraph.errors import MemgraphError, MissingExtra, StoreMissing
 from memgraph.mcp_wire import check_query, check_text_args
 from memgraph.store import Store, open_store
 
@@ -105,6 +105,13 @@ class MemgraphTools:
         for slot, (where, seen, _) in list(self._open.items()):
             if where != location or seen != ident or ident is None:
                 self._drop(slot)
+        if ident is None and not write and not os.path.lexists(location):
+            # as the CLI's read commands: a typo in MEMGRAPH_HOME is not answered "no
+            # hits" from a new empty store made at the typo (open_store would make one)
+            raise StoreMissing(
+                f"no store at {location} (check the server's MEMGRAPH_HOME or "
+                "MEMGRAPH_STORE; `memgraph voice --backfill` starts one)"
+            )
         # read tools work on a read-only store (0444 file, read-only mount)
         store = open_store(location, for_reading=not write)
         ident = store_identity(location)
@@ -231,7 +238,7 @@ class MemgraphTools:
         from profiles.memory import remember
 
         request = self._memory_request(text, "short_term", session, **fields)
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(remember(store, request))
         return result
 
@@ -241,7 +248,7 @@ class MemgraphTools:
         from profiles.memory import propose
 
         request = self._memory_request(text, profile, session, **fields)
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(propose(store, request))
         return result
 

@@ -12,11 +12,13 @@ import pytest
 from memgraph.config import load_settings
 from memgraph.errors import MemgraphError
 from memgraph.mcp_server import MemgraphTools
+from memgraph.store import open_store
 
 
 @pytest.fixture
 def tools(tmp_path: Path) -> Iterator[MemgraphTools]:
     (tmp_path / "workspace").mkdir()
+    open_store(tmp_path / "mg-home" / "memgraph.db").close()  # an empty store
     served = MemgraphTools(load_settings())
     yield served
     served.close()
@@ -112,3 +114,42 @@ def test_wake_under_a_persona_with_no_sessions_says_so(tools: MemgraphTools) -> 
         == "wake: persona buider has no sessions yet (personas with sessions: default)"
     )
     assert "notice" not in tools.wake(None)  # found: nothing to say
+
+
+READS = {
+    "voice_search": {"query": "backoff"},
+    "voice_stats": {},
+    "wake": {},
+    "context": {"text": "backoff", "cut": "role"},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(READS))
+def test_a_read_tool_on_a_missing_store_says_so_and_makes_none(tmp_path: Path, tool: str) -> None:
+    """Before: with MEMGRAPH_HOME naming a folder that holds no store (a typo in the
+    client's config), each read tool made an empty store there and answered from it:
+    no hits, "No notes yet", 0 messages, an empty packet. `memgraph voice`, `wake` and
+    `context` say "no store at ..." and make nothing."""
+    from memgraph.mcp_stdio import LeanServer
+
+    home = tmp_path / "typo" / "home"
+    server = LeanServer(load_settings(home=home))
+    try:
+        reply = server.call_tool(tool, dict(READS[tool]))
+    finally:
+        server.close()
+    assert reply["isError"]
+    said = reply["content"][0]["text"]
+    assert f"no store at {home / 'memgraph.db'}" in said and "MEMGRAPH_HOME" in said
+    assert not (tmp_path / "typo").exists()
+
+
+def test_remember_makes_the_store_as_note_does(tmp_path: Path) -> None:
+    """The writing tools start a store where none is, as their CLI twins do."""
+    (tmp_path / "workspace").mkdir()
+    tools = MemgraphTools(load_settings(home=tmp_path / "fresh"))
+    try:
+        assert tools.remember("a first memory", session="s1")["changed"]
+        assert tools.voice_stats()["messages"] == 0  # now there is a store to read
+    finally:
+        tools.close()
