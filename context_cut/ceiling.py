@@ -131,9 +131,13 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
         work.notices = notices  # too tight even to say what was cut
         text = render(work)
     if output_tokens(text) > budget:
+        from memgraph.terminal import plural
+
+        # "the budget": the CLI's --budget, the MCP tool's budget, the hook's setting
         raise UsageError(
-            f"budget {budget} tokens is below this output format's fixed overhead "
-            f"({output_tokens(text)} tokens for an empty packet); raise --budget"
+            f"a budget of {plural(budget, 'token')} is below this output format's fixed "
+            f"overhead ({plural(output_tokens(text), 'token')} for an empty packet); "
+            "raise the budget"
         )
     return work, text
 

@@ -134,3 +134,23 @@ def packet_markdown(packet: PacketView) -> str:
     section("Receipts", [receipt_text(r) for r in packet.receipts])
     section("Left out (budget)", packet.omitted)
     return "\n".join(out).rstrip() + "\n"
+
+
+def mcp_reply_text(packet: Any) -> str:
+    """The text the MCP SDK sends for an ``as_json`` packet reply (indent=2 JSON)."""
+    return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
+
+
+def mcp_compact_text(packet: Any) -> str:
+    """The text the MCP SDK sends for a compact packet reply (indent=2 JSON)."""
+    return json.dumps(packet_compact(packet), indent=2, ensure_ascii=False)
+
+
+def mcp_fitted_reply(packet: Any, budget: int, full: bool) -> dict[str, Any]:
+    """The MCP context tool's reply: a dict the SDK sends as indented JSON, whose
+    text the budget caps (``memgraph.mcp_server``)."""
+    from context_cut.ceiling import fit_output
+
+    packet, _ = fit_output(packet, mcp_reply_text if full else mcp_compact_text, budget)
+    data: dict[str, Any] = packet.model_dump(mode="json") if full else packet_compact(packet)
+    return data

@@ -6,10 +6,8 @@ SDK's ``MCPServer`` for ``memgraph mcp --http``.
 
 Tool parameters are named as the CLI's options (``session`` as ``--session``,
 ``record``/``file`` as ``--record``/``--file``, ``implication``; ``note`` and
-``context`` take ``text`` like their CLI argument). Until 2026-12 they were
-``session_id``, ``record_uuid``, ``files``, ``action_implication``, ``content``
-and ``query`` (context); those names are no longer read (an MCP tool's schema
-cannot mark an alias; notes/terminal.md lists the renames).
+``context`` take ``text`` like their CLI argument); the older names are not read
+(notes/terminal.md lists the renames: a tool's schema cannot mark an alias).
 
 Tools are thin: each parses its arguments into the same request objects the
 CLI uses and returns the same objects (``voice_search`` returns exactly what
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memgraph.config import MAX_BUDGET, Settings
-from memgraph.errors import MemgraphError, MissingExtra
+from memgraph.errors import MemgraphError, MissingExtra, StoreMissing
 from memgraph.mcp_wire import check_query, check_text_args
 from memgraph.store import Store, open_store
 
@@ -107,6 +105,13 @@ class MemgraphTools:
         for slot, (where, seen, _) in list(self._open.items()):
             if where != location or seen != ident or ident is None:
                 self._drop(slot)
+        if ident is None and not write and not os.path.lexists(location):
+            # as the CLI's read commands: a typo in MEMGRAPH_HOME is not answered "no
+            # hits" from a new empty store made at the typo (open_store would make one)
+            raise StoreMissing(
+                f"no store at {location} (check the server's MEMGRAPH_HOME or "
+                "MEMGRAPH_STORE; `memgraph voice --backfill` starts one)"
+            )
         # read tools work on a read-only store (0444 file, read-only mount)
         store = open_store(location, for_reading=not write)
         ident = store_identity(location)
@@ -143,6 +148,11 @@ class MemgraphTools:
         from profiles.voice.search import VoiceQuery, search_voice
 
         check_query(query)
+        if not query.strip() and not any((since, until, project, type, session)):
+            raise ValueError(  # the library's line names the CLI's --recent, --stats
+                "nothing to search: give a query, or a filter (session, since, until, "
+                "project, type); voice_stats tells how much the index holds"
+            )
         if not 1 <= limit <= MAX_LIMIT:
             raise ValueError(f"limit must be between 1 and {MAX_LIMIT}")
         request = VoiceQuery(
@@ -177,40 +187,39 @@ class MemgraphTools:
 
     def note(self, text: str, session: str | None = None) -> dict[str, Any]:
         from profiles.session.api import NoteRequest, note
-        from profiles.wakeup.active import find_active
 
-        sid = session or self.settings.session
-        sid = sid or find_active(self.settings.home, self.settings.workspace)
-        if not sid:
-            raise ValueError(
-                "no session: pass session, or start the server with MEMGRAPH_SESSION set"
-            )
         request = NoteRequest(
-            session_id=sid,
+            session_id=self._session(session),
             text=text,
             workspace=self.settings.workspace,
             harness="mcp",
+            # a session this note starts is the server's persona, which `wake` reads
+            new_persona=self.settings.persona,
             redact=self.settings.redact,
         )
         with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(note(store, request))
         return result
 
-    def _memory_request(self, text: str, profile: str, session: str | None, **fields: Any) -> Any:
-        import os
-
-        from profiles.memory import Anchors, MemoryRequest
-        from profiles.voice.nodes import resolve_project
+    def _session(self, session: str | None) -> str:
+        """The session note, remember and propose write into, found one way for all
+        three (``note`` skipped the harness's own id the other two read)."""
         from profiles.wakeup.active import resolve_session
 
-        where = str(self.settings.workspace)
-        sid, _ = resolve_session(
-            session, self.settings.session, os.environ, where, self.settings.home
-        )
+        where, home = str(self.settings.workspace), self.settings.home
+        sid, _ = resolve_session(session, self.settings.session, os.environ, where, home)
         if not sid:
             raise ValueError(
                 "no session: pass session, or start the server with MEMGRAPH_SESSION set"
             )
+        return sid
+
+    def _memory_request(self, text: str, profile: str, session: str | None, **fields: Any) -> Any:
+        from profiles.memory import Anchors, MemoryRequest
+        from profiles.voice.nodes import resolve_project
+
+        where = str(self.settings.workspace)
+        sid = self._session(session)
         if "implication" in fields:
             fields["action_implication"] = fields.pop("implication")
         anchors = Anchors(
@@ -229,7 +238,7 @@ class MemgraphTools:
         from profiles.memory import remember
 
         request = self._memory_request(text, "short_term", session, **fields)
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(remember(store, request))
         return result
 
@@ -239,16 +248,23 @@ class MemgraphTools:
         from profiles.memory import propose
 
         request = self._memory_request(text, profile, session, **fields)
-        with self._store() as store:
+        with self._store(write=True) as store:
             result: dict[str, Any] = _jsonable(propose(store, request))
         return result
 
     def wake(self, persona: str | None = None) -> dict[str, Any]:
         from memgraph.config import chosen_persona
         from profiles.session.api import wake
+        from profiles.session.lookup import personas
+        from profiles.session.records import wake_line
 
+        chosen = chosen_persona(persona)
         with self._store() as store:
-            result: dict[str, Any] = _jsonable(wake(store, chosen_persona(persona)))
+            woke = wake(store, chosen)
+            known = personas(store) if woke.axiom and chosen else []
+        result: dict[str, Any] = _jsonable(woke)
+        if woke.axiom and chosen:  # a persona with no sessions (a typo?), as the CLI says
+            result["notice"] = wake_line(woke.persona, None, True, known)
         return result
 
     def context(
@@ -265,11 +281,14 @@ class MemgraphTools:
         role/persona/coordinator cuts read the workspace's project unless
         ``project`` names one, as the CLI does."""
         from context_cut.api import select_context_cut
+        from context_cut.render import mcp_fitted_reply
         from memgraph.documents import CutName, MemoryContextQuery
 
         if cut not in CutName.__members__:
             raise ValueError(f"cut must be one of {', '.join(CutName.__members__)}")
         query = text
+        if not query.strip():  # as `memgraph context ""` says (it gave a packet of anything)
+            raise ValueError("the query is empty")
         check_query(query, "text")
         if not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be between 1 and {MAX_BUDGET} tokens")
@@ -284,12 +303,13 @@ class MemgraphTools:
         )
         with self._store() as store:
             packet = select_context_cut(store, request)
-        return _fitted_reply(packet, budget, as_json)
+        return mcp_fitted_reply(packet, budget, as_json)
 
     def _repo_context(
         self, query: str, cut: str, budget: int, repo: str, as_json: bool
     ) -> dict[str, Any]:
         """The repo cut over a scanned repository (``repo``: its folder path)."""
+        from context_cut.render import mcp_fitted_reply
         from context_cut.repo_cut import RepoCutRequest, repo_cut
         from context_cut.repo_vectors import vectors_dir_for
 
@@ -304,7 +324,7 @@ class MemgraphTools:
             packet = repo_cut(store, request, embedder, where).packet
         if notice:  # the client sees why its ranking lacks the past-commit signal
             packet.notices.append(notice)
-        return _fitted_reply(packet, budget, as_json)
+        return mcp_fitted_reply(packet, budget, as_json)
 
     def _repo_embedder(self) -> tuple[Any, str | None]:
         """The configured embedder for the repo cut, as the CLI takes it
@@ -335,28 +355,6 @@ def store_identity(location: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def mcp_reply_text(packet: Any) -> str:
-    """The text the MCP SDK sends for an ``as_json`` packet reply (indent=2 JSON)."""
-    return json.dumps(packet.model_dump(mode="json"), indent=2, ensure_ascii=False)
-
-
-def mcp_compact_text(packet: Any) -> str:
-    """The text the MCP SDK sends for a compact packet reply (indent=2 JSON)."""
-    from context_cut.render import packet_compact
-
-    return json.dumps(packet_compact(packet), indent=2, ensure_ascii=False)
-
-
-def _fitted_reply(packet: Any, budget: int, full: bool) -> dict[str, Any]:
-    """The reply is a dict the SDK sends as indented JSON: the budget caps that text."""
-    from context_cut.ceiling import fit_output
-    from context_cut.render import packet_compact
-
-    packet, _ = fit_output(packet, mcp_reply_text if full else mcp_compact_text, budget)
-    data: dict[str, Any] = packet.model_dump(mode="json") if full else packet_compact(packet)
-    return data
 
 
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:

@@ -169,6 +169,9 @@ def _check(req: MemoryRequest) -> None:
     for ref in (a.transcript, a.record_uuid, a.commit, a.repo, *a.files):
         if ref is not None and len(ref) > MAX_REF:
             raise UsageError(f"an anchor is longer than {MAX_REF} characters: {ref[:60]!r}...")
+        if ref is not None and unstorable_text(ref):
+            # a NUL was stored as given; a lone surrogate failed at the patch, naming its id
+            raise UsageError(f"an anchor holds NUL or bytes that are not valid UTF-8: {ref[:60]!r}")
     if not is_safe_name(req.session_id):
         raise UsageError(f"session id {req.session_id[:80]!r} is not a safe id")
     if not is_safe_name(req.project):

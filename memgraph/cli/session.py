@@ -205,14 +205,10 @@ def note(
         explicit = persona or os.environ.get("MEMGRAPH_PERSONA") or None
         when = parse_at(at, utcnow()) if at is not None else None
         secrets = privacy(False if no_redact else None)[0]
-        req = NoteRequest(sid, text, s.workspace, h, explicit, when, redact=secrets)
-        if explicit is None:
-            # a new session takes the configured persona; an existing one keeps its own
-            from profiles.session.lookup import find_session as find
-
-            with store.reader() as reader:
-                if find(reader, sid) is None:
-                    req = NoteRequest(sid, text, s.workspace, h, s.persona, when, redact=secrets)
+        # a new session takes the configured persona; an existing one keeps its own
+        req = NoteRequest(
+            sid, text, s.workspace, h, explicit, when, redact=secrets, new_persona=s.persona
+        )
         result = add_note(store, req)
     finally:
         store.close()

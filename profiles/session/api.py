@@ -74,6 +74,9 @@ class NoteRequest:
     # secrets redacted as at capture (``<private>`` spans go regardless); the CLI's
     # ``--no-redact`` / config ``redact = false`` give False
     redact: bool = True
+    # the persona a session this note starts takes when ``persona`` is None: the
+    # configured one (``Settings.persona``), as `memgraph note` gives a new session
+    new_persona: str = "default"
 
 
 @dataclass(frozen=True)
@@ -221,8 +224,9 @@ def start_session(store: Store, req: StartRequest) -> SessionInfo:
 def note(store: Store, req: NoteRequest) -> NoteResult:
     """Add a note to a session (starting it if needed), then re-render its file."""
     check_name(req.session_id, "session id")
-    if req.persona is not None:
-        check_name(req.persona, "persona")
+    for persona in (req.persona, req.new_persona):
+        if persona is not None:
+            check_name(persona, "persona")
     check_name(req.harness, "harness")
     check_text(req.text)
     text, redacted = redact_note(req.text, req.redact)
@@ -233,7 +237,7 @@ def note(store: Store, req: NoteRequest) -> NoteResult:
     ops: list[GraphOp] = []
     if existing is None:
         check_workspace(req.workspace)
-        persona = req.persona or "default"
+        persona = req.persona or req.new_persona
         start = StartRequest(req.session_id, req.workspace, persona, req.harness, at)
         session, _ = _start_ops(start, now)
         ops.append(UpsertNode(node=session))

@@ -30,16 +30,24 @@ def _norm(path: str | Path) -> str:
 
 def record_active(home: Path, workspace: str | Path, session_id: str, source: str = "") -> Path:
     """Remember ``session_id`` as the active session of ``workspace`` (atomic)."""
+    if "\x00" in str(workspace):  # hook JSON can carry one; no folder has it
+        raise ValueError(f"workspace {str(workspace)[:80]!r} holds a NUL: not a folder")
     ws = _norm(workspace)
+    # bytes before the temp file: a lone surrogate in the hook's cwd or source failed
+    # the write half-way and left an empty temp file behind (ASCII JSON encodes any text)
+    data = json.dumps({"workspace": ws, "session_id": session_id, "source": source}) + "\n"
     folder = home / DIR
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{_key(ws)}.json"
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"
-    data = {"workspace": ws, "session_id": session_id, "source": source}
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(data, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("ascii"))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk: no temp file left to pile up
+        raise
     return path
 
 

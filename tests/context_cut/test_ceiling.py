@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 
 from context_cut import select_context_cut
 from context_cut.ceiling import _COUNTED, fit_output, output_tokens, trim_notice
-from context_cut.render import packet_json, packet_lines, packet_markdown
+from context_cut.render import (
+    mcp_compact_text,
+    mcp_reply_text,
+    packet_json,
+    packet_lines,
+    packet_markdown,
+)
 from memgraph.documents import (
     CutName,
     MemoryContextQuery,
@@ -32,7 +38,6 @@ from memgraph.documents import (
 from memgraph.engine import apply_patch, new_patch
 from memgraph.errors import UsageError
 from memgraph.ids import edge_id, summary_id
-from memgraph.mcp_server import mcp_compact_text, mcp_reply_text
 from memgraph.store import open_store
 
 WORDS = ["cache", "token", "deploy", "queue", "auth", "billing", "retry", "schema", "lock"]

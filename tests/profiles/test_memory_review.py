@@ -244,6 +244,28 @@ def test_undecodable_or_nul_text_is_refused_by_name(store: Store, field: str, ba
     assert store.counts() == before
 
 
+@pytest.mark.parametrize(
+    "anchors",
+    [
+        Anchors(files=("a\x00b.py",)),
+        Anchors(files=("caf\udce9.py",)),
+        Anchors(commit="ab\x00cd"),
+        Anchors(transcript="/t/caf\udce9.jsonl"),
+        Anchors(record_uuid="r\x00"),
+    ],
+)
+def test_an_anchor_with_nul_or_undecodable_bytes_is_refused(store: Store, anchors: Anchors) -> None:
+    """Before (audit s41): a NUL in an anchor (an MCP `file` or `commit` argument) was
+    stored as given, and a lone surrogate (`memgraph remember x --file $'\\xff'`)
+    failed at the patch: "p-...: a document cannot be stored as UTF-8 JSON"."""
+    before = store.counts()
+    with pytest.raises(UsageError, match=r"^an anchor holds NUL or bytes that are not valid UTF-8"):
+        remember(store, req("a short text", anchors=anchors))
+    with pytest.raises(UsageError, match=r"^an anchor holds NUL"):
+        propose(store, req("a short text", profile="evidence", anchors=anchors))
+    assert store.counts() == before
+
+
 def test_review_list_prints_its_time_with_the_zone() -> None:
     """`review list` printed `2026-12-07 12:03` (UTC, unsaid) where every other listing
     prints local time with the zone's name (`memgraph.dates.show`)."""

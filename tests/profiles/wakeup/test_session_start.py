@@ -470,3 +470,36 @@ def test_the_map_reads_dependents_in_either_wording() -> None:
         ("no module outside imports it: changes stay local", 0),
     ):
         assert _dependents({"action_implication": text}) == n, text
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"cwd": "/work/caf\udce9"}, None),  # bytes of another encoding: recorded
+        ({"source": "start\ud800"}, None),
+        ({"cwd": "/work/a\x00b"}, "active session not recorded: workspace '/work/a\\x00b' holds"),
+    ],
+)
+def test_an_odd_cwd_or_source_leaves_no_temp_file(
+    tmp_path: Path, fields: dict[str, str], said: str | None
+) -> None:
+    """Before (audit s41): a lone surrogate in the payload's cwd or source failed the
+    record's write half-way, "active session not recorded: 'utf-8' codec can't encode
+    character '\\ud800' ...", and left an empty `.<key>.json.<pid>.tmp` behind on every
+    session start; a NUL in the cwd was recorded as a workspace."""
+    from profiles.wakeup.hook import session_start
+
+    home = tmp_path / "mg-home"
+    payload = {"session_id": "s-41", "cwd": str(tmp_path), "source": "startup", **fields}
+    raw = json.dumps(payload).encode()
+    out, problems = session_start(raw, {"MEMGRAPH_HOME": str(home)}, {})
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    records = home / "active-sessions"
+    left = [p.name for p in records.iterdir()] if records.exists() else []
+    assert not [name for name in left if name.endswith(".tmp")]
+    if said is None:
+        assert problems == []
+        assert find_active(home, payload["cwd"]) == "s-41"
+    else:
+        assert len(problems) == 1 and said in problems[0]
+        assert left == []
