@@ -141,6 +141,12 @@ def search_request(q: VoiceQuery, only: Sequence[str] | None = None) -> VoiceSea
             'nothing to search: give a query ("keyword"), --recent, --stats or a filter '
             "such as --session ID or --since DATE"
         )
+    if q.since is not None and q.until is not None and q.since > q.until:
+        # said, not answered with "no hits": a swapped pair looks like an empty memory
+        raise UsageError(
+            f"--since {dates.show(q.since)} is after --until {dates.show(q.until)}: "
+            "nothing can match (swap them?)"
+        )
     if q.session:
         from memgraph.ids import is_safe_name  # hashlib: only when a session is asked for
 

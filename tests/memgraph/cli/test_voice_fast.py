@@ -117,6 +117,7 @@ CASES = [
     ["fact", "--since", "yesterday"],
     ["fact", "--limit", "0"],
     ["fact", "--session", "../x"],
+    ["fact", "--since", "2026-04-16", "--until", "2026-04-15"],
 ]
 
 
@@ -322,3 +323,12 @@ def test_a_session_prefix_shared_by_two_sessions_says_so(
         )
     both(["--session", "abcd1234-one"], capsysbinary)
     assert runner.invoke(app, ["voice", "--session", "abcd1234-one"]).stderr == ""
+
+
+def test_a_swapped_date_range_is_an_error_not_no_hits(populated: Path) -> None:
+    out = runner.invoke(app, ["voice", "fact", "--since", "2026-04-16", "--until", "2026-04-15"])
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr == (
+        "Error: --since 2026-04-16 00:00 UTC is after --until 2026-04-15 23:59 UTC: "
+        "nothing can match (swap them?)\n"
+    )
