@@ -28,7 +28,9 @@ def open_store(path: str | Path, *, for_reading: bool = False) -> Store:
     PostgreSQL backend (``memgraph[postgres]``). ``for_reading=True`` is for
     commands that only read (search, stats, export, context...): a store that
     cannot be written (0444 file, read-only directory or mount) is then opened
-    read-only instead of failing, and a missing store is not created.
+    read-only instead of failing. A missing SQLite store is created either way: a
+    command with nothing to do on a store that does not exist checks first
+    (``memgraph.cli.common.existing_store``; the MCP server's read tools likewise).
     A 0-byte file, a non-SQLite or foreign SQLite file and a store from a newer
     memgraph are refused either way (``memgraph.store.guard``).
     """
