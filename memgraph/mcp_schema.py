@@ -175,3 +175,14 @@ def check_arguments(tool: str, params: list[Param], arguments: dict[str, Any]) -
         elif p.required:
             raise ValueError(f"missing required argument {p.name!r}")
     return out
+
+
+def in_tool_words(message: str, names: typing.Iterable[str]) -> str:
+    """``message`` with the CLI's ``--flag`` spellings of the tool's own parameters
+    put as the parameter names: the library's checks are shared with the CLI and say
+    ``--type: unknown class 'x'``, which an agent calling ``voice_search(type=...)``
+    has no flag for."""
+    for name in sorted(names, key=len, reverse=True):
+        flag = re.escape("--" + name.replace("_", "-"))
+        message = re.sub(rf"(?<![\w-]){flag}(?![\w-])", name, message)
+    return message

@@ -360,8 +360,11 @@ def store_identity(location: str) -> tuple[int, ...] | None:
 def _tool(fn: Callable[..., T]) -> Callable[..., T]:
     """Turn our errors into tool errors with the same one-line message."""
     import functools
+    import inspect
 
     from mcp.server.mcpserver.exceptions import ToolError
+
+    from memgraph.mcp_schema import in_tool_words
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
@@ -369,7 +372,8 @@ def _tool(fn: Callable[..., T]) -> Callable[..., T]:
             check_text_args(kwargs)
             return fn(*args, **kwargs)
         except (MemgraphError, ValueError) as exc:
-            raise ToolError(" ".join(str(exc).split())) from None
+            said = " ".join(str(exc).split())
+            raise ToolError(in_tool_words(said, inspect.signature(fn).parameters)) from None
 
     return wrapper
 

@@ -32,7 +32,14 @@ from typing import Any, BinaryIO
 
 from memgraph.config import Settings
 from memgraph.errors import MemgraphError
-from memgraph.mcp_schema import Param, check_arguments, input_schema, output_schema, params_of
+from memgraph.mcp_schema import (
+    Param,
+    check_arguments,
+    in_tool_words,
+    input_schema,
+    output_schema,
+    params_of,
+)
 from memgraph.mcp_server import INSTRUCTIONS, MemgraphTools
 from memgraph.mcp_tools import ToolDef, tool_functions
 from memgraph.mcp_wire import check_text_args, replace_surrogates
@@ -89,8 +96,11 @@ def tool_result(value: Any) -> dict[str, Any]:
     return {"content": content, "structuredContent": structured, "isError": False}
 
 
-def tool_error(name: str, exc: BaseException) -> dict[str, Any]:
-    text = f"Error executing tool {name}: {_one_line(exc)}"
+def tool_error(name: str, exc: BaseException, params: list[Param] | None = None) -> dict[str, Any]:
+    said = _one_line(exc)
+    if params:
+        said = in_tool_words(said, [p.name for p in params])
+    text = f"Error executing tool {name}: {said}"
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
@@ -126,7 +136,7 @@ class LeanServer:
             check_text_args(arguments)
             value = tool.fn(**check_arguments(name, params, arguments))
         except (MemgraphError, ValueError) as exc:
-            return tool_error(name, exc)  # the tool's refusal: one line, as the CLI says it
+            return tool_error(name, exc, params)  # the tool's refusal, in its own words
         except Exception as exc:  # a failure inside the tool: reported, the server lives on
             print(f"memgraph mcp: {name} failed: {_one_line(exc)}", file=sys.stderr)
             return tool_error(name, exc)

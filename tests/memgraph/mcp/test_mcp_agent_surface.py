@@ -153,3 +153,23 @@ def test_remember_makes_the_store_as_note_does(tmp_path: Path) -> None:
         assert tools.voice_stats()["messages"] == 0  # now there is a store to read
     finally:
         tools.close()
+
+
+def test_a_refusal_names_the_tools_parameters_not_the_cli_flags(tools: MemgraphTools) -> None:
+    """The checks are shared with the CLI and say `--type: ...`, `--since ... is after
+    --until ...`; over MCP the agent passed `type=`, `since=`: the reply names those."""
+    from memgraph.mcp_stdio import LeanServer
+
+    server = LeanServer(load_settings())
+    try:
+        bad_session = server.call_tool("voice_search", {"query": "x", "session": "../up"})
+        swapped = server.call_tool(
+            "voice_search", {"query": "x", "since": "2026-04-16", "until": "2026-04-15"}
+        )
+    finally:
+        server.close()
+    said = [r["content"][0]["text"] for r in (bad_session, swapped)]
+    assert all(r["isError"] for r in (bad_session, swapped))
+    assert "session: '../up' is not a session id" in said[0] and "--" not in said[0]
+    assert "since 2026-04-16 00:00 UTC is after until 2026-04-15 23:59 UTC" in said[1]
+    assert "--since" not in said[1] and "--until" not in said[1]
