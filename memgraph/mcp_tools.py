@@ -36,7 +36,17 @@ CONTEXT = (
 )
 PROPOSE = (
     "Propose a typed claim (role_self|incubation|agency_pressure|candidate_intervention|"
-    "evidence|repo_architecture|repo_dataflow); profile law accepts or rejects it."
+    "evidence|repo_architecture|repo_dataflow); profile law accepts or rejects it. "
+    "state: only where a profile has two ways in (agency_pressure: active|obligated; "
+    "repo_architecture, repo_dataflow: observed|proposed); kind: the profile's own (a "
+    "refusal lists them)."
+)
+# the choices an agent would otherwise learn from a refusal (tests keep them equal to
+# profiles.memory.REMEMBER_KINDS and the profiles' initial states)
+REMEMBER = (
+    "Keep a short-term memory from this session (forced sleep accounts for it). "
+    "kind: observation|thought|todo; anchors: transcript (path[:line]), record (a "
+    "transcript record's uuid), file (paths), commit (a sha)."
 )
 
 
@@ -118,11 +128,7 @@ def tool_functions(tools: MemgraphTools) -> list[ToolDef]:
         ToolDef("note", note, "Leave a session-bound spark note."),
         ToolDef("wake", wake, "The continuity token: the last note of the latest session."),
         ToolDef("context", context, CONTEXT),
-        ToolDef(
-            "remember",
-            remember,
-            "Keep a short-term memory from this session (forced sleep accounts for it).",
-        ),
+        ToolDef("remember", remember, REMEMBER),
         ToolDef("propose", propose, PROPOSE),
         ToolDef(
             "voice_stats",

@@ -173,3 +173,28 @@ def test_a_refusal_names_the_tools_parameters_not_the_cli_flags(tools: MemgraphT
     assert "session: '../up' is not a session id" in said[0] and "--" not in said[0]
     assert "since 2026-04-16 00:00 UTC is after until 2026-04-15 23:59 UTC" in said[1]
     assert "--since" not in said[1] and "--until" not in said[1]
+
+
+def test_tools_list_names_the_choices_a_refusal_would_teach() -> None:
+    """tools/list carried no word of `remember`'s kinds or `propose`'s states: an agent
+    learnt them from a refusal. The descriptions name them, kept equal to the law."""
+    import re
+
+    from memgraph.mcp_tools import PROPOSE, REMEMBER
+    from profiles import get_profile
+    from profiles.memory import PROPOSABLE, REMEMBER_KINDS
+
+    assert f"kind: {'|'.join(REMEMBER_KINDS)};" in REMEMBER
+    two_ways = {
+        name: sorted(get_profile(name).initial)
+        for name in PROPOSABLE
+        if len(get_profile(name).initial) > 1
+    }
+    said = re.search(r"state: only where a profile has two ways in \(([^)]*)\)", PROPOSE)
+    assert said is not None
+    listed: dict[str, list[str]] = {}
+    for part in said.group(1).split("; "):
+        names, states = part.split(": ")
+        for name in names.split(", "):
+            listed[name] = sorted(states.split("|"))
+    assert listed == two_ways
