@@ -130,6 +130,18 @@ def fit_output(packet: P, render: Render[P], budget: int) -> tuple[P, str]:
     if output_tokens(text) > budget:
         work.notices = notices  # too tight even to say what was cut
         text = render(work)
+    if output_tokens(text) > budget and notices:
+        # a format that carries its notices (the MCP reply) cuts them last, oldest
+        # kept, and says how many went; the CLI prints them on stderr, outside it
+        from memgraph.terminal import plural
+
+        for k in range(len(notices) - 1, -1, -1):
+            work.notices = [*notices[:k], f"{plural(len(notices) - k, 'notice')} left out"]
+            text = render(work)
+            if output_tokens(text) <= budget:
+                return work, text
+        work.notices = []
+        text = render(work)
     if output_tokens(text) > budget:
         from memgraph.terminal import plural
 

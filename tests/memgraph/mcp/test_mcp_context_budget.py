@@ -7,6 +7,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,3 +91,30 @@ def test_the_repo_cut_over_mcp_considers_what_the_cli_does(
     assert done.exit_code == 0, done.output
     packet = json.loads(done.stdout)
     assert over_mcp == len(packet["nodes"]) + len(packet["summaries"]) > 10
+
+
+def test_a_small_budget_cuts_the_notices_last_and_says_how_many(tmp_path: Path) -> None:
+    """A role packet of an empty memory is mostly notices ("empty: ..."); over MCP they
+    are in the reply, so `budget: 100` was refused as below the format's overhead where
+    the CLI (notices on stderr) answered. Now the notices go last, counted; only below
+    the empty reply itself is it still an error."""
+    open_store(tmp_path / "mg-home" / "memgraph.db").close()
+    lean = LeanServer(load_settings(home=tmp_path / "mg-home", embedder="none"))
+
+    def reply(budget: int) -> dict[str, Any]:
+        args = {"text": "retry jitter", "cut": "role", "budget": budget}
+        return lean.call_tool("context", args)
+
+    try:
+        roomy, small, tiny, below = reply(2000), reply(100), reply(60), reply(20)
+    finally:
+        lean.close()
+    assert not (roomy["isError"] or small["isError"] or tiny["isError"]), small
+    full = json.loads(roomy["content"][0]["text"])["notices"]
+    text = small["content"][0]["text"]
+    assert output_tokens(text) <= 100 < output_tokens(roomy["content"][0]["text"])
+    *kept, last = json.loads(text)["notices"]
+    assert kept and kept == full[: len(kept)]
+    assert last == f"{len(full) - len(kept)} notices left out"
+    assert output_tokens(tiny["content"][0]["text"]) <= 60  # no room even to say so
+    assert below["isError"] and "below this output format" in below["content"][0]["text"]
