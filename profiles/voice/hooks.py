@@ -185,6 +185,27 @@ class PendingDigest:
             return self.value
 
 
+def _not_a_link_out(path: Path) -> None:
+    """The harness names its transcript; a symlink there that points out of its own
+    folder (at /etc/passwd, at another user's file) is not read: a path from input
+    never escapes its root, and a transcript's root is the folder it sits in (as a
+    backfill's is the transcript root: ``readers._not_a_transcript_file``)."""
+    if not path.is_symlink():
+        return
+    try:
+        target = path.resolve(strict=True)
+        folder = path.parent.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return  # dangling or a loop: open_regular says which, in one line
+    if not target.is_relative_to(folder):
+        from memgraph.inputs import printable_path
+
+        raise ReaderError(
+            f"cannot read transcript {printable_path(path)}: it is a symlink out of its "
+            f"folder (to {printable_path(target)}); not read"
+        )
+
+
 def session_end(
     raw: bytes | str, store_path: str | Path, vault: Path, *, redact: bool | None = None
 ) -> str:
@@ -193,6 +214,7 @@ def session_end(
     from memgraph.inputs import open_regular
 
     hook = parse_hook_input(raw)
+    _not_a_link_out(hook.transcript_path)
     open_regular(hook.transcript_path, "transcript").close()  # before any store is touched
     digest = FileDigest(hook.transcript_path)
     from profiles.voice import leanhook

@@ -343,3 +343,29 @@ def test_forget_rewrites_a_memory_that_quotes_it_and_names_a_repeated_message(
     assert [h["node_id"] for h in _json_lines(shown.stdout)] == [repeat]
     assert runner.invoke(app, ["forget", repeat, "--yes"]).exit_code == 0
     assert b"quokka" not in _store_bytes(isolated_env)
+
+
+def test_the_hook_reads_no_transcript_through_a_symlink_out_of_its_folder(
+    isolated_env: Path,
+) -> None:
+    """The harness names the transcript; a symlink there pointing out of its folder (at
+    /etc/passwd, another user's file) was read ("captured 0 messages", exit 0). Now one
+    line and exit 1, nothing stored; a link to a file beside it in the folder is read."""
+    folder = isolated_env / "transcripts"
+    real = write_transcript(folder / "real.jsonl", claude_records(["add jitter to retries"]))
+    outside = isolated_env / "elsewhere" / "secret.txt"
+    outside.parent.mkdir()
+    outside.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    out_link = folder / f"{SID}.jsonl"
+    out_link.symlink_to(outside)
+    payload = json.dumps({"session_id": SID, "transcript_path": str(out_link), "cwd": "/x"})
+    refused = runner.invoke(app, ["hook", "session-end"], input=payload)
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr == (
+        f"Error: cannot read transcript {out_link}: it is a symlink out of its folder "
+        f"(to {outside}); not read\n"
+    )
+    assert not (isolated_env / "mg-home" / "memgraph.db").exists()
+    out_link.unlink()
+    out_link.symlink_to(real.name)  # inside its folder: read as the file it names
+    assert _hook(out_link).startswith("captured 1 message")
