@@ -28,6 +28,7 @@ from memgraph.errors import NotFound
 from memgraph.ids import node_id
 from memgraph.store.memory import MemoryStore
 from profiles.repo_scan.scan import ScanRequest, scan_repo
+from tests.repo_tree import write_tree
 
 TREE = {
     "alpha/__init__.py": '"""Alpha."""\n',
@@ -350,9 +351,7 @@ def test_the_cuts_top_five_are_shown_as_themselves(tmp_path: Path) -> None:
         "core/timing.py": '"""Timing of a retry."""\n',
         "core/constants.py": '"""Constants: status codes to retry."""\n',
     }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_tree(root, files)
     store = MemoryStore()
     scan_repo(store, ScanRequest(path=root))
     cut = repo_cut(

@@ -10,6 +10,7 @@ import pytest
 
 from memgraph.documents import MemoryNode
 from memgraph.store.protocol import Store
+from tests.repo_tree import write_tree
 
 FILES: dict[str, str] = {
     "pyproject.toml": (
@@ -70,11 +71,7 @@ FILES: dict[str, str] = {
 
 
 def write_repo(root: Path, files: dict[str, str] | None = None) -> Path:
-    for rel, text in (files or FILES).items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_tree(root, files or FILES)
 
 
 @pytest.fixture

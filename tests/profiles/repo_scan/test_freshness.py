@@ -3,7 +3,6 @@ the review law for scanned candidates."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from profiles.repo_scan.history import history_node_id
 from profiles.repo_scan.scan import ScanRequest, scan_repo
 from profiles.repo_scan.status import repo_status
 from profiles.review import list_pending, review
+from tests.repo_tree import git as _git
 
 
 def _stale(store: Store) -> set[str]:
@@ -178,16 +178,6 @@ def test_a_review_keeps_the_summaries_over_a_node_fresh_a_retirement_does_not(
         assert reader.get_nodes([mid])[mid].lifecycle == "accepted"
     apply_patch(store, new_patch([TransitionNode(node_id=mid, to_state="retired")]))
     assert _stale(store) == covering
-
-
-def _git(root: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return proc.stdout.strip()
 
 
 def test_the_scanners_own_records_are_not_offered_for_review_and_never_block_a_scan(

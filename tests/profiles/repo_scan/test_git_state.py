@@ -10,16 +10,7 @@ import pytest
 
 from memgraph.errors import ReaderError
 from profiles.repo_scan.files import git_state, list_files
-
-
-def _git(root: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return proc.stdout.strip()
+from tests.repo_tree import git as _git
 
 
 def test_git_state_outside_git_without_commit_and_in_a_sub_folder(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from profiles.wakeup.active import find_active, record_active
 from profiles.wakeup.hook import project_of
 from profiles.wakeup.install import install, uninstall
 from tests.process import memgraph
+from tests.repo_tree import write_tree
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -395,9 +396,7 @@ def _scanned_repo(root: Path, env: dict[str, str]) -> None:
         "tests/test_more.py": "from app import cli\n",
         "tests/test_x.py": "z = 3\n",
     }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_tree(root, files)
     git = {**env, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
     git.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "first"]):
