@@ -189,21 +189,20 @@ def _not_a_link_out(path: Path) -> None:
     """The harness names its transcript; a symlink there that points out of its own
     folder (at /etc/passwd, at another user's file) is not read: a path from input
     never escapes its root, and a transcript's root is the folder it sits in (as a
-    backfill's is the transcript root: ``readers._not_a_transcript_file``)."""
-    if not path.is_symlink():
-        return
+    backfill's is the transcript root: ``readers.links_out_of``)."""
+    from profiles.voice.readers import links_out_of
+
     try:
-        target = path.resolve(strict=True)
-        folder = path.parent.resolve(strict=True)
+        if not links_out_of(path, path.parent.resolve(strict=True)):
+            return
     except (OSError, RuntimeError):
         return  # dangling or a loop: open_regular says which, in one line
-    if not target.is_relative_to(folder):
-        from memgraph.inputs import printable_path
+    from memgraph.inputs import printable_path
 
-        raise ReaderError(
-            f"cannot read transcript {printable_path(path)}: it is a symlink out of its "
-            f"folder (to {printable_path(target)}); not read"
-        )
+    raise ReaderError(
+        f"cannot read transcript {printable_path(path)}: it is a symlink out of its "
+        f"folder (to {printable_path(path.resolve())}); not read"
+    )
 
 
 def session_end(

@@ -126,12 +126,18 @@ def iter_transcripts(root: Path, skipped: Skipped | None = None) -> Iterator[Pat
                 out.append((path, *why))
 
 
+def links_out_of(path: Path, real_root: Path) -> bool:
+    """Whether ``path`` is a symlink whose target lies outside ``real_root`` (a
+    resolved folder); ``OSError``/``RuntimeError`` for a dangling link or a loop."""
+    return path.is_symlink() and not path.resolve(strict=True).is_relative_to(real_root)
+
+
 def _not_a_transcript_file(path: Path, real_root: Path) -> tuple[str, str] | None:
     """None when ``path`` is a readable regular file under root, else (reason, detail)."""
     import stat
 
     try:
-        if path.is_symlink() and not path.resolve(strict=True).is_relative_to(real_root):
+        if links_out_of(path, real_root):
             return OUTSIDE_ROOT, "symlink points outside the transcript root"
         mode = path.stat().st_mode
     except RuntimeError:  # Python < 3.13 reports a symlink loop this way
